@@ -1,0 +1,93 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// File is a file being written that becomes visible under its final name only
+// on Commit. Abort (or a crash) leaves nothing under the final name.
+type File struct {
+	*os.File
+	final string
+	perm  fs.FileMode
+	done  bool
+}
+
+// Create starts writing path, creating its parent directories. The temp file
+// lives beside path so that the rename cannot cross file systems.
+func Create(path string, perm fs.FileMode) (*File, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	if err != nil {
+		return nil, err
+	}
+	return &File{File: f, final: path, perm: perm}, nil
+}
+
+// Commit flushes the data to disk, renames the temp file to its final name
+// and flushes the directory entry, so the new file survives a power cut.
+func (f *File) Commit() error {
+	if f.done {
+		return errors.New("atomicfile: commit after commit or abort")
+	}
+	f.done = true
+	err := f.Sync()
+	if err == nil {
+		err = f.Chmod(f.perm)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), f.final)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", f.final, err)
+	}
+	return SyncDir(filepath.Dir(f.final))
+}
+
+// Abort discards the temp file. It is safe to call after Commit, which makes
+// `defer f.Abort()` the usual pattern.
+func (f *File) Abort() {
+	if f.done {
+		return
+	}
+	f.done = true
+	f.Close()
+	os.Remove(f.Name())
+}
+
+// WriteFile atomically replaces path with data.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	f, err := Create(path, perm)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if _, err := f.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Commit()
+}
+
+// SyncDir flushes a directory's entries (new names, renames) to disk.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync dir %s: %w", dir, err)
+	}
+	return nil
+}

@@ -1,0 +1,68 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestWriteFileReplaces(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a", "b.json")
+	if err := WriteFile(p, []byte("one"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(p, []byte("two"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(p)
+	if err != nil || string(got) != "two" {
+		t.Fatalf("ReadFile = %q, %v; want \"two\"", got, err)
+	}
+	assertOnly(t, filepath.Dir(p), "b.json")
+}
+
+func TestAbortLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Create(filepath.Join(dir, "x"), 0o444)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("partial"))
+	f.Abort()
+	f.Abort() // idempotent
+	assertOnly(t, dir)
+}
+
+func TestCommitSetsMode(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "ro")
+	if err := WriteFile(p, []byte("x"), 0o444); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm() != 0o444 {
+		t.Fatalf("mode = %v, want 0444", st.Mode().Perm())
+	}
+}
+
+func assertOnly(t *testing.T, dir string, names ...string) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range ents {
+		got = append(got, e.Name())
+	}
+	if len(got) != len(names) {
+		t.Fatalf("dir holds %v, want %v", got, names)
+	}
+	for i := range names {
+		if got[i] != names[i] {
+			t.Fatalf("dir holds %v, want %v", got, names)
+		}
+	}
+}

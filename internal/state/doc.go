@@ -1,0 +1,8 @@
+// Package state is the memory a run leaves for the next: per-source status
+// and validators, per-host backoff, pause and spacing, and the robots.txt
+// copies with their fetch times. It lives in <state>/state.json and
+// <state>/robots/, is written atomically, and holds nothing that cannot be
+// rebuilt from the ledgers plus the store.
+//
+// A State is safe for concurrent use: values go in and out by copy.
+package state

@@ -1,0 +1,9 @@
+// Package store is the content-addressed snapshot store and its hash index.
+//
+// Blobs are the exact bytes a server sent, kept at
+// <root>/sha256/<first two hex>/<64 hex>, written through a temp file, fsync
+// and rename, read-only and never modified. Reading re-hashes and reports
+// corruption. The index, <root>/index.json, maps each source id to the
+// distinct hashes it has served, append-only and deterministically ordered so
+// that its diff shows exactly what changed.
+package store
