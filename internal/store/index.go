@@ -1,5 +1,19 @@
 package store
 
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+)
+
 // Entry is one distinct set of bytes a source has served.
 type Entry struct {
 	SHA256      string `json:"sha256"`
@@ -12,49 +26,137 @@ type Entry struct {
 // Index maps source ids to the hashes they have served, oldest first.
 // It is safe for concurrent use.
 type Index struct {
-	// TODO: mu, map[string][]Entry
+	mu      sync.Mutex
+	sources map[string][]Entry
+
+	// saveMu orders whole Saves, so that a Save that snapshotted the index
+	// earlier cannot overwrite the file written by a later one.
+	saveMu sync.Mutex
+}
+
+// indexFile is the on-disk shape: {"sources": {"<id>": [entries...]}}.
+type indexFile struct {
+	Sources map[string][]Entry `json:"sources"`
 }
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	panic("TODO")
+	return &Index{sources: make(map[string][]Entry)}
 }
 
 // LoadIndex reads path (usually <root>/index.json); a missing file is an
-// empty index.
+// empty index. A file that is not exactly the shape Marshal writes (bad
+// JSON, unknown keys, trailing data) is an error: saving over it would lose
+// history, so the caller must stop and the file be restored from git.
 func LoadIndex(path string) (*Index, error) {
-	panic("TODO")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return NewIndex(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: read index: %w", err)
+	}
+	var f indexFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err = dec.Decode(&f)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			err = errors.New("data after the top-level object")
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: index %s is corrupt (%w); restore it from git (git checkout -- %s)", path, err, path)
+	}
+	ix := NewIndex()
+	for id, es := range f.Sources {
+		ix.sources[id] = es
+	}
+	return ix, nil
 }
 
 // Add appends e to id's list unless id has already served e.SHA256, and
-// reports whether it did. Entries are never removed or modified.
+// reports whether it did. Entries are never removed or modified: the first
+// time a source served some bytes is the one on record.
 func (ix *Index) Add(id string, e Entry) bool {
-	panic("TODO")
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, old := range ix.sources[id] {
+		if old.SHA256 == e.SHA256 {
+			return false
+		}
+	}
+	ix.sources[id] = append(ix.sources[id], e)
+	return true
 }
 
-// Entries returns a copy of id's list.
+// Entries returns a copy of id's list, oldest first (nil for an unknown id).
 func (ix *Index) Entries(id string) []Entry {
-	panic("TODO")
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return slices.Clone(ix.sources[id])
 }
 
 // IDs returns every source id, sorted.
 func (ix *Index) IDs() []string {
-	panic("TODO")
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ids := make([]string, 0, len(ix.sources))
+	for id := range ix.sources {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
-// Latest returns the entry for sum in id's list.
+// Lookup returns the entry for sum in id's list.
 func (ix *Index) Lookup(id, sum string) (Entry, bool) {
-	panic("TODO")
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, e := range ix.sources[id] {
+		if e.SHA256 == sum {
+			return e, true
+		}
+	}
+	return Entry{}, false
 }
 
 // Marshal renders the index deterministically: ids sorted, entries in the
 // order they were added, two-space indented JSON with a final newline.
+// URLs are written as they are (no \u0026 for &), so the diff reads plainly.
 func (ix *Index) Marshal() ([]byte, error) {
-	panic("TODO")
+	ix.mu.Lock()
+	f := indexFile{Sources: make(map[string][]Entry, len(ix.sources))}
+	for id, es := range ix.sources {
+		f.Sources[id] = slices.Clone(es)
+	}
+	ix.mu.Unlock()
+
+	// encoding/json writes map keys sorted, which is the id order we want.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(f); err != nil {
+		return nil, fmt.Errorf("store: marshal index: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // Save writes the index to path atomically, and only when its bytes differ
 // from what is there (a quiet run leaves the file untouched).
 func (ix *Index) Save(path string) error {
-	panic("TODO")
+	ix.saveMu.Lock()
+	defer ix.saveMu.Unlock()
+	data, err := ix.Marshal()
+	if err != nil {
+		return err
+	}
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("store: save index: %w", err)
+	}
+	return nil
 }

@@ -2,8 +2,20 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"hash"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 )
 
 // ErrCorrupt means a blob's bytes no longer hash to its name.
@@ -12,16 +24,48 @@ var ErrCorrupt = errors.New("store: blob does not match its hash")
 // ErrNotFound means no blob has that hash.
 var ErrNotFound = errors.New("store: no such blob")
 
+const (
+	blobDir  = "sha256"
+	blobPerm = 0o444
+	// tmpPrefix is the prefix atomicfile gives its temp files; one left in
+	// the store is the trace of an interrupted write.
+	tmpPrefix = ".tmp-"
+	// copyBufSize bounds the memory one Put or one re-hash holds, whatever
+	// the size of the blob.
+	copyBufSize = 32 << 10
+)
+
 // Store is a content-addressed blob store on the local file system. It is
 // safe for concurrent use.
 type Store struct {
 	root string
+	// commitMu makes "is it held? if not, rename into place" atomic between
+	// the Puts of this process, so a held blob is never replaced, even by
+	// identical bytes from a concurrent Put.
+	commitMu sync.Mutex
 }
 
 // Open returns the store rooted at root, creating root/sha256 when missing.
 // It fails (clearly) when root cannot be written.
 func Open(root string) (*Store, error) {
-	panic("TODO")
+	dir := filepath.Join(root, blobDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store %s is unwritable: %w", root, err)
+	}
+	// MkdirAll succeeds on an existing read-only directory; only a write
+	// tells. Both directories are probed: blobs go under dir, the index
+	// beside it.
+	for _, d := range []string{root, dir} {
+		f, err := os.CreateTemp(d, tmpPrefix+"probe-*")
+		if err != nil {
+			return nil, fmt.Errorf("store %s is unwritable: %w", d, err)
+		}
+		f.Close()
+		if err := os.Remove(f.Name()); err != nil {
+			return nil, fmt.Errorf("store %s is unwritable: %w", d, err)
+		}
+	}
+	return &Store{root: root}, nil
 }
 
 // Root returns the directory the store lives in.
@@ -31,25 +75,153 @@ func (s *Store) Root() string { return s.root }
 // and the size. Bytes already held are a no-op (the temp file is dropped).
 // If r fails (ctx ends, a size limit trips, the connection drops) nothing is
 // left behind and the error is returned unwrapped enough for errors.Is.
+//
+// Memory use is one copy buffer, whatever the size of the body.
 func (s *Store) Put(ctx context.Context, r io.Reader) (sum string, size int64, err error) {
-	panic("TODO")
+	if err := ctx.Err(); err != nil {
+		return "", 0, err
+	}
+	// The temp file lives in root/sha256 so the final rename stays on one
+	// file system; its name is only known once the last byte is hashed.
+	tmp, err := atomicfile.Create(filepath.Join(s.root, blobDir, "put"), blobPerm)
+	if err != nil {
+		return "", 0, fmt.Errorf("store: %w", err)
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			tmp.Abort()
+		}
+	}()
+
+	h := sha256.New()
+	// MultiWriter hides *os.File's ReadFrom, so the copy goes through buf
+	// and every byte passes the hash and the ctx check.
+	size, err = io.CopyBuffer(io.MultiWriter(tmp.File, h), ctxReader{ctx, r}, make([]byte, copyBufSize))
+	if err != nil {
+		return "", 0, err
+	}
+	sum = hex.EncodeToString(h.Sum(nil))
+	final := s.Path(sum)
+
+	if s.Has(sum) {
+		return sum, size, nil // held already: the deferred Abort drops the temp
+	}
+	// fsync before taking the lock: it is the slow part, and concurrent Puts
+	// of different bytes need not wait for each other's disks.
+	if err := tmp.Sync(); err != nil {
+		return "", 0, fmt.Errorf("store: sync %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Chmod(blobPerm); err != nil {
+		return "", 0, fmt.Errorf("store: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", 0, fmt.Errorf("store: close %s: %w", tmp.Name(), err)
+	}
+
+	newShard, err := s.commit(tmp.Name(), final)
+	if err != nil {
+		return "", 0, err
+	}
+	committed = true
+	if newShard {
+		if err := atomicfile.SyncDir(filepath.Join(s.root, blobDir)); err != nil {
+			return "", 0, fmt.Errorf("store: %w", err)
+		}
+	}
+	if err := atomicfile.SyncDir(filepath.Dir(final)); err != nil {
+		return "", 0, fmt.Errorf("store: %w", err)
+	}
+	return sum, size, nil
 }
 
-// Has reports whether a blob with hex SHA-256 sum is held.
+// commit renames the finished temp file to final unless final exists, in
+// which case the temp file is removed. It reports whether it created the
+// shard directory, whose own entry then needs flushing.
+func (s *Store) commit(tmp, final string) (newShard bool, err error) {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	if _, err := os.Lstat(final); err == nil {
+		return false, os.Remove(tmp)
+	}
+	shard := filepath.Dir(final)
+	switch err := os.Mkdir(shard, 0o755); {
+	case err == nil:
+		newShard = true
+	case !errors.Is(err, fs.ErrExist):
+		return false, fmt.Errorf("store: %w", err)
+	}
+	if err := os.Rename(tmp, final); err != nil {
+		return false, fmt.Errorf("store: %w", err)
+	}
+	return newShard, nil
+}
+
+// Has reports whether a blob with hex SHA-256 sum is held. A sum that is
+// not 64 lower-case hex digits is never held.
 func (s *Store) Has(sum string) bool {
-	panic("TODO")
+	if !validSum(sum) {
+		return false
+	}
+	st, err := os.Stat(s.Path(sum))
+	return err == nil && st.Mode().IsRegular()
 }
 
-// Path returns the path a blob with sum has (or would have).
+// Path returns the path a blob with sum has (or would have):
+// <root>/sha256/<first two hex>/<64 hex>. A sum that is not 64 lower-case
+// hex digits gets <root>/sha256/invalid, a name no blob has, so that a bad
+// sum can never name a file outside the store.
 func (s *Store) Path(sum string) string {
-	panic("TODO")
+	if !validSum(sum) {
+		return filepath.Join(s.root, blobDir, "invalid")
+	}
+	return filepath.Join(s.root, blobDir, sum[:2], sum)
 }
 
 // Open returns the blob; reading it to EOF re-hashes it and returns
-// ErrCorrupt instead of io.EOF when the bytes do not match.
+// ErrCorrupt instead of io.EOF when the bytes do not match. A blob that is
+// not held (or a sum that is not 64 lower-case hex) is ErrNotFound.
 func (s *Store) Open(sum string) (io.ReadCloser, error) {
-	panic("TODO")
+	if !validSum(sum) {
+		return nil, fmt.Errorf("%w: %q is not a hex sha256", ErrNotFound, sum)
+	}
+	p := s.Path(sum)
+	f, err := os.Open(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, p)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	return &blobReader{f: f, want: sum, h: sha256.New()}, nil
 }
+
+// blobReader hashes what it hands out and turns the final io.EOF into
+// ErrCorrupt when the hash is not the blob's name.
+type blobReader struct {
+	f    *os.File
+	want string
+	h    hash.Hash
+	end  error // io.EOF or the ErrCorrupt, once the end is reached
+}
+
+func (b *blobReader) Read(p []byte) (int, error) {
+	if b.end != nil {
+		return 0, b.end
+	}
+	n, err := b.f.Read(p)
+	b.h.Write(p[:n])
+	if err != io.EOF {
+		return n, err
+	}
+	b.end = io.EOF
+	if got := hex.EncodeToString(b.h.Sum(nil)); got != b.want {
+		b.end = fmt.Errorf("%w: %s hashes to %s", ErrCorrupt, b.f.Name(), got)
+	}
+	return n, b.end
+}
+
+func (b *blobReader) Close() error { return b.f.Close() }
 
 // Problem is one finding of Verify.
 type Problem struct {
@@ -59,6 +231,139 @@ type Problem struct {
 
 // Verify re-hashes every blob, and checks that every hash in ix has a blob
 // and every blob is named by ix (an unindexed blob is reported, not removed).
+// It also reports leftover temp files of interrupted writes and files that
+// are not where their name puts them. Nothing is changed. Problems are
+// sorted by path, then message; the error is for a Verify that could not
+// finish (ctx ended, root/sha256 unreadable).
 func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
-	panic("TODO")
+	var probs []Problem
+	report := func(path, format string, args ...any) {
+		probs = append(probs, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+	}
+	dir := filepath.Join(s.root, blobDir)
+	held := make(map[string]bool) // every well-placed blob, corrupt or not
+	buf := make([]byte, copyBufSize)
+
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			report(p, "cannot read: %v", err)
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		depth := strings.Count(rel, string(filepath.Separator)) + 1
+		name := d.Name()
+		switch {
+		case p == dir:
+			return nil
+		case strings.HasPrefix(name, tmpPrefix) && d.Type().IsRegular():
+			report(p, "leftover temp file of an interrupted write")
+			return nil
+		case d.IsDir():
+			if depth == 1 && isShard(name) {
+				return nil
+			}
+			report(p, "unexpected directory in the store")
+			return filepath.SkipDir
+		case !d.Type().IsRegular():
+			report(p, "not a regular file")
+			return nil
+		case depth != 2 || !validSum(name) || name[:2] != filepath.Base(filepath.Dir(p)):
+			report(p, "misplaced: not a blob at sha256/<first two hex>/<64 hex>")
+			return nil
+		}
+		held[name] = true
+		got, err := hashFile(ctx, p, buf)
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil:
+			report(p, "cannot read: %v", err)
+		case got != name:
+			report(p, "corrupt: bytes hash to %s", got)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: verify %s: %w", dir, err)
+	}
+
+	indexed := make(map[string][]string) // sum → ids that name it
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			indexed[e.SHA256] = append(indexed[e.SHA256], id)
+		}
+	}
+	for sum, ids := range indexed {
+		switch {
+		case !validSum(sum):
+			report(filepath.Join(s.root, "index.json"), "%s: %q is not a hex sha256", strings.Join(ids, ", "), sum)
+		case !held[sum]:
+			report(s.Path(sum), "missing: indexed by %s but not in the store", strings.Join(ids, ", "))
+		}
+	}
+	for sum := range held {
+		if indexed[sum] == nil {
+			report(s.Path(sum), "unindexed: no source in the index names this blob")
+		}
+	}
+
+	slices.SortFunc(probs, func(a, b Problem) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Message, b.Message)
+	})
+	return probs, nil
+}
+
+// hashFile returns the hex SHA-256 of the file at p, giving up when ctx ends.
+func hashFile(ctx context.Context, p string, buf []byte) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.CopyBuffer(h, ctxReader{ctx, f}, buf); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ctxReader fails with ctx.Err() once ctx ends, so a long body or a large
+// blob is abandoned between two reads rather than at its end.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// validSum reports whether sum is a SHA-256 in lower-case hex, the only
+// spelling the store uses for names.
+func validSum(sum string) bool {
+	return len(sum) == 2*sha256.Size && isLowerHex(sum)
+}
+
+func isShard(name string) bool { return len(name) == 2 && isLowerHex(name) }
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
