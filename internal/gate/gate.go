@@ -4,6 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
@@ -68,18 +73,53 @@ type Config struct {
 // concurrent use: Acquire blocks while another Permit of the same Gate is
 // outstanding.
 type Gate struct {
-	// TODO
+	cfg Config
+
+	// sem holds a token while Acquire runs or a Permit is outstanding. It is
+	// a channel rather than a mutex so that waiting for it honours ctx.
+	sem chan struct{}
+
+	// spent is touched only by the holder of sem, so it needs no lock:
+	// UTC day → dispatches (cfg.Spent's count, then ours on top).
+	spent map[string]int
+
+	// mu guards what State and SetCrawlDelay may reach at any time. It is
+	// never held across Sleep, Spent or Record.
+	mu         sync.Mutex
+	st         state.Host
+	crawlDelay time.Duration
+	// retryAfter says st.BackoffUntil came from a Retry-After, only so a
+	// DeferredError can say so; it does not outlive the gate.
+	retryAfter bool
 }
 
-// New returns a Gate for cfg.Host.
+// New returns a Gate for cfg.Host. Clock, Rand, Spent and Record are
+// required: a gate that could not count or record would let the cap slip.
 func New(cfg Config) *Gate {
-	panic("TODO")
+	switch {
+	case cfg.Clock == nil:
+		panic("gate: Config.Clock is nil")
+	case cfg.Rand == nil:
+		panic("gate: Config.Rand is nil")
+	case cfg.Spent == nil:
+		panic("gate: Config.Spent is nil")
+	case cfg.Record == nil:
+		panic("gate: Config.Record is nil")
+	}
+	return &Gate{
+		cfg:   cfg,
+		sem:   make(chan struct{}, 1),
+		spent: make(map[string]int),
+		st:    cfg.State,
+	}
 }
 
 // SetCrawlDelay sets the robots.txt Crawl-delay that applies to us; it is
 // the spacing whenever it is longer than the drawn delay.
 func (g *Gate) SetCrawlDelay(d time.Duration) {
-	panic("TODO")
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.crawlDelay = max(d, 0)
 }
 
 // Acquire waits until the host may receive r, then records the dispatch
@@ -90,13 +130,125 @@ func (g *Gate) SetCrawlDelay(d time.Duration) {
 // [Delay.Min, Delay.Max], or the Crawl-delay if longer); previous
 // completion + Delay.Min; and the backoff's end. Errors: ErrPaused,
 // ErrOffPeak, ErrCapReached, *DeferredError, ctx.Err(), or Record's error.
-func (g *Gate) Acquire(ctx context.Context, r Request) (*Permit, error) {
-	panic("TODO")
+func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case g.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() {
+		if err != nil {
+			<-g.sem
+		}
+	}()
+
+	g.mu.Lock()
+	st, crawl, fromRetryAfter := g.st, g.crawlDelay, g.retryAfter
+	g.mu.Unlock()
+
+	now := g.cfg.Clock.Now()
+	if st.PausedUntil.After(now) {
+		return nil, ErrPaused
+	}
+	if !g.offPeak(now) {
+		return nil, ErrOffPeak
+	}
+	// Checked before waiting so that a spent host does not sleep for nothing.
+	if err := g.checkCap(now); err != nil {
+		return nil, err
+	}
+
+	until, reason := g.earliest(st, crawl, fromRetryAfter)
+	if wait := until.Sub(now); wait > 0 {
+		if !g.cfg.Deadline.IsZero() && until.After(g.cfg.Deadline) {
+			return nil, &DeferredError{Until: until, Reason: reason}
+		}
+		if err := g.cfg.Clock.Sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+		now = g.cfg.Clock.Now()
+		// The wait may have run past the end of the window, or into a new
+		// UTC day, whose budget is its own.
+		if !g.offPeak(now) {
+			return nil, ErrOffPeak
+		}
+		if err := g.checkCap(now); err != nil {
+			return nil, err
+		}
+	}
+
+	// The ledger line must be durable before the request exists (SPEC
+	// §3.5); if it is not, the dispatch never happened and costs nothing.
+	if err := g.cfg.Record(now, r); err != nil {
+		return nil, err
+	}
+	g.spent[utcDay(now)]++
+	g.mu.Lock()
+	g.st.LastDispatch = now
+	g.mu.Unlock()
+	return &Permit{g: g}, nil
+}
+
+// offPeak reports whether t is inside the host's windows. It leaves
+// policy out of it for hosts without windows, the common case.
+func (g *Gate) offPeak(t time.Time) bool {
+	return len(g.cfg.Host.OffPeak) == 0 || g.cfg.Host.OffPeakNow(t)
+}
+
+// checkCap returns ErrCapReached when t's UTC day has no budget left.
+func (g *Gate) checkCap(t time.Time) error {
+	day := utcDay(t)
+	n, ok := g.spent[day]
+	if !ok {
+		prior, err := g.cfg.Spent(day)
+		if err != nil {
+			return fmt.Errorf("gate: dispatches spent on %s: %w", day, err)
+		}
+		n = prior
+		g.spent[day] = n
+	}
+	if n >= g.cfg.Host.DailyCap {
+		return ErrCapReached
+	}
+	return nil
+}
+
+// earliest returns when the next dispatch may go (SPEC §3.4, §3.7) and what
+// holds it back. It draws d, so call it once per dispatch.
+func (g *Gate) earliest(st state.Host, crawl time.Duration, fromRetryAfter bool) (time.Time, string) {
+	delay := g.cfg.Host.Delay
+	d := delay.Min + g.draw(delay.Max-delay.Min)
+	d = max(d, crawl)
+
+	until, reason := st.LastDispatch.Add(d), "spacing"
+	if t := st.LastCompletion.Add(delay.Min); t.After(until) {
+		until = t
+	}
+	if st.BackoffUntil.After(until) {
+		until, reason = st.BackoffUntil, "backoff"
+		if fromRetryAfter {
+			reason = "retry-after"
+		}
+	}
+	return until, reason
+}
+
+// draw returns a duration uniform in [0, n]; no draw at all when n <= 0.
+func (g *Gate) draw(n time.Duration) time.Duration {
+	if n <= 0 {
+		return 0
+	}
+	return time.Duration(g.cfg.Rand.Int64N(int64(n) + 1))
 }
 
 // State returns the host's memory as it stands, to be saved.
 func (g *Gate) State() state.Host {
-	panic("TODO")
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.st
 }
 
 // Outcome is how a request ended.
@@ -109,7 +261,8 @@ type Outcome struct {
 
 // Permit is one granted dispatch.
 type Permit struct {
-	// TODO
+	g    *Gate
+	done atomic.Bool
 }
 
 // Done records the completion and its outcome: 2xx/3xx/304 reset the
@@ -117,8 +270,59 @@ type Permit struct {
 // consecutive failure and set the backoff (SPEC §3.7); 403 counts towards
 // the pause (SPEC §3.8); 404/410 and other 4xx change nothing. Done must be
 // called exactly once; it releases the host for the next Acquire.
+//
+// A second call panics: silently ignoring it would hide an outcome lost by
+// the caller, and releasing twice would let two requests overlap.
 func (p *Permit) Done(o Outcome) {
-	panic("TODO")
+	if !p.done.CompareAndSwap(false, true) {
+		panic("gate: Permit.Done called twice")
+	}
+	g := p.g
+	now := g.cfg.Clock.Now()
+	g.mu.Lock()
+	g.settle(now, o)
+	g.mu.Unlock()
+	<-g.sem
+}
+
+// settle applies outcome o, completed at now, to g.st. g.mu must be held.
+func (g *Gate) settle(now time.Time, o Outcome) {
+	st := &g.st
+	st.LastCompletion = now
+
+	// With no error and no status there was no answer either: count it as
+	// a failure rather than let a caller's slip skip the backoff.
+	responded := o.Err == nil && o.Status != 0
+	switch {
+	case !responded || o.Status == http.StatusTooManyRequests || o.Status >= 500:
+		st.Failures++
+		lo, hi := Backoff(st.Failures, g.cfg.Host.Delay.Max, g.cfg.BackoffMax)
+		wait := lo + g.draw(hi-lo)
+		g.retryAfter = false
+		if ra, ok := ParseRetryAfter(o.RetryAfter, now); ok && ra > wait {
+			wait, g.retryAfter = ra, true
+		}
+		st.BackoffUntil = now.Add(wait)
+	case o.Status >= 200 && o.Status < 400:
+		st.Failures = 0
+		st.BackoffUntil = time.Time{}
+		g.retryAfter = false
+	}
+
+	if !responded {
+		return // a network error says nothing about whether we are welcome
+	}
+	if o.Status != http.StatusForbidden {
+		st.Consecutive403 = 0
+		return
+	}
+	st.Consecutive403++
+	// ">=" rather than "==": once paused, a host that still answers 403 the
+	// next day is paused again at the first one.
+	if g.cfg.PauseAfter403 > 0 && st.Consecutive403 >= g.cfg.PauseAfter403 {
+		u := now.UTC()
+		st.PausedUntil = time.Date(u.Year(), u.Month(), u.Day()+1, 0, 0, 0, 0, time.UTC)
+	}
 }
 
 // MaxRetryAfter bounds how long a Retry-After can ask us to wait.
@@ -128,11 +332,58 @@ const MaxRetryAfter = 24 * time.Hour
 // relative to now. Negative results are 0, absurd or overflowing ones are
 // MaxRetryAfter; ok is false when v is empty or unreadable.
 func ParseRetryAfter(v string, now time.Time) (d time.Duration, ok bool) {
-	panic("TODO")
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if digits := strings.TrimPrefix(v, "-"); digits != "" && isDigits(digits) {
+		if digits != v {
+			return 0, true // a negative delta: not RFC 9110, but clearly "now"
+		}
+		// ParseUint reports overflow as an error instead of wrapping, and
+		// comparing in seconds keeps the multiplication below in range.
+		secs, err := strconv.ParseUint(digits, 10, 64)
+		if err != nil || secs > uint64(MaxRetryAfter/time.Second) {
+			return MaxRetryAfter, true
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	// Sub saturates instead of overflowing for dates far off.
+	return min(max(t.Sub(now), 0), MaxRetryAfter), true
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // Backoff returns the range SPEC §3.7 draws from after the n-th consecutive
 // failure: b = min(backoffMax, 2^n × delayMax, MaxBackoff), range [b/2, b].
+// A backoffMax of zero or less means MaxBackoff.
 func Backoff(n int, delayMax, backoffMax time.Duration) (lo, hi time.Duration) {
-	panic("TODO")
+	limit := policy.MaxBackoff
+	if backoffMax > 0 {
+		limit = min(limit, backoffMax)
+	}
+	if delayMax <= 0 {
+		return 0, 0
+	}
+	// Double only while under the limit: the limit is at most 30 min, so b
+	// never overflows and a huge n costs at most a few dozen steps.
+	b := delayMax
+	for i := 0; i < n && b < limit; i++ {
+		b *= 2
+	}
+	b = min(b, limit)
+	return b / 2, b
 }
+
+func utcDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
