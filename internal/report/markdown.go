@@ -1,0 +1,271 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/state"
+)
+
+// statusOrder is the order of statuses in every count, column and
+// section: what is held, then what is not yet, then what went wrong.
+var statusOrder = []state.Status{
+	state.Fresh, state.Pending, state.Failing, state.Gone, state.BlockedRobots,
+	state.RobotsUnavailable, state.Excluded, state.Paused, state.Moved, state.TooLarge,
+}
+
+// meaning is read by key only, never ranged over, so it cannot disturb
+// the output order.
+var meaning = map[state.Status]string{
+	state.Failing:           "The last check failed; older bytes may still be held.",
+	state.Gone:              "The server answered 404 or 410.",
+	state.BlockedRobots:     "robots.txt disallows these URLs: a permanent gap, never routed around.",
+	state.RobotsUnavailable: "robots.txt could not be read, so the host was not fetched.",
+	state.Excluded:          "Excluded at the site owner's request (policy).",
+	state.Paused:            "The host was paused after repeated 403 responses.",
+	state.Moved:             "Redirected to an unlisted host or URL, which was not followed.",
+	state.TooLarge:          "The body was larger than max_body and was abandoned.",
+}
+
+// compareStatus orders statuses by statusOrder; a status this version
+// does not know (say, from a newer coverage.json) sorts after, by name.
+func compareStatus(a, b state.Status) int {
+	rank := func(s state.Status) int {
+		if i := slices.Index(statusOrder, s); i >= 0 {
+			return i
+		}
+		return len(statusOrder)
+	}
+	return cmp.Or(cmp.Compare(rank(a), rank(b)), strings.Compare(string(a), string(b)))
+}
+
+func compareEntry(a, b Entry) int {
+	return cmp.Or(strings.Compare(a.Jurisdiction, b.Jurisdiction), strings.Compare(a.ID, b.ID))
+}
+
+// Markdown renders the report for GitHub: a summary table per
+// jurisdiction (counts per status), then gaps and failures (everything not
+// fresh or pending, plus declared encoding gaps, plus sources whose final
+// URL differs from the manifest with a suggestion to update it), then one
+// row per source.
+func (r *Report) Markdown() []byte {
+	// Markdown may be given a Report that Build did not sort (Load reads
+	// whatever the file holds); grouping needs the order.
+	es := slices.Clone(r.Sources)
+	slices.SortStableFunc(es, compareEntry)
+	groups := byJurisdiction(es)
+
+	var statuses []state.Status
+	count := map[state.Status]int{}
+	for _, e := range es {
+		if count[e.Status] == 0 {
+			statuses = append(statuses, e.Status)
+		}
+		count[e.Status]++
+	}
+	slices.SortFunc(statuses, compareStatus)
+
+	blocks := []string{"# Coverage", totalLine(len(es), statuses, count), "## Summary"}
+	blocks = append(blocks, summaryTable(groups, statuses))
+	blocks = append(blocks, "## Gaps and failures")
+	blocks = append(blocks, gaps(es, statuses)...)
+	blocks = append(blocks, "## Sources")
+	if len(groups) == 0 {
+		blocks = append(blocks, "None.")
+	}
+	for _, g := range groups {
+		blocks = append(blocks, "### "+text(g[0].Jurisdiction), sourceTable(g))
+	}
+	return []byte(strings.Join(blocks, "\n\n") + "\n")
+}
+
+func byJurisdiction(sorted []Entry) [][]Entry {
+	var groups [][]Entry
+	for i, e := range sorted {
+		if i == 0 || e.Jurisdiction != sorted[i-1].Jurisdiction {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], e)
+	}
+	return groups
+}
+
+func totalLine(n int, statuses []state.Status, count map[state.Status]int) string {
+	if n == 0 {
+		return "0 sources."
+	}
+	var parts []string
+	for _, s := range statuses {
+		parts = append(parts, fmt.Sprintf("%d %s", count[s], s))
+	}
+	noun := "sources"
+	if n == 1 {
+		noun = "source"
+	}
+	return fmt.Sprintf("%d %s: %s.", n, noun, strings.Join(parts, ", "))
+}
+
+func summaryTable(groups [][]Entry, statuses []state.Status) string {
+	if len(groups) == 0 {
+		return "None."
+	}
+	head := []string{"jurisdiction"}
+	align := []string{"---"}
+	for _, s := range statuses {
+		head = append(head, string(s))
+		align = append(align, "---:")
+	}
+	head = append(head, "total")
+	align = append(align, "---:")
+	rows := []string{row(head), row(align)}
+	for _, g := range groups {
+		cells := []string{text(g[0].Jurisdiction)}
+		for _, s := range statuses {
+			n := 0
+			for _, e := range g {
+				if e.Status == s {
+					n++
+				}
+			}
+			cells = append(cells, strconv.Itoa(n))
+		}
+		cells = append(cells, strconv.Itoa(len(g)))
+		rows = append(rows, row(cells))
+	}
+	return strings.Join(rows, "\n")
+}
+
+// gaps returns the blocks of the "Gaps and failures" section.
+func gaps(es []Entry, statuses []state.Status) []string {
+	var blocks []string
+	for _, s := range statuses {
+		if s == state.Fresh || s == state.Pending {
+			continue
+		}
+		blocks = append(blocks, "### "+text(string(s)))
+		if m := meaning[s]; m != "" {
+			blocks = append(blocks, m)
+		}
+		blocks = append(blocks, list(es, func(e Entry) bool { return e.Status == s }, item))
+	}
+
+	redirected := func(e Entry) bool { return e.FinalURL != "" && e.FinalURL != e.URL }
+	if slices.ContainsFunc(es, redirected) {
+		blocks = append(blocks, "### Moved or redirected", list(es, redirected, func(e Entry) string {
+			return fmt.Sprintf("- %s: redirected from %s; update the manifest to %s.", label(e), link(e.URL, e.URL), link(e.FinalURL, e.FinalURL))
+		}))
+	}
+
+	declared := func(e Entry) bool { return len(e.Gaps) > 0 }
+	if slices.ContainsFunc(es, declared) {
+		blocks = append(blocks, "### Declared encoding gaps", list(es, declared, func(e Entry) string {
+			lines := []string{"- " + label(e) + ":"}
+			for _, g := range e.Gaps {
+				lines = append(lines, "  - "+text(g))
+			}
+			return strings.Join(lines, "\n")
+		}))
+	}
+
+	// A fresh source can still carry a detail, a robots_override above
+	// all: SPEC §6 wants that exception public, and the sources table has
+	// no column for it.
+	noted := func(e Entry) bool {
+		return (e.Status == state.Fresh || e.Status == state.Pending) && e.Detail != ""
+	}
+	if slices.ContainsFunc(es, noted) {
+		blocks = append(blocks, "### Notes", "Fresh or pending sources that carry a remark, such as a `robots_override` and its permission.", list(es, noted, item))
+	}
+
+	if len(blocks) == 0 {
+		return []string{"None."}
+	}
+	return blocks
+}
+
+func list(es []Entry, keep func(Entry) bool, render func(Entry) string) string {
+	var lines []string
+	for _, e := range es {
+		if keep(e) {
+			lines = append(lines, render(e))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// item is a source's line under its status: what happened, and which
+// rules are exposed by it.
+func item(e Entry) string {
+	s := "- " + label(e)
+	if e.Detail != "" {
+		s += ": " + text(e.Detail)
+	}
+	if len(e.Encodes) > 0 {
+		s += " (encodes " + text(strings.Join(e.Encodes, ", ")) + ")"
+	}
+	return s
+}
+
+// label names a source as a link to its URL. Ids go into a code span
+// unescaped: manifest validation keeps them to [a-z0-9-].
+func label(e Entry) string {
+	return fmt.Sprintf("[`%s`](%s) (%s)", e.ID, dest(e.URL), text(e.Jurisdiction))
+}
+
+func sourceTable(g []Entry) string {
+	rows := []string{
+		row([]string{"id", "kind", "status", "since", "sha256", "size", "title"}),
+		row([]string{"---", "---", "---", "---", "---", "---:", "---"}),
+	}
+	for _, e := range g {
+		sha, size := "", ""
+		if e.SHA256 != "" {
+			sha = "`" + e.SHA256[:min(12, len(e.SHA256))] + "`"
+			size = strconv.FormatInt(e.Size, 10)
+		}
+		title := e.Title
+		if title == "" {
+			title = e.URL
+		}
+		rows = append(rows, row([]string{
+			"`" + e.ID + "`", text(e.Kind), text(string(e.Status)), text(e.Since), sha, size, link(title, e.URL),
+		}))
+	}
+	return strings.Join(rows, "\n")
+}
+
+func row(cells []string) string {
+	return "| " + strings.Join(cells, " | ") + " |"
+}
+
+func link(label, url string) string {
+	return "[" + text(label) + "](" + dest(url) + ")"
+}
+
+// text makes s safe as inline Markdown on one line, in a table cell or a
+// list item: whitespace runs (newlines included) become one space, and
+// the characters that would start markup, HTML, or end a cell are
+// backslash-escaped. GitHub also honours `\|` inside table cells.
+func text(s string) string {
+	return escape(strings.Join(strings.Fields(s), " "), "\\`*_[]<>|~")
+}
+
+// dest makes a URL safe as a link destination: parentheses would end it,
+// '<' would open HTML, '|' would end a table cell.
+func dest(u string) string {
+	return strings.ReplaceAll(escape(strings.Join(strings.Fields(u), " "), "\\`<>()|"), " ", "%20")
+}
+
+func escape(s, chars string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(chars, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
