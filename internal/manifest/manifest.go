@@ -1,7 +1,13 @@
 package manifest
 
 import (
+	"errors"
+	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/policy"
@@ -96,18 +102,174 @@ func (s *Set) SourceByURL(u string) (Source, bool) {
 // touches the network. It returns a usable Set only when no diagnostic is an
 // error; warnings come with a Set.
 func Load(dir string) (*Set, Diagnostics) {
-	panic("TODO")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, Diagnostics{{File: dir, Severity: Error, Message: fmt.Sprintf("cannot read the manifest directory: %v", err)}}
+	}
+	var inputs []input
+	var diags Diagnostics
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		if strings.HasSuffix(name, ".yml") {
+			diags = append(diags, Diagnostic{File: path, Severity: Error,
+				Message: fmt.Sprintf("manifests end in .yaml; rename %s to %s.yaml", name, strings.TrimSuffix(name, ".yml"))})
+			continue
+		}
+		if !strings.HasSuffix(name, ".yaml") {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			diags = append(diags, Diagnostic{File: path, Severity: Error, Message: fmt.Sprintf("cannot read: %v", err)})
+			continue
+		}
+		inputs = append(inputs, input{path: path, data: data})
+	}
+	set, more := check(dir, inputs)
+	diags = append(diags, more...)
+	sortDiagnostics(diags)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return set, diags
+}
+
+// input is one YAML file: its path (as shown in messages) and its bytes.
+type input struct {
+	path string
+	data []byte
+}
+
+// check validates the files of one manifest directory. A file named
+// policy.yaml is the policy; every other one is a jurisdiction. It is
+// separate from Load so that the fuzz test needs no disk.
+func check(dir string, inputs []input) (*Set, Diagnostics) {
+	var diags Diagnostics
+	pol := policyFile{Policy: policy.Default()}
+	var pending []input
+	for _, in := range inputs {
+		if filepath.Base(in.path) == "policy.yaml" {
+			f := &file{path: in.path, diags: &diags}
+			if root, ok := f.parse(in.data); ok {
+				pol = parsePolicy(f, root)
+			}
+			continue
+		}
+		pending = append(pending, in)
+	}
+	if len(pending) == 0 {
+		diags = append(diags, Diagnostic{File: dir, Severity: Error,
+			Message: "no manifests here; add one <jurisdiction>.yaml per jurisdiction (see SPEC §2)"})
+		return nil, diags
+	}
+	// File order decides which of two conflicting manifests is "first".
+	sort.Slice(pending, func(i, j int) bool { return pending[i].path < pending[j].path })
+	var ms []parsed
+	for _, in := range pending {
+		f := &file{path: in.path, diags: &diags}
+		stem := strings.TrimSuffix(filepath.Base(in.path), ".yaml")
+		if root, ok := f.parse(in.data); ok {
+			ms = append(ms, parseManifest(f, root, stem, pol.Policy))
+		}
+	}
+	x := crossCheck{pol: pol, diags: &diags}
+	x.sources(ms)
+	x.unusedHosts(ms)
+	hosts := x.mergeHosts(ms)
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	return build(pol.Policy, ms, hosts), diags
+}
+
+func sortDiagnostics(ds Diagnostics) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		if ds[i].File != ds[j].File {
+			return ds[i].File < ds[j].File
+		}
+		return ds[i].Line < ds[j].Line
+	})
+}
+
+// build assembles the Set of manifests that passed every check.
+func build(pol policy.Policy, ms []parsed, merged map[string]*mergedHost) *Set {
+	set := &Set{Policy: pol, Hosts: map[string]policy.Host{}}
+	for _, m := range ms {
+		set.Manifests = append(set.Manifests, m.Manifest)
+		set.Sources = append(set.Sources, m.Manifest.Sources...)
+	}
+	sort.Slice(set.Manifests, func(i, j int) bool { return set.Manifests[i].Jurisdiction < set.Manifests[j].Jurisdiction })
+	sort.Slice(set.Sources, func(i, j int) bool {
+		a, b := set.Sources[i], set.Sources[j]
+		if a.Jurisdiction != b.Jurisdiction {
+			return a.Jurisdiction < b.Jurisdiction
+		}
+		return a.ID < b.ID
+	})
+	for _, s := range set.Sources {
+		if _, done := set.Hosts[s.Host]; done {
+			continue
+		}
+		h := policy.Host{Name: s.Host, Delay: pol.Delay, DailyCap: pol.DailyCap, Location: time.UTC}
+		if m := merged[s.Host]; m != nil {
+			m.applyTo(&h)
+		}
+		set.Hosts[s.Host] = pol.ApplyFloors(h)
+	}
+	return set
 }
 
 // NormalizeURL returns the canonical form used to compare URLs: scheme and
 // host lower-cased, default port dropped, empty path made "/", fragment
 // refused. It rejects non-http(s) schemes, user-info and fragments.
 func NormalizeURL(raw string) (string, error) {
-	panic("TODO")
+	u, err := normalize(raw)
+	if err != nil {
+		return "", err
+	}
+	return u.String(), nil
+}
+
+func normalize(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("url %q does not parse (%v); write an absolute https:// URL", raw, unwrapURLError(err))
+	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
+		return nil, fmt.Errorf("url %q is not http(s); only https:// and http:// URLs can be fetched", raw)
+	case u.Opaque != "" || u.Host == "":
+		return nil, fmt.Errorf("url %q has no host; write it as https://host/path", raw)
+	case u.User != nil:
+		return nil, fmt.Errorf("url %q carries user-info (user@ or user:password@); the bot never authenticates: remove it", raw)
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return nil, fmt.Errorf("url %q has a #fragment, which is never sent to the server; remove it", raw)
+	case !validPort(u.Port()):
+		return nil, fmt.Errorf("url %q has port %q; a port is 1 to 65535", raw, u.Port())
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	u.Host = HostOf(u)
+	if u.Path == "" {
+		u.Path, u.RawPath = "/", ""
+	}
+	return u, nil
+}
+
+// unwrapURLError drops the "parse URL:" wrapping, which repeats the URL.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // HostOf returns the authority of u as used for every per-host rule:
 // lower-case host, plus ":port" when the port is not the scheme's default.
+// It is policy.Authority, so exclusions and manifests agree.
 func HostOf(u *url.URL) string {
-	panic("TODO")
+	return policy.Authority(u)
 }

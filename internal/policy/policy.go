@@ -1,7 +1,10 @@
 package policy
 
 import (
+	"net"
+	"net/netip"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -75,13 +78,57 @@ func Default() Policy {
 // ProductToken is the robots.txt product token of the User-Agent: the part
 // before the first "/" or space ("TaxKernelBot").
 func (p Policy) ProductToken() string {
-	panic("TODO")
+	ua := strings.TrimSpace(p.UserAgent)
+	if i := strings.IndexAny(ua, "/ \t"); i >= 0 {
+		ua = ua[:i]
+	}
+	return ua
 }
 
 // Excluded reports whether u falls under an exclusion (host match, path
 // prefix match) and which.
+//
+// An exclusion without a port covers every port of the host: an owner who
+// asks us to stop means the machine, and erring toward not fetching is the
+// polite reading. The prefix is matched against both the decoded and the
+// escaped path so that neither spelling of a path can slip past it.
 func (p Policy) Excluded(u *url.URL) (Exclusion, bool) {
-	panic("TODO")
+	authority := Authority(u)
+	hostname := strings.ToLower(u.Hostname())
+	path, escaped := u.Path, u.EscapedPath()
+	if path == "" {
+		path, escaped = "/", "/"
+	}
+	for _, e := range p.Exclude {
+		eh := strings.ToLower(e.Host)
+		if eh != authority && eh != hostname && trimBrackets(eh) != hostname {
+			continue
+		}
+		if strings.HasPrefix(path, e.Path) || strings.HasPrefix(escaped, e.Path) {
+			return e, true
+		}
+	}
+	return Exclusion{}, false
+}
+
+// Authority is u's host as every per-host rule sees it (SPEC §3.3): the
+// lower-case host, ":port" only when the port is not the scheme's default,
+// IPv6 in brackets. It lives here, in the leaf package, so that exclusions,
+// manifests and the pipeline share one definition (manifest.HostOf is it).
+func Authority(u *url.URL) string {
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if port == "" || (strings.EqualFold(u.Scheme, "http") && port == "80") || (strings.EqualFold(u.Scheme, "https") && port == "443") {
+		if strings.Contains(host, ":") {
+			return "[" + host + "]"
+		}
+		return host
+	}
+	return net.JoinHostPort(host, port)
+}
+
+func trimBrackets(h string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
 }
 
 // RobotsOverride lifts robots.txt Disallow rules for one host, and only with
@@ -106,15 +153,41 @@ type Host struct {
 // manifest says anything about it: policy delay and cap, no windows, UTC.
 // The floors are applied.
 func (p Policy) HostFor(name string) Host {
-	panic("TODO")
+	return p.ApplyFloors(Host{
+		Name:     name,
+		Delay:    p.Delay,
+		DailyCap: p.DailyCap,
+		Location: time.UTC,
+	})
 }
 
-// ApplyFloors makes h obey the floors of SPEC §3: Delay.Min at least
-// MinDelayFloor (unless private networks are allowed and name is a private
-// or loopback host), Delay.Max at least Delay.Min, DailyCap at most
-// p.DailyCap, and, with an override, the slower of the two delays.
+// ApplyFloors makes h obey the floors of SPEC §3: Delay never faster than
+// the policy's delay, Delay.Min at least MinDelayFloor (unless private
+// networks are allowed and name is a private or loopback host), Delay.Max
+// at least Delay.Min, DailyCap at most p.DailyCap (a DailyCap of zero or
+// less means "not set" and takes p.DailyCap), and, with an override, the
+// slower of the two delays. A nil Location becomes UTC.
 func (p Policy) ApplyFloors(h Host) Host {
-	panic("TODO")
+	h.Delay.Min = max(h.Delay.Min, p.Delay.Min)
+	h.Delay.Max = max(h.Delay.Max, p.Delay.Max)
+	if h.Override != nil {
+		// Copy, so that the caller's override is not changed behind its back.
+		o := *h.Override
+		h.Override = &o
+		h.Delay.Min = max(h.Delay.Min, o.Delay.Min)
+		h.Delay.Max = max(h.Delay.Max, o.Delay.Max)
+	}
+	if !(p.AllowPrivateNetworks && IsPrivateHost(h.Name)) {
+		h.Delay.Min = max(h.Delay.Min, MinDelayFloor)
+	}
+	h.Delay.Max = max(h.Delay.Max, h.Delay.Min)
+	if h.DailyCap <= 0 || h.DailyCap > p.DailyCap {
+		h.DailyCap = p.DailyCap
+	}
+	if h.Location == nil {
+		h.Location = time.UTC
+	}
+	return h
 }
 
 // IsPrivateHost reports whether host (host[:port]) names the local machine
@@ -122,11 +195,73 @@ func (p Policy) ApplyFloors(h Host) Host {
 // loopback, private, link-local or otherwise special-purpose. Names that
 // need DNS are never private here; the dial-time guard handles those.
 func IsPrivateHost(host string) bool {
-	panic("TODO")
+	h := strings.ToLower(host)
+	if strings.HasPrefix(h, "[") {
+		end := strings.Index(h, "]")
+		if end < 0 {
+			return false
+		}
+		h = h[1:end]
+	} else if strings.Count(h, ":") == 1 {
+		h = h[:strings.Index(h, ":")]
+	}
+	if h == "localhost" || h == "localhost." {
+		return true
+	}
+	addr, err := netip.ParseAddr(h)
+	if err != nil {
+		return false
+	}
+	return isSpecialAddr(addr)
+}
+
+// specialPrefixes are the IANA special-purpose ranges (RFC 6890 and its
+// updates) that are not covered by the netip predicates used below and are
+// not globally reachable.
+var specialPrefixes = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
+	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (CGNAT)
+	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
+	netip.MustParsePrefix("192.0.2.0/24"),    // TEST-NET-1
+	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
+	netip.MustParsePrefix("198.51.100.0/24"), // TEST-NET-2
+	netip.MustParsePrefix("203.0.113.0/24"),  // TEST-NET-3
+	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast
+	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+}
+
+func isSpecialAddr(a netip.Addr) bool {
+	// An IPv4-mapped IPv6 literal reaches the IPv4 address it maps.
+	a = a.Unmap()
+	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() ||
+		a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
+		a.IsMulticast() || a.IsUnspecified() {
+		return true
+	}
+	for _, p := range specialPrefixes {
+		if p.Contains(a.WithZone("")) {
+			return true
+		}
+	}
+	return false
 }
 
 // OffPeakNow reports whether t falls inside one of h's off-peak windows
-// (true when h has none).
+// (true when h has none). The windows are read in h.Location; nil is UTC.
 func (h Host) OffPeakNow(t time.Time) bool {
-	panic("TODO")
+	if len(h.OffPeak) == 0 {
+		return true
+	}
+	loc := h.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	local := t.In(loc)
+	for _, w := range h.OffPeak {
+		if w.Contains(local) {
+			return true
+		}
+	}
+	return false
 }

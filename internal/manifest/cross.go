@@ -1,0 +1,169 @@
+package manifest
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/policy"
+)
+
+// crossCheck holds the checks that look at all manifests together.
+type crossCheck struct {
+	pol   policyFile
+	diags *Diagnostics
+}
+
+func (x crossCheck) errorf(file string, line int, format string, args ...any) {
+	*x.diags = append(*x.diags, Diagnostic{File: file, Line: line, Severity: Error, Message: fmt.Sprintf(format, args...)})
+}
+
+func (x crossCheck) warnf(file string, line int, format string, args ...any) {
+	*x.diags = append(*x.diags, Diagnostic{File: file, Line: line, Severity: Warning, Message: fmt.Sprintf(format, args...)})
+}
+
+// sources finds duplicate ids and URLs across all manifests, and hosts that
+// the private-network setting does not fit.
+func (x crossCheck) sources(ms []parsed) {
+	ids := map[string]source{}
+	urls := map[string]source{}
+	var public []source
+	for _, m := range ms {
+		for _, s := range m.sources {
+			if s.ID != "" {
+				if first, dup := ids[s.ID]; dup {
+					x.errorf(s.File, s.Line, "source id %q is already used at %s; ids are unique across all manifests: choose another", s.ID, at(first.File, first.Line))
+				} else {
+					ids[s.ID] = s
+				}
+			}
+			if s.URL == "" {
+				continue
+			}
+			if first, dup := urls[s.URL]; dup {
+				x.errorf(s.File, s.urlLine, "url %s is already listed as %q at %s; list each document once", s.URL, first.ID, at(first.File, first.urlLine))
+			} else {
+				urls[s.URL] = s
+			}
+			switch private := policy.IsPrivateHost(s.Host); {
+			case private && !x.pol.AllowPrivateNetworks:
+				// A warning, not an error: the dial-time guard is what refuses
+				// it, and a run must show that refusal in the report.
+				x.warnf(s.File, s.urlLine, "url %s names a private address (%s), which the fetcher refuses to connect to; list a public URL (private hosts are for tests and the demo, with allow_private_networks: true)", s.URL, s.Host)
+			case !private:
+				public = append(public, s)
+			}
+		}
+	}
+	if x.pol.AllowPrivateNetworks && len(public) > 0 {
+		s := public[0]
+		x.errorf(x.pol.path, x.pol.allowLine, "allow_private_networks: true is for tests and the demo only, but %d source(s) name public hosts (first: %s at %s, host %s); set it to false", len(public), s.ID, at(s.File, s.urlLine), s.Host)
+	}
+}
+
+// unusedHosts warns about hosts: entries that no source of their own file
+// names: usually a typo, or a port that the URL leaves out.
+func (x crossCheck) unusedHosts(ms []parsed) {
+	for _, m := range ms {
+		used := map[string]bool{}
+		for _, s := range m.sources {
+			used[s.Host] = true
+		}
+		for _, h := range m.hosts {
+			if !used[h.name] {
+				x.warnf(m.File, h.line, "hosts entry %s is not the host of any source in this file; fix the name (host[:port], port only when not 80/443) or remove the entry", h.name)
+			}
+		}
+	}
+}
+
+// mergedHost is one host's settings across all manifests, each with where
+// it was first set.
+type mergedHost struct {
+	delay      *policy.Delay
+	delayAt    string
+	cap        int
+	capAt      string
+	windows    []policy.Window
+	loc        *time.Location
+	windowsAt  string
+	override   *policy.RobotsOverride
+	overrideAt string
+}
+
+// mergeHosts combines the hosts: entries of all manifests. When two set a
+// value differently the strictest wins (slower delay, lower cap; for
+// off-peak windows, the first file's) and a warning on the later entry says
+// which value is used.
+func (x crossCheck) mergeHosts(ms []parsed) map[string]*mergedHost {
+	out := map[string]*mergedHost{}
+	for _, m := range ms {
+		for _, h := range m.hosts {
+			mh := out[h.name]
+			if mh == nil {
+				mh = &mergedHost{}
+				out[h.name] = mh
+			}
+			x.merge(mh, h, m.File)
+		}
+	}
+	return out
+}
+
+func (x crossCheck) merge(mh *mergedHost, h hostSpec, file string) {
+	if h.delayLine > 0 {
+		switch {
+		case mh.delay == nil:
+			d := h.delay
+			mh.delay, mh.delayAt = &d, at(file, h.delayLine)
+		case *mh.delay != h.delay:
+			strict := policy.Delay{Min: max(mh.delay.Min, h.delay.Min), Max: max(mh.delay.Max, h.delay.Max)}
+			x.warnf(file, h.delayLine, "host %s delay %s differs from %s set at %s; the strictest wins: %s is used", h.name, fmtDelay(h.delay), fmtDelay(*mh.delay), mh.delayAt, fmtDelay(strict))
+			*mh.delay = strict
+		}
+	}
+	if h.capLine > 0 {
+		switch {
+		case mh.cap == 0:
+			mh.cap, mh.capAt = h.cap, at(file, h.capLine)
+		case mh.cap != h.cap:
+			strict := min(mh.cap, h.cap)
+			x.warnf(file, h.capLine, "host %s daily_cap %d differs from %d set at %s; the strictest wins: %d is used", h.name, h.cap, mh.cap, mh.capAt, strict)
+			mh.cap = strict
+		}
+	}
+	if h.windowsLine > 0 {
+		switch {
+		case mh.windows == nil:
+			mh.windows, mh.loc, mh.windowsAt = h.windows, h.loc, at(file, h.windowsLine)
+		case fmtWindows(mh.windows, mh.loc) != fmtWindows(h.windows, h.loc):
+			x.warnf(file, h.windowsLine, "host %s off_peak %s differs from %s set at %s; the first is used: make them agree", h.name, fmtWindows(h.windows, h.loc), fmtWindows(mh.windows, mh.loc), mh.windowsAt)
+		}
+	}
+	if h.overrideLine > 0 {
+		switch {
+		case mh.override == nil:
+			o := *h.override
+			mh.override, mh.overrideAt = &o, at(file, h.overrideLine)
+		case *mh.override != *h.override:
+			mh.override.Delay = policy.Delay{Min: max(mh.override.Delay.Min, h.override.Delay.Min), Max: max(mh.override.Delay.Max, h.override.Delay.Max)}
+			x.warnf(file, h.overrideLine, "host %s robots_override differs from the one set at %s; the strictest wins: its permission %q is kept and the delay %s is used", h.name, mh.overrideAt, mh.override.Permission, fmtDelay(mh.override.Delay))
+		}
+	}
+}
+
+// applyTo writes the merged settings over h, which holds the policy's.
+func (mh *mergedHost) applyTo(h *policy.Host) {
+	if mh.delay != nil {
+		h.Delay = *mh.delay
+	}
+	if mh.cap > 0 {
+		h.DailyCap = mh.cap
+	}
+	if len(mh.windows) > 0 {
+		h.OffPeak, h.Location = mh.windows, mh.loc
+	}
+	if mh.override != nil {
+		o := *mh.override
+		h.Override = &o
+	}
+}
