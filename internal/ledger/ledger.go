@@ -1,6 +1,22 @@
 package ledger
 
-import "time"
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+)
 
 // Event names.
 const (
@@ -14,6 +30,11 @@ const (
 	PurposeDocument = "document"
 	PurposeRedirect = "redirect"
 )
+
+// MaxLine is the longest line Append writes and Read accepts, newline
+// included. Append refuses longer lines so that it never writes one that a
+// later read could not parse.
+const MaxLine = 1 << 20
 
 // Line is one ledger record. Dispatch lines carry Time, Host, URL, Purpose,
 // Source; result lines add Status, Bytes, SHA256, DurationMS, Error.
@@ -36,39 +57,317 @@ type Line struct {
 // It is safe for concurrent use.
 type Ledger struct {
 	dir string
-	// TODO: open files cache, mutex
+
+	closed atomic.Bool
+	mu     sync.Mutex
+	files  map[string]*file // by path
+}
+
+// file is one ledger file open for appending. Its own mutex serialises the
+// appends to it, so that one host's fsync does not hold up another host.
+type file struct {
+	mu sync.Mutex
+	f  *os.File // nil until the first append, and again after a failed one
 }
 
 // Open returns the ledger rooted at dir (usually <state>/ledgers), creating it.
 func Open(dir string) (*Ledger, error) {
-	panic("TODO")
+	if err := mkdirDurable(dir); err != nil {
+		return nil, fmt.Errorf("ledger: create %s: %w", dir, err)
+	}
+	return &Ledger{dir: dir, files: map[string]*file{}}, nil
 }
+
+// Dir returns the directory the ledger was opened on.
+func (l *Ledger) Dir() string { return l.dir }
+
+// Day returns the ledger day of t: its UTC date, "YYYY-MM-DD".
+func Day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // Append writes l to the file of l.Host for l.Time's UTC day with a single
 // write, then fsyncs. When it returns nil the line survives a crash.
 func (l *Ledger) Append(line Line) error {
-	panic("TODO")
+	if line.Event == "" || line.Host == "" || line.Time.IsZero() {
+		return fmt.Errorf("ledger: line needs an event, a host and a time: %+v", line)
+	}
+	// The file is per UTC day: storing the time in UTC too keeps every line
+	// readable against the day it is filed under.
+	line.Time = line.Time.UTC()
+	b, err := json.Marshal(line)
+	if err != nil {
+		return fmt.Errorf("ledger: encode line for %s: %w", line.Host, err)
+	}
+	b = append(b, '\n')
+	if len(b) > MaxLine {
+		return fmt.Errorf("ledger: line for %s is %d bytes, over the %d limit", line.Host, len(b), MaxLine)
+	}
+
+	day := Day(line.Time)
+	path := filepath.Join(l.dir, day, FileName(line.Host))
+	l.mu.Lock()
+	lf := l.files[path]
+	if lf == nil {
+		lf = &file{}
+		l.files[path] = lf
+	}
+	l.mu.Unlock()
+
+	lf.mu.Lock()
+	defer lf.mu.Unlock()
+	// Checked under the file's lock: Close takes it after setting closed, so
+	// no file can be (re)opened behind Close's back.
+	if l.closed.Load() {
+		return fmt.Errorf("ledger: append to %s after Close", path)
+	}
+	if lf.f == nil {
+		f, err := l.openAppend(day, path)
+		if err != nil {
+			return err
+		}
+		lf.f = f
+	}
+	// One write: a crash leaves at most one torn line, at the very end,
+	// where openAppend will find and cut it.
+	_, err = lf.f.Write(b)
+	if err == nil {
+		err = lf.f.Sync()
+	}
+	if err != nil {
+		// The file may now end in part of this line. Drop the handle so the
+		// next append reopens the file and repairs the tail first.
+		lf.f.Close()
+		lf.f = nil
+		return fmt.Errorf("ledger: append to %s: %w", path, err)
+	}
+	return nil
+}
+
+// openAppend opens path for appending, creating it (and its day directory)
+// durably, or repairing a torn tail left by a crash.
+func (l *Ledger) openAppend(day, path string) (*os.File, error) {
+	dayDir := filepath.Join(l.dir, day)
+	if err := os.Mkdir(dayDir, 0o755); err == nil {
+		if err := atomicfile.SyncDir(l.dir); err != nil {
+			return nil, fmt.Errorf("ledger: %w", err)
+		}
+	} else if !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err == nil {
+		if err := atomicfile.SyncDir(dayDir); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("ledger: %w", err)
+		}
+		return f, nil
+	}
+	if !errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	if err := repairTail(path); err != nil {
+		return nil, err
+	}
+	f, err = os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	return f, nil
+}
+
+// repairTail cuts path back to just after its last newline. Anything after
+// it is a line whose write was torn by a crash: Append never returned for
+// it, so the request it announced was never sent, and dropping it is exact.
+func repairTail(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("ledger: repair %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("ledger: repair %s: %w", path, err)
+	}
+	size := st.Size()
+	keep, err := afterLastNewline(f, size)
+	if err != nil {
+		return fmt.Errorf("ledger: repair %s: %w", path, err)
+	}
+	if keep == size {
+		return nil
+	}
+	if err := f.Truncate(keep); err != nil {
+		return fmt.Errorf("ledger: repair %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("ledger: repair %s: %w", path, err)
+	}
+	return nil
+}
+
+// afterLastNewline returns the offset just past the last '\n' in the first
+// size bytes of r, or 0 when there is none. It reads backwards in blocks,
+// so a whole file is only read when it holds no newline at all.
+func afterLastNewline(r io.ReaderAt, size int64) (int64, error) {
+	buf := make([]byte, 64<<10)
+	for end := size; end > 0; {
+		start := max(end-int64(len(buf)), 0)
+		b := buf[:end-start]
+		if _, err := r.ReadAt(b, start); err != nil {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			return start + int64(i) + 1, nil
+		}
+		end = start
+	}
+	return 0, nil
 }
 
 // Dispatches counts the dispatch lines of host on day (UTC, "YYYY-MM-DD").
 func (l *Ledger) Dispatches(day, host string) (int, error) {
-	panic("TODO")
+	n := 0
+	err := l.scan(day, host, func(b []byte) error {
+		// Only the two fields that matter: this is the cap's hot path.
+		var v struct{ Event, Host string }
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		if v.Event == Dispatch && v.Host == host {
+			n++
+		}
+		return nil
+	})
+	return n, err
 }
 
 // Read returns every whole line of host on day, in file order. A torn last
 // line is ignored (and repaired on the next Append).
 func (l *Ledger) Read(day, host string) ([]Line, error) {
-	panic("TODO")
+	var lines []Line
+	err := l.scan(day, host, func(b []byte) error {
+		var v Line
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		if v.Host == host {
+			lines = append(lines, v)
+		}
+		return nil
+	})
+	return lines, err
 }
 
-// Close closes any open files.
+// scan calls fn with each whole line of host's file for day. A missing file
+// has no lines. Lines are filtered by their host field, not only by file,
+// because FileName may map two odd host strings to one name.
+func (l *Ledger) scan(day, host string, fn func([]byte) error) error {
+	if _, err := time.Parse(time.DateOnly, day); err != nil {
+		return fmt.Errorf("ledger: day %q is not YYYY-MM-DD", day)
+	}
+	path := filepath.Join(l.dir, day, FileName(host))
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("ledger: %w", err)
+	}
+	defer f.Close()
+
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
+	sc.Split(wholeLines)
+	n := 0
+	for sc.Scan() {
+		n++
+		if err := fn(sc.Bytes()); err != nil {
+			return fmt.Errorf("%s:%d: corrupt ledger line (%v): Append never writes one, so the file was edited or merged by hand; restore it from the cache branch", path, n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s:%d: %w", path, n+1, err)
+	}
+	return nil
+}
+
+// wholeLines is bufio.ScanLines without the final unterminated line: that
+// one is torn (or still being written) and was never acknowledged.
+func wholeLines(data []byte, atEOF bool) (int, []byte, error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	return 0, nil, nil
+}
+
+// Close closes any open files. Appends after Close fail.
 func (l *Ledger) Close() error {
-	panic("TODO")
+	l.closed.Store(true)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var errs []error
+	for path, lf := range l.files {
+		lf.mu.Lock()
+		if lf.f != nil {
+			if err := lf.f.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("ledger: close %s: %w", path, err))
+			}
+			lf.f = nil
+		}
+		lf.mu.Unlock()
+	}
+	clear(l.files)
+	return errors.Join(errs...)
 }
 
 // FileName is the file name used for host: "host:port" becomes
 // "host_port.jsonl"; IPv6 brackets and colons are replaced so the name is
 // portable.
+//
+// Exactly: every byte other than an ASCII letter, digit, '.' or '-' becomes
+// '_', then ".jsonl" is added. So "www.gov.uk" → "www.gov.uk.jsonl",
+// "127.0.0.1:8080" → "127.0.0.1_8080.jsonl", "[::1]:8080" →
+// "___1__8080.jsonl". Hosts that differ only in such bytes ("a_b:1" and
+// "a:b:1") share a file; readers filter lines by their host field, so counts
+// stay right. Hosts are expected in the canonical lower case of url.URL.
 func FileName(host string) string {
-	panic("TODO")
+	b := []byte(host)
+	for i, c := range b {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '-') {
+			b[i] = '_'
+		}
+	}
+	return string(b) + ".jsonl"
+}
+
+// Days returns the day directories ("YYYY-MM-DD") under dir, oldest first.
+// A missing dir has none. Other entries are ignored.
+func Days(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	var days []string
+	for _, e := range ents {
+		if _, err := time.Parse(time.DateOnly, e.Name()); err == nil && e.IsDir() {
+			days = append(days, e.Name())
+		}
+	}
+	slices.Sort(days) // ReadDir sorts already; the contract should not lean on it.
+	return days, nil
+}
+
+// mkdirDurable creates dir and, if it was new, flushes its entry in the
+// parent so that ledgers written under it cannot vanish with it in a crash.
+func mkdirDurable(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return atomicfile.SyncDir(filepath.Dir(filepath.Clean(dir)))
 }

@@ -1,8 +1,20 @@
 package state
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 )
 
 // Status is a source's coverage status (SPEC §6).
@@ -87,6 +99,8 @@ type Robots struct {
 
 // State is the whole memory. Use Load to read one from disk.
 type State struct {
+	saveMu sync.Mutex // one Save at a time, so an older snapshot never lands last
+
 	mu      sync.Mutex
 	sources map[string]Source
 	hosts   map[string]Host
@@ -135,6 +149,7 @@ func (s *State) Robots(key string) (Robots, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, ok := s.robots[key]
+	r.Body = bytes.Clone(r.Body)
 	return r, ok
 }
 
@@ -142,27 +157,176 @@ func (s *State) Robots(key string) (Robots, bool) {
 func (s *State) PutRobots(key string, r Robots) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	r.Body = bytes.Clone(r.Body) // a copy in, a copy out: the caller may reuse its buffer
 	s.robots[key] = r
 }
 
 // SourceIDs returns the ids with a stored state, sorted.
 func (s *State) SourceIDs() []string {
-	panic("TODO")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.sources))
 }
 
 // HostNames returns the hosts with a stored memory, sorted.
 func (s *State) HostNames() []string {
-	panic("TODO")
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.hosts))
+}
+
+// RobotsKeys returns the keys of the kept robots.txt copies, sorted.
+func (s *State) RobotsKeys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Sorted(maps.Keys(s.robots))
+}
+
+// file is the shape of state.json. Robots bodies live beside it.
+type file struct {
+	Sources map[string]Source `json:"sources"`
+	Hosts   map[string]Host   `json:"hosts"`
+	Robots  map[string]Robots `json:"robots"`
 }
 
 // Load reads dir/state.json and dir/robots/. A missing directory or file is
 // an empty State, not an error; a corrupt one is an error naming the file.
 func Load(dir string) (*State, error) {
-	panic("TODO")
+	path := filepath.Join(dir, stateFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return New(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	var doc file
+	if err := json.Unmarshal(b, &doc); err != nil {
+		return nil, fmt.Errorf("state: %s is corrupt (%v); it only caches what the ledgers and the store hold: "+
+			"move it aside or remove it and the next run starts afresh (daily caps still hold, they are counted from the ledgers)", path, err)
+	}
+	s := New()
+	maps.Copy(s.sources, doc.Sources)
+	maps.Copy(s.hosts, doc.Hosts)
+	for key, r := range doc.Robots {
+		p := filepath.Join(dir, robotsDir, RobotsFileName(key))
+		body, err := os.ReadFile(p)
+		switch {
+		case err == nil:
+			r.Body = body
+		case !errors.Is(err, fs.ErrNotExist):
+			return nil, fmt.Errorf("state: robots copy of %s: %w", key, err)
+		}
+		s.robots[key] = r
+	}
+	return s, nil
 }
 
 // Save writes dir/state.json and the robots copies atomically, in a
 // deterministic order (sorted keys, indented JSON).
+//
+// A file whose bytes would not change is left alone, so a quiet run leaves
+// the cache branch untouched. The order makes a crash between two writes
+// harmless: new robots bodies go first, so an old state.json meets at worst
+// a newer body under an older fetch time (fetched again sooner); bodies
+// that are no longer needed go last, so a state.json never meets a missing
+// body that its rules depend on.
 func (s *State) Save(dir string) error {
-	panic("TODO")
+	s.saveMu.Lock()
+	defer s.saveMu.Unlock()
+
+	s.mu.Lock()
+	doc := file{Sources: maps.Clone(s.sources), Hosts: maps.Clone(s.hosts), Robots: maps.Clone(s.robots)}
+	s.mu.Unlock()
+
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return fmt.Errorf("state: encode %s: %w", filepath.Join(dir, stateFile), err)
+	}
+	b = append(b, '\n')
+
+	var stale []string
+	for _, key := range slices.Sorted(maps.Keys(doc.Robots)) {
+		p := filepath.Join(dir, robotsDir, RobotsFileName(key))
+		if len(doc.Robots[key].Body) == 0 {
+			stale = append(stale, p)
+			continue
+		}
+		if err := writeIfChanged(p, doc.Robots[key].Body); err != nil {
+			return err
+		}
+	}
+	if err := writeIfChanged(filepath.Join(dir, stateFile), b); err != nil {
+		return err
+	}
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("state: %w", err)
+		}
+	}
+	return nil
+}
+
+const (
+	stateFile = "state.json"
+	robotsDir = "robots"
+)
+
+// writeIfChanged atomically replaces path with data unless it holds data
+// already.
+func writeIfChanged(path string, data []byte) error {
+	old, err := os.ReadFile(path)
+	if err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("state: %w", err)
+	}
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	return nil
+}
+
+// RobotsFileName is the name, under <state>/robots/, of the body kept for
+// key "scheme://host[:port]": the scheme, '_', then the authority with each
+// ':' written '_' and each byte other than an ASCII letter, digit, '.' or
+// '-' written %XX. So "https://www.gov.uk" → "https_www.gov.uk.txt",
+// "http://127.0.0.1:8080" → "http_127.0.0.1_8080.txt", "http://[::1]:8080" →
+// "http_%5B__1%5D_8080.txt".
+//
+// The mapping is one to one, so two keys never share a body: the first '_'
+// ends the scheme, and a '_' in a host is escaped. A key without "://" is
+// escaped whole and so holds no '_' at all. Keys are expected in the
+// canonical lower case of url.URL: on a case-insensitive file system
+// "https://A.example" and "https://a.example" would meet.
+func RobotsFileName(key string) string {
+	var b strings.Builder
+	scheme, authority, ok := strings.Cut(key, "://")
+	if !ok {
+		escape(&b, key, false)
+	} else {
+		escape(&b, scheme, false)
+		b.WriteByte('_')
+		escape(&b, authority, true)
+	}
+	b.WriteString(".txt")
+	return b.String()
+}
+
+func escape(b *strings.Builder, s string, colonAsUnderscore bool) {
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '-':
+			b.WriteByte(c)
+		case c == ':' && colonAsUnderscore:
+			b.WriteByte('_')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
 }

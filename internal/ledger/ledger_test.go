@@ -1,0 +1,414 @@
+package ledger
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var t0 = time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
+
+func open(t testing.TB) *Ledger {
+	t.Helper()
+	l, err := Open(filepath.Join(t.TempDir(), "ledgers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func dispatch(host string, at time.Time, src string) Line {
+	return Line{Event: Dispatch, Time: at, Host: host, URL: "https://" + host + "/" + src,
+		Purpose: PurposeDocument, Source: src, RunID: "run-1"}
+}
+
+func TestAppendReadRoundTrip(t *testing.T) {
+	l := open(t)
+	want := []Line{
+		{Event: Dispatch, Time: t0, Host: "www.gov.uk", URL: "https://www.gov.uk/robots.txt", Purpose: PurposeRobots, RunID: "r"},
+		{Event: Result, Time: t0.Add(time.Second), Host: "www.gov.uk", URL: "https://www.gov.uk/robots.txt", RunID: "r",
+			Status: 200, Bytes: 42, SHA256: strings.Repeat("ab", 32), DurationMS: 120},
+		dispatch("www.gov.uk", t0.Add(5*time.Second), "uk-income-tax-rates"),
+		{Event: Result, Time: t0.Add(6 * time.Second), Host: "www.gov.uk", URL: "https://www.gov.uk/x", Error: "timeout after 60s"},
+	}
+	for _, line := range want {
+		if err := l.Append(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := l.Read("2026-11-03", "www.gov.uk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Read (-want +got):\n%s", diff)
+	}
+	// Read must see the lines in a fresh process too, not only through us.
+	l2, err := Open(l.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l2.Read("2026-11-03", "www.gov.uk"); err != nil || len(got) != len(want) {
+		t.Errorf("second ledger Read = %d lines, %v; want %d", len(got), err, len(want))
+	}
+}
+
+func TestAppendIsOneJSONObjectPerLine(t *testing.T) {
+	l := open(t)
+	line := dispatch("a.example", t0, "s")
+	if err := l.Append(line); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(l.Dir(), "2026-11-03", "a.example.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"event":"dispatch","time":"2026-11-03T10:00:00Z","host":"a.example","url":"https://a.example/s","purpose":"document","source":"s","run":"run-1"}` + "\n"
+	if diff := cmp.Diff(want, string(b)); diff != "" {
+		t.Errorf("file (-want +got):\n%s", diff)
+	}
+}
+
+func TestMissingFileIsEmpty(t *testing.T) {
+	l := open(t)
+	n, err := l.Dispatches("2026-11-03", "nobody.example")
+	if n != 0 || err != nil {
+		t.Errorf("Dispatches = %d, %v; want 0, nil", n, err)
+	}
+	lines, err := l.Read("2026-11-03", "nobody.example")
+	if lines != nil || err != nil {
+		t.Errorf("Read = %v, %v; want nil, nil", lines, err)
+	}
+}
+
+func TestConcurrentAppendsWriteWholeLines(t *testing.T) {
+	l := open(t)
+	const workers, each = 8, 50
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				line := dispatch("busy.example", t0, fmt.Sprintf("w%d-%d", w, i))
+				// A long field makes a torn or interleaved write easy to see.
+				line.Error = strings.Repeat("x", 4096)
+				if err := l.Append(line); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	lines, err := l.Read("2026-11-03", "busy.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, line := range lines {
+		seen[line.Source] = true
+	}
+	if len(lines) != workers*each || len(seen) != workers*each {
+		t.Errorf("read %d lines, %d distinct; want %d", len(lines), len(seen), workers*each)
+	}
+}
+
+func TestTornTailIgnoredThenRepaired(t *testing.T) {
+	l := open(t)
+	first := dispatch("torn.example", t0, "one")
+	if err := l.Append(first); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	path := filepath.Join(l.Dir(), "2026-11-03", "torn.example.jsonl")
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What a crash half way through the second Append leaves behind.
+	torn := `{"event":"dispatch","time":"2026-11-03T10:00:05Z","host":"torn.exa`
+	if err := os.WriteFile(path, append(whole, torn...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	l, err = Open(l.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if n, err := l.Dispatches("2026-11-03", "torn.example"); n != 1 || err != nil {
+		t.Errorf("Dispatches with torn tail = %d, %v; want 1, nil", n, err)
+	}
+	if got, err := l.Read("2026-11-03", "torn.example"); err != nil || len(got) != 1 {
+		t.Errorf("Read with torn tail = %d lines, %v; want 1, nil", len(got), err)
+	}
+
+	second := dispatch("torn.example", t0.Add(10*time.Second), "two")
+	if err := l.Append(second); err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Read("2026-11-03", "torn.example")
+	if err != nil {
+		t.Fatalf("Read after repair: %v", err)
+	}
+	if diff := cmp.Diff([]Line{first, second}, got); diff != "" {
+		t.Errorf("after repair (-want +got):\n%s", diff)
+	}
+}
+
+func TestTornOnlyLineRepairedToEmpty(t *testing.T) {
+	l := open(t)
+	dir := filepath.Join(l.Dir(), "2026-11-03")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "t.example.jsonl")
+	if err := os.WriteFile(path, []byte(`{"event":"disp`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := dispatch("t.example", t0, "s")
+	if err := l.Append(line); err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Read("2026-11-03", "t.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]Line{line}, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestAfterLastNewlineAcrossBlocks(t *testing.T) {
+	// A torn tail longer than one read block must still be found.
+	data := "a\n" + strings.Repeat("z", 200<<10)
+	got, err := afterLastNewline(strings.NewReader(data), int64(len(data)))
+	if err != nil || got != 2 {
+		t.Errorf("afterLastNewline = %d, %v; want 2", got, err)
+	}
+}
+
+func TestCorruptLineNamesFileAndLine(t *testing.T) {
+	l := open(t)
+	if err := l.Append(dispatch("c.example", t0, "s")); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(l.Dir(), "2026-11-03", "c.example.jsonl")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("not json\n")
+	f.Close()
+	want := path + ":2:"
+	if _, err := l.Dispatches("2026-11-03", "c.example"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Dispatches error = %v; want one containing %q", err, want)
+	}
+	if _, err := l.Read("2026-11-03", "c.example"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Read error = %v; want one containing %q", err, want)
+	}
+}
+
+func TestDispatchesCountsOnlyDispatchesOfHostAndDay(t *testing.T) {
+	l := open(t)
+	lines := []Line{
+		dispatch("h.example", t0, "a"),
+		{Event: Result, Time: t0, Host: "h.example", Status: 200},
+		dispatch("h.example", t0.Add(time.Minute), "b"),
+		{Event: Result, Time: t0, Host: "h.example", Status: 500},
+		dispatch("h.example:8443", t0, "port"),           // another host: its own port
+		dispatch("other.example", t0, "c"),               // another host
+		dispatch("h.example", t0.Add(24*time.Hour), "d"), // another day
+		// Shares the file of h.example:8443, but is not that host.
+		dispatch("h.example_8443", t0, "e"),
+	}
+	for _, line := range lines {
+		if err := l.Append(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		day, host string
+		want      int
+	}{
+		{"2026-11-03", "h.example", 2},
+		{"2026-11-04", "h.example", 1},
+		{"2026-11-03", "h.example:8443", 1},
+		{"2026-11-03", "h.example_8443", 1},
+		{"2026-11-05", "h.example", 0},
+	} {
+		n, err := l.Dispatches(tc.day, tc.host)
+		if n != tc.want || err != nil {
+			t.Errorf("Dispatches(%s, %s) = %d, %v; want %d", tc.day, tc.host, n, err, tc.want)
+		}
+	}
+}
+
+func TestLinesLandInUTCDay(t *testing.T) {
+	l := open(t)
+	est := time.FixedZone("EST", -5*3600)
+	at := time.Date(2026, 11, 3, 23, 59, 59, 0, est) // 2026-11-04T04:59:59Z
+	if err := l.Append(dispatch("late.example", at, "s")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(l.Dir(), "2026-11-04", "late.example.jsonl")); err != nil {
+		t.Errorf("line not in its UTC day: %v", err)
+	}
+	if n, _ := l.Dispatches("2026-11-03", "late.example"); n != 0 {
+		t.Errorf("local day has %d dispatches, want 0", n)
+	}
+	got, err := l.Read("2026-11-04", "late.example")
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Read = %v, %v", got, err)
+	}
+	if got[0].Time.Location() != time.UTC || !got[0].Time.Equal(at) {
+		t.Errorf("time read back = %v; want %v in UTC", got[0].Time, at.UTC())
+	}
+	if Day(at) != "2026-11-04" {
+		t.Errorf("Day(%v) = %s; want 2026-11-04", at, Day(at))
+	}
+}
+
+func TestFileName(t *testing.T) {
+	for host, want := range map[string]string{
+		"www.gov.uk":           "www.gov.uk.jsonl",
+		"www.gov.uk:8443":      "www.gov.uk_8443.jsonl",
+		"127.0.0.1:8080":       "127.0.0.1_8080.jsonl",
+		"[::1]:8080":           "___1__8080.jsonl",
+		"[2001:db8::1]":        "_2001_db8__1_.jsonl",
+		"xn--bcher-kva.de":     "xn--bcher-kva.de.jsonl",
+		"../../etc/passwd":     ".._.._etc_passwd.jsonl",
+		"a\\b":                 "a_b.jsonl",
+		"ünïcode.example":      "__n__code.example.jsonl",
+		"UPPER.Example":        "UPPER.Example.jsonl",
+		"zone%25eth0":          "zone_25eth0.jsonl",
+		"host.example:notport": "host.example_notport.jsonl",
+	} {
+		if got := FileName(host); got != want {
+			t.Errorf("FileName(%q) = %q; want %q", host, got, want)
+		}
+	}
+}
+
+func TestAppendRejectsIncompleteLine(t *testing.T) {
+	l := open(t)
+	for _, line := range []Line{
+		{Time: t0, Host: "h"},
+		{Event: Dispatch, Time: t0},
+		{Event: Dispatch, Host: "h"},
+	} {
+		if err := l.Append(line); err == nil {
+			t.Errorf("Append(%+v) = nil; want an error", line)
+		}
+	}
+}
+
+func TestLongestLineRoundTrips(t *testing.T) {
+	l := open(t)
+	line := dispatch("long.example", t0, "s")
+	b, _ := json.Marshal(line)
+	// Fill Error so that the encoded line plus newline is exactly MaxLine.
+	line.Error = strings.Repeat("e", MaxLine-len(b)-len(`,"error":""`)-1)
+	if err := l.Append(line); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.Read("2026-11-03", "long.example"); err != nil || len(got) != 1 {
+		t.Errorf("Read of a MaxLine line = %d lines, %v", len(got), err)
+	}
+	line.Error += "e"
+	if err := l.Append(line); err == nil {
+		t.Error("Append of a line over MaxLine = nil; want an error")
+	}
+}
+
+func TestAppendAfterCloseFails(t *testing.T) {
+	l := open(t)
+	if err := l.Append(dispatch("h", t0, "s")); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Append(dispatch("h", t0, "s")); err == nil {
+		t.Error("Append after Close = nil; want an error")
+	}
+}
+
+func TestDays(t *testing.T) {
+	l := open(t)
+	for _, at := range []time.Time{t0.AddDate(0, 1, 0), t0, t0.AddDate(0, 0, 1)} {
+		if err := l.Append(dispatch("h", at, "s")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.Mkdir(filepath.Join(l.Dir(), "not-a-day"), 0o755)
+	os.WriteFile(filepath.Join(l.Dir(), "2026-01-01"), nil, 0o644) // a file, not a day
+	got, err := Days(l.Dir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"2026-11-03", "2026-11-04", "2026-12-03"}, got); diff != "" {
+		t.Errorf("Days (-want +got):\n%s", diff)
+	}
+	if got, err := Days(filepath.Join(l.Dir(), "missing")); got != nil || err != nil {
+		t.Errorf("Days(missing) = %v, %v; want nil, nil", got, err)
+	}
+}
+
+func TestBadDayRefused(t *testing.T) {
+	l := open(t)
+	for _, day := range []string{"", "../..", "2026-13-01", "20261103"} {
+		if _, err := l.Dispatches(day, "h"); err == nil {
+			t.Errorf("Dispatches(%q) = nil error; want one", day)
+		}
+	}
+}
+
+// BenchmarkAppend measures one durable append; it is bound by fsync, so the
+// figure is the disk's, not the code's.
+func BenchmarkAppend(b *testing.B) {
+	l := open(b)
+	line := dispatch("bench.example", t0, "uk-income-tax-rates")
+	for b.Loop() {
+		if err := l.Append(line); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDispatches counts the dispatches in a 10,000-line file, half of
+// them results: what the cap check reads for a busy host-day.
+func BenchmarkDispatches(b *testing.B) {
+	l := open(b)
+	dir := filepath.Join(l.Dir(), "2026-11-03")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	var buf []byte
+	for i := range 10000 {
+		line := dispatch("bench.example", t0, fmt.Sprintf("source-%d", i))
+		if i%2 == 1 {
+			line = Line{Event: Result, Time: t0, Host: "bench.example", URL: line.URL, Status: 200,
+				Bytes: 12345, SHA256: strings.Repeat("ab", 32), DurationMS: 250}
+		}
+		j, _ := json.Marshal(line)
+		buf = append(append(buf, j...), '\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, FileName("bench.example")), buf, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(buf)))
+	for b.Loop() {
+		n, err := l.Dispatches("2026-11-03", "bench.example")
+		if err != nil || n != 5000 {
+			b.Fatalf("Dispatches = %d, %v", n, err)
+		}
+	}
+}
