@@ -2,10 +2,17 @@ package fetch
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
+	"os"
+	"syscall"
 	"time"
 )
 
@@ -28,14 +35,81 @@ type Config struct {
 	AllowPrivate bool
 }
 
+// The policy's built-in values (SPEC §2), used when a Config leaves them
+// zero, so that no Client is ever without a bound.
+const (
+	defaultTimeout = 60 * time.Second
+	defaultMaxBody = 50 << 20
+)
+
+const (
+	// maxPhase caps connect and TLS: a server that needs longer than this to
+	// accept or shake hands is down, whatever the whole-request budget.
+	maxPhase = 10 * time.Second
+	// drainLimit is how much of a non-2xx body is read so the connection can
+	// be reused; past it the connection is simply closed.
+	drainLimit = 64 << 10
+)
+
 // Client sends requests. It is safe for concurrent use.
 type Client struct {
-	// TODO
+	cfg       Config
+	dialer    *net.Dialer
+	transport *http.Transport
+	http      *http.Client
 }
 
-// New returns a Client for cfg, with its own transport.
+// New returns a Client for cfg, with its own transport. A zero Timeout or
+// MaxBody takes the policy default (60s, 50 MiB).
 func New(cfg Config) *Client {
-	panic("TODO")
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = defaultTimeout
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = defaultMaxBody
+	}
+	phase := min(cfg.Timeout, maxPhase)
+	dialer := &net.Dialer{Timeout: phase}
+	if !cfg.AllowPrivate {
+		// Control sees the resolved IP just before connect(2): checking
+		// here rather than the URL's host is what defeats DNS rebinding.
+		dialer.Control = guard
+	}
+	transport := &http.Transport{
+		Proxy:                  nil, // proxy variables are ignored (§3.11)
+		DialContext:            dialer.DialContext,
+		ForceAttemptHTTP2:      true, // a custom dialer would otherwise turn HTTP/2 off
+		DisableCompression:     true, // stored bytes are exactly what was sent
+		TLSHandshakeTimeout:    phase,
+		ResponseHeaderTimeout:  cfg.Timeout,
+		IdleConnTimeout:        90 * time.Second,
+		MaxResponseHeaderBytes: 1 << 20,
+	}
+	return &Client{
+		cfg:       cfg,
+		dialer:    dialer,
+		transport: transport,
+		http: &http.Client{
+			Transport: transport,
+			Jar:       nil, // cookies are never kept or sent back (§3.1)
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse // the caller gates every hop
+			},
+		},
+	}
+}
+
+// guard is the dialer's Control: it refuses forbidden addresses.
+func guard(network, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		// Fail closed: an address we cannot read is not one we can vouch for.
+		return fmt.Errorf("%w: unparsable address %q", ErrForbiddenAddress, address)
+	}
+	if Forbidden(ap.Addr()) {
+		return fmt.Errorf("%w: %s", ErrForbiddenAddress, ap.Addr())
+	}
+	return nil
 }
 
 // Request is one GET.
@@ -73,24 +147,199 @@ type Sink interface {
 // Response so far with an error wrapping ErrTooLarge. Transport errors are
 // returned as is (see IsTimeout); no redirect is followed.
 func (c *Client) Get(ctx context.Context, req Request, sink Sink) (*Response, error) {
-	panic("TODO")
+	return c.do(ctx, req, func(ctx context.Context, body io.Reader, resp *Response) error {
+		sum, size, err := sink.Put(ctx, body)
+		resp.SHA256, resp.Size = sum, size
+		return err
+	})
 }
 
 // GetBytes is Get for small bodies (robots.txt): up to limit bytes of a 2xx
-// body are returned; the rest is read and dropped up to MaxBody.
+// body are returned; the rest is read and dropped up to MaxBody. SHA256 and
+// Size describe the whole body. A body over MaxBody gives an error wrapping
+// ErrTooLarge, along with its first limit bytes when they were read (not
+// when Content-Length already declared it too large).
 func (c *Client) GetBytes(ctx context.Context, req Request, limit int64) (*Response, []byte, error) {
-	panic("TODO")
+	var kept []byte
+	resp, err := c.do(ctx, req, func(_ context.Context, body io.Reader, resp *Response) error {
+		h := sha256.New()
+		body = io.TeeReader(body, h)
+		var rerr error
+		kept, rerr = io.ReadAll(io.LimitReader(body, max(limit, 0)))
+		rest, derr := io.Copy(io.Discard, body)
+		resp.Size = int64(len(kept)) + rest
+		resp.SHA256 = hex.EncodeToString(h.Sum(nil))
+		return errors.Join(rerr, derr)
+	})
+	return resp, kept, err
+}
+
+// do sends req and hands a 2xx body to consume, under the whole-request
+// timeout.
+func (c *Client) do(ctx context.Context, req Request, consume func(context.Context, io.Reader, *Response) error) (*Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+
+	u, err := url.Parse(req.URL)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: %w", err)
+	}
+	if u.User != nil {
+		// net/http would turn user-info into an Authorization header; the
+		// bot is anonymous (§3.1), whatever a manifest or Location says.
+		return nil, fmt.Errorf("fetch: %s: URL with user-info refused", u.Redacted())
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("fetch: %w", err)
+	}
+	hreq.Header = http.Header{
+		"User-Agent": {c.cfg.UserAgent},
+		"From":       {c.cfg.From},
+	}
+	if req.ETag != "" {
+		hreq.Header.Set("If-None-Match", req.ETag)
+	}
+	if req.LastModified != "" {
+		hreq.Header.Set("If-Modified-Since", req.LastModified)
+	}
+
+	start := time.Now()
+	hresp, err := c.http.Do(hreq)
+	if err != nil {
+		return nil, err
+	}
+	defer hresp.Body.Close()
+
+	resp := &Response{
+		Status:       hresp.StatusCode,
+		Header:       hresp.Header,
+		ContentType:  hresp.Header.Get("Content-Type"),
+		ETag:         hresp.Header.Get("ETag"),
+		LastModified: hresp.Header.Get("Last-Modified"),
+		RetryAfter:   hresp.Header.Get("Retry-After"),
+	}
+	if hresp.StatusCode >= 300 && hresp.StatusCode < 400 {
+		if loc, err := hresp.Location(); err == nil {
+			resp.Location = loc.String()
+		}
+	}
+	if hresp.StatusCode < 200 || hresp.StatusCode >= 300 {
+		io.CopyN(io.Discard, hresp.Body, drainLimit)
+		resp.Duration = time.Since(start)
+		return resp, nil
+	}
+
+	if hresp.ContentLength > c.cfg.MaxBody {
+		// Declared too large: no need to download what will be abandoned.
+		resp.Duration = time.Since(start)
+		return resp, fmt.Errorf("fetch: %s: declared %d bytes: %w", req.URL, hresp.ContentLength, ErrTooLarge)
+	}
+	body := &limitedReader{r: hresp.Body, left: c.cfg.MaxBody}
+	err = consume(ctx, body, resp)
+	resp.Duration = time.Since(start)
+	// The reader's own failure is the cause; the consumer's error merely
+	// follows from it and may not wrap it.
+	switch {
+	case body.tooLarge:
+		err = fmt.Errorf("fetch: %s: over %d bytes: %w", req.URL, c.cfg.MaxBody, ErrTooLarge)
+	case body.err != nil:
+		err = fmt.Errorf("fetch: %s: reading body: %w", req.URL, body.err)
+	}
+	if err != nil {
+		// No hash may be recorded for bytes that were not kept whole.
+		resp.SHA256, resp.Size = "", 0
+	}
+	return resp, err
+}
+
+// limitedReader passes at most left bytes through and fails with ErrTooLarge
+// on the first byte past them. It asks for one byte more than it allows so
+// that a body of exactly the limit is told apart from a longer one.
+type limitedReader struct {
+	r        io.Reader
+	left     int64
+	tooLarge bool
+	err      error // the first read error other than io.EOF
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.tooLarge {
+		return 0, ErrTooLarge
+	}
+	if int64(len(p)) > l.left+1 {
+		p = p[:l.left+1]
+	}
+	n, err := l.r.Read(p)
+	if int64(n) > l.left {
+		n, l.left, l.tooLarge = int(l.left), 0, true
+		return n, ErrTooLarge
+	}
+	l.left -= int64(n)
+	if err != nil && err != io.EOF && l.err == nil {
+		l.err = err
+	}
+	return n, err
 }
 
 // IsTimeout reports whether err is a timeout of any phase.
 func IsTimeout(err error) bool {
-	panic("TODO")
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return true
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
+
+// forbidden lists the special-purpose ranges (IANA registries, RFC 6890 and
+// successors) that a public document never lives in.
+var forbidden = func() []netip.Prefix {
+	var ps []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8",       // "this network"
+		"10.0.0.0/8",      // private
+		"100.64.0.0/10",   // CGNAT shared space
+		"127.0.0.0/8",     // loopback
+		"169.254.0.0/16",  // link-local (cloud metadata lives here)
+		"172.16.0.0/12",   // private
+		"192.0.0.0/24",    // IETF protocol assignments
+		"192.0.2.0/24",    // TEST-NET-1
+		"192.168.0.0/16",  // private
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // TEST-NET-2
+		"203.0.113.0/24",  // TEST-NET-3
+		"224.0.0.0/4",     // multicast
+		"240.0.0.0/4",     // reserved, and 255.255.255.255 broadcast
+		"::/96",           // unspecified, loopback, deprecated IPv4-compatible
+		"64:ff9b::/96",    // NAT64: would reach any IPv4 address, private ones too
+		"64:ff9b:1::/48",  // local-use NAT64
+		"2001:db8::/32",   // documentation
+		"2002::/16",       // 6to4: embeds an arbitrary IPv4 address
+		"fc00::/7",        // unique local
+		"fe80::/10",       // link-local
+		"fec0::/10",       // site-local (deprecated)
+		"ff00::/8",        // multicast
+	} {
+		ps = append(ps, netip.MustParsePrefix(s))
+	}
+	return ps
+}()
 
 // Forbidden reports whether addr may not be dialled by the guard:
 // unspecified, loopback, private (RFC 1918, ULA), link-local, CGNAT,
 // multicast, broadcast, documentation, benchmarking, reserved ranges, and
 // IPv4-mapped / NAT64 forms of those.
 func Forbidden(addr netip.Addr) bool {
-	panic("TODO")
+	if !addr.IsValid() {
+		return true
+	}
+	// A zoned address never matches a prefix, and ::ffff:10.0.0.1 is
+	// 10.0.0.1 on the wire.
+	addr = addr.WithZone("").Unmap()
+	for _, p := range forbidden {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
 }
