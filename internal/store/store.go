@@ -45,6 +45,11 @@ type Store struct {
 	commitMu sync.Mutex
 }
 
+// ReadOnly returns the store at root for looking only (Has, Open, Verify):
+// it creates and checks nothing, so a dry run leaves the tree untouched.
+// Put on it fails if root/sha256 does not exist.
+func ReadOnly(root string) *Store { return &Store{root: root} }
+
 // Open returns the store rooted at root, creating root/sha256 when missing.
 // It fails (clearly) when root cannot be written.
 func Open(root string) (*Store, error) {

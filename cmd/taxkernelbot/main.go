@@ -1,0 +1,21 @@
+// Command taxkernelbot fetches the tax documents listed in manifests/,
+// politely, and keeps the exact bytes it was served. See README.md.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/taxkernel/taxkernelbot/internal/cli"
+)
+
+func main() {
+	// SIGINT/SIGTERM stop new dispatches; the command then saves what it
+	// has and exits (SPEC §3.13).
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := cli.Main(ctx, os.Args[1:], cli.IO{Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv})
+	stop()
+	os.Exit(code)
+}

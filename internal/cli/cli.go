@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// Exit codes (SPEC §6b).
+const (
+	ExitOK       = 0 // done
+	ExitFailures = 1 // the run completed; failures are recorded
+	ExitUsage    = 2 // bad command line or invalid manifests
+	ExitCannot   = 3 // could not run: lease held, store unwritable, …
+)
+
+// exitError carries the exit code an error maps to.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+func usageError(format string, args ...any) error {
+	return withCode(ExitUsage, fmt.Errorf(format, args...))
+}
+
+func cannotRun(format string, args ...any) error {
+	return withCode(ExitCannot, fmt.Errorf(format, args...))
+}
+
+// errFailuresRecorded is returned by a run that completed with failures;
+// what failed is already in the report.
+var errFailuresRecorded = withCode(ExitFailures, errors.New("the run completed with failures recorded (see the report)"))
+
+// IO is where a command writes.
+type IO struct {
+	Out, Err io.Writer
+	Getenv   func(string) string
+}
+
+type command struct {
+	summary string
+	run     func(ctx context.Context, io IO, args []string) error
+}
+
+// commands is filled in init because each command's flag usage reads its
+// summary back from this table.
+var commands map[string]command
+
+func init() {
+	commands = map[string]command{
+		"run":      {"fetch the due sources, then write snapshots, state and reports", cmdRun},
+		"validate": {"check the manifests (no network)", cmdValidate},
+		"report":   {"rewrite reports/ from the manifests and the state (no network)", cmdReport},
+		"cite":     {"print the citation of a source's held bytes", cmdCite},
+		"verify":   {"re-hash every blob and check the index against the store", cmdVerify},
+		"robots":   {"explain the robots.txt decision for a URL from the kept copy", cmdRobots},
+		"demo":     {"run the whole pipeline against embedded local servers (no network)", cmdDemo},
+	}
+}
+
+// Main runs the command named by args[0] and returns the process exit code.
+func Main(ctx context.Context, args []string, io IO) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(io.Err)
+		if len(args) == 0 {
+			return ExitUsage
+		}
+		return ExitOK
+	}
+	cmd, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(io.Err, "taxkernelbot: unknown command %q\n\n", args[0])
+		usage(io.Err)
+		return ExitUsage
+	}
+	err := cmd.run(ctx, io, args[1:])
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return ExitOK
+	}
+	fmt.Fprintf(io.Err, "taxkernelbot %s: %v\n", args[0], err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitCannot
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "TaxKernelBot fetches the tax documents listed in manifests/, politely, and keeps the exact bytes.")
+	fmt.Fprintln(w, "\nUsage: taxkernelbot <command> [flags]   (taxkernelbot <command> --help for its flags)")
+	fmt.Fprintln(w, "\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nExit codes: 0 ok, 1 run completed with failures recorded, 2 usage or invalid manifests, 3 could not run.")
+}
+
+// newFlags returns a flag set whose errors are ours to report (exit 2).
+func newFlags(name, args string, io IO) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Err)
+	fs.Usage = func() {
+		fmt.Fprintf(io.Err, "Usage: taxkernelbot %s %s\n\n%s.\n\nFlags:\n", name, args, strings.ToUpper(commands[name].summary[:1])+commands[name].summary[1:])
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags, mapping flag errors to exit 2 and --help to success.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return withCode(ExitUsage, err)
+	}
+	return nil
+}

@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+)
+
+type reportOptions struct {
+	paths
+	IO IO
+}
+
+func cmdReport(ctx context.Context, io IO, args []string) error {
+	opts := reportOptions{IO: io}
+	fs := newFlags("report", "[flags]", io)
+	opts.register(fs, "manifests", "reports", "state")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	return runReport(ctx, opts)
+}
+
+func runReport(_ context.Context, opts reportOptions) error {
+	set, err := loadManifests(opts.Manifests, opts.IO)
+	if err != nil {
+		return err
+	}
+	st, err := state.Load(opts.State)
+	if err != nil {
+		return cannotRun("%v", err)
+	}
+	changed, err := report.Build(set, st).Write(opts.Reports)
+	if err != nil {
+		return cannotRun("%v", err)
+	}
+	what := "unchanged"
+	if changed {
+		what = "written"
+	}
+	fmt.Fprintf(opts.IO.Out, "%s/coverage.json and coverage.md %s\n", opts.Reports, what)
+	return nil
+}

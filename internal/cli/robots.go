@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/policy"
+	"github.com/taxkernel/taxkernelbot/internal/robots"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+)
+
+type robotsOptions struct {
+	paths
+	URL string
+	IO  IO
+}
+
+func cmdRobots(ctx context.Context, io IO, args []string) error {
+	opts := robotsOptions{IO: io}
+	fs := newFlags("robots", "[flags] URL", io)
+	opts.register(fs, "manifests", "state")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return usageError("robots takes exactly one URL")
+	}
+	opts.URL = fs.Arg(0)
+	return runRobots(ctx, opts)
+}
+
+// runRobots explains, from the kept copy only, what robots.txt says about a
+// URL: the same decision a run would take, without a request.
+func runRobots(_ context.Context, opts robotsOptions) error {
+	u, err := url.Parse(opts.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return usageError("%q is not an http(s) URL", opts.URL)
+	}
+	pol := policy.Default()
+	var host policy.Host
+	if set, diags := manifest.Load(opts.Manifests); !diags.HasErrors() {
+		pol = set.Policy
+		host = set.Host(manifest.HostOf(u))
+	}
+	st, err := state.Load(opts.State)
+	if err != nil {
+		return cannotRun("%v", err)
+	}
+	key := robots.Key(u)
+	kept, ok := st.Robots(key)
+	if !ok {
+		return withCode(ExitFailures, fmt.Errorf("no robots.txt copy for %s in %s: a run fetches it before the first document of that host", key, opts.State))
+	}
+	token := pol.ProductToken()
+	rules := robots.Outcome(kept.HTTPStatus, kept.Body, nil)
+	if kept.Outcome == state.RobotsUnreadable {
+		rules = robots.DisallowAll()
+	}
+	w := opts.IO.Out
+	fmt.Fprintf(w, "robots.txt: %s, fetched %s, HTTP %d, %s\n", kept.URL, kept.FetchedAt.UTC().Format(time.RFC3339), kept.HTTPStatus, kept.Outcome)
+	if age := time.Since(kept.FetchedAt); age > pol.RobotsTTL {
+		fmt.Fprintf(w, "note: this copy is older than robots_ttl (%s); the next run fetches it again\n", pol.RobotsTTL)
+	}
+	fmt.Fprintf(w, "agent: %s\n", token)
+	fmt.Fprintln(w, rules.Explain(token, u))
+	if d := rules.CrawlDelay(token); d > 0 {
+		fmt.Fprintf(w, "crawl-delay: %s\n", d)
+	}
+	if !rules.Allowed(token, u) && host.Override != nil && kept.Outcome != state.RobotsUnreadable {
+		fmt.Fprintf(w, "robots_override for %s lifts this Disallow: %q\n", host.Name, host.Override.Permission)
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/fetch"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+type runOptions struct {
+	paths
+	Only        string
+	MaxDuration time.Duration
+	DryRun      bool
+	RunID       string
+	Clock       clock.Clock
+	IO          IO
+}
+
+func cmdRun(ctx context.Context, io IO, args []string) error {
+	opts := runOptions{IO: io}
+	fs := newFlags("run", "[flags]", io)
+	opts.register(fs, "manifests", "snapshots", "reports", "state")
+	fs.StringVar(&opts.Only, "only", "", "limit the run to one source `ID` or one JURISDICTION")
+	fs.DurationVar(&opts.MaxDuration, "max-duration", 50*time.Minute, "stop dispatching after this long; hosts that would wait past it are deferred")
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "plan and print what would be requested, without a request or a write")
+	fs.StringVar(&opts.RunID, "run-id", os.Getenv("GITHUB_RUN_ID"), "identifier written into ledger lines")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("unexpected arguments %q", fs.Args())
+	}
+	return runRun(ctx, opts)
+}
+
+// runRun is one fetch run: load, lock, fetch, then save the index, the state
+// and the reports — also after an interruption, so nothing fetched is lost.
+func runRun(ctx context.Context, opts runOptions) error {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	set, err := loadManifests(opts.Manifests, opts.IO)
+	if err != nil {
+		return err
+	}
+	if opts.Only != "" {
+		if _, ok := set.Source(opts.Only); !ok && !hasJurisdiction(set.Manifests, opts.Only) {
+			return usageError("--only %q names no source id and no jurisdiction", opts.Only)
+		}
+	}
+	st, err := state.Load(opts.State)
+	if err != nil {
+		return cannotRun("%v", err)
+	}
+	s := store.ReadOnly(opts.Snapshots)
+	if !opts.DryRun {
+		if s, err = store.Open(opts.Snapshots); err != nil {
+			return cannotRun("%v", err)
+		}
+	}
+	ix, err := store.LoadIndex(opts.indexPath())
+	if err != nil {
+		return cannotRun("%v", err)
+	}
+	var led *ledger.Ledger
+	if !opts.DryRun {
+		unlock, err := lockState(opts.lockPath())
+		if err != nil {
+			return err
+		}
+		defer unlock()
+		if led, err = ledger.Open(opts.ledgerDir()); err != nil {
+			return cannotRun("%v", err)
+		}
+		defer led.Close()
+	}
+	p := set.Policy
+	client := fetch.New(fetch.Config{
+		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
+		AllowPrivate: p.AllowPrivateNetworks,
+	})
+	var logMu sync.Mutex
+	res, runErr := pipeline.Run(ctx, pipeline.Options{
+		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
+		Clock: opts.Clock, Only: opts.Only, DryRun: opts.DryRun, RunID: opts.RunID,
+		Deadline: opts.Clock.Now().Add(opts.MaxDuration),
+		Log: func(host, msg string) {
+			logMu.Lock()
+			defer logMu.Unlock()
+			fmt.Fprintf(opts.IO.Err, "%s  %s\n", host, msg)
+		},
+	})
+	if opts.DryRun {
+		return printPlan(opts.IO, res)
+	}
+	// Save even after an interruption or a fatal error: what was fetched and
+	// dispatched must not be lost.
+	if err := ix.Save(opts.indexPath()); err != nil {
+		return cannotRun("%v", err)
+	}
+	if err := st.Save(opts.State); err != nil {
+		return cannotRun("%v", err)
+	}
+	rep := report.Build(set, st)
+	if _, err := rep.Write(opts.Reports); err != nil {
+		return cannotRun("%v", err)
+	}
+	fmt.Fprintf(opts.IO.Err, "run: %d request(s), %d source(s) checked, %d failing, %d deferred\n",
+		res.Dispatches, res.Checked, res.Failed, res.Deferred)
+	switch {
+	case errors.Is(runErr, pipeline.ErrFatal):
+		return withCode(ExitCannot, runErr)
+	case runErr != nil:
+		return withCode(ExitFailures, fmt.Errorf("interrupted (%v): state, index and reports saved", runErr))
+	case res.Failed > 0:
+		return errFailuresRecorded
+	}
+	return nil
+}
+
+func printPlan(io IO, res *pipeline.Result) error {
+	fmt.Fprintf(io.Out, "dry run: %d source(s) due, no request made\n", len(res.Planned))
+	for _, p := range res.Planned {
+		fmt.Fprintf(io.Out, "%s\t%s\t%s\n", p.Host, p.SourceID, p.URL)
+	}
+	return nil
+}
+
+func hasJurisdiction(ms []manifest.Manifest, j string) bool {
+	for _, m := range ms {
+		if m.Jurisdiction == j {
+			return true
+		}
+	}
+	return false
+}
+
+// lockState takes an exclusive lock on the state directory so that two runs
+// on one machine never share a host (SPEC §3.3); the cache branch's lease
+// does the same across machines.
+func lockState(path string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, cannotRun("state directory unwritable: %v", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, cannotRun("state directory unwritable: %v", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, cannotRun("another run holds %s: wait for it to finish", path)
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}

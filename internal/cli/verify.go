@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+type verifyOptions struct {
+	paths
+	IO IO
+}
+
+func cmdVerify(ctx context.Context, io IO, args []string) error {
+	opts := verifyOptions{IO: io}
+	fs := newFlags("verify", "[flags]", io)
+	opts.register(fs, "snapshots")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	return runVerify(ctx, opts)
+}
+
+func runVerify(ctx context.Context, opts verifyOptions) error {
+	s, err := store.Open(opts.Snapshots)
+	if err != nil {
+		return cannotRun("%v", err)
+	}
+	ix, err := store.LoadIndex(opts.indexPath())
+	if err != nil {
+		return cannotRun("%v", err)
+	}
+	problems, err := s.Verify(ctx, ix)
+	if err != nil {
+		return cannotRun("%v", err)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(opts.IO.Out, "%s: %s\n", p.Path, p.Message)
+	}
+	if len(problems) > 0 {
+		return withCode(ExitFailures, fmt.Errorf("%d problem(s) in %s", len(problems), opts.Snapshots))
+	}
+	fmt.Fprintf(opts.IO.Out, "%s: %d source(s) indexed, every blob matches its hash\n", opts.Snapshots, len(ix.IDs()))
+	return nil
+}

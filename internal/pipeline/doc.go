@@ -1,0 +1,7 @@
+// Package pipeline runs one fetch: it picks the due sources, groups them by
+// host, and for each host — concurrently with the others, strictly one
+// request at a time within it — consults robots.txt, passes every request
+// (robots, document, redirect hop) through the host's gate, streams bodies
+// into the store, and records every outcome in the ledger, the state and the
+// hash index. It composes the other packages; none of them knows it.
+package pipeline

@@ -1,0 +1,470 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/fetch"
+	"github.com/taxkernel/taxkernelbot/internal/gate"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/policy"
+	"github.com/taxkernel/taxkernelbot/internal/robots"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// hostStop is a gate refusal that ends a host's turn in this run.
+type hostStop struct {
+	host string
+	err  error
+}
+
+func (h *hostStop) Error() string { return h.host + ": " + h.err.Error() }
+func (h *hostStop) Unwrap() error { return h.err }
+
+// runHost requests host's due sources one after the other. A gate refusal
+// (cap, backoff past the deadline, off-peak, pause) ends the host's turn:
+// the remaining sources are deferred (or shown paused), never failed.
+func (r *run) runHost(ctx context.Context, hp hostPlan) {
+	defer r.showPause(hp)
+	for i, src := range hp.sources {
+		if ctx.Err() != nil || r.pastDeadline() {
+			r.count(func(res *Result) { res.Deferred += len(hp.sources) - i })
+			return
+		}
+		err := r.fetchSource(ctx, src)
+		var stop *hostStop
+		if err == nil || !errors.As(err, &stop) {
+			continue
+		}
+		rest := len(hp.sources) - i
+		switch {
+		case errors.Is(stop.err, gate.ErrPaused):
+			r.log(hp.host, "paused after repeated 403s until the next UTC day; %d source(s) paused", rest)
+		case ctx.Err() != nil:
+			r.count(func(res *Result) { res.Deferred += rest })
+		default:
+			r.log(hp.host, "%v; %d source(s) deferred to a later run", stop.err, rest)
+			r.count(func(res *Result) { res.Deferred += rest })
+		}
+		return
+	}
+}
+
+// showPause makes every source of a paused host say so: the ones that got a
+// 403 on the way to the pause and the ones it stopped (SPEC §3.8). Sources
+// that got another answer earlier in the run keep it.
+func (r *run) showPause(hp hostPlan) {
+	if !r.gate(hp.host).State().PausedUntil.After(r.o.Clock.Now()) {
+		return
+	}
+	for _, src := range hp.sources {
+		s := r.o.State.Source(src.ID)
+		if s.Status != state.BlockedRobots && (s.LastCheck.Before(r.start) || s.HTTPStatus == 403) {
+			r.setPaused(src.ID)
+		}
+	}
+}
+
+// pastDeadline: the gate defers waits past the deadline, but a request
+// owing no wait would still go; the run's time is up for it too.
+func (r *run) pastDeadline() bool {
+	return !r.o.Deadline.IsZero() && r.o.Clock.Now().After(r.o.Deadline)
+}
+
+func (r *run) setPaused(id string) {
+	s := r.o.State.Source(id)
+	s.SetStatus(state.Paused, r.o.Clock.Now())
+	s.Detail = fmt.Sprintf("host paused for the rest of the UTC day after %d consecutive 403 responses", r.o.Set.Policy.PauseAfter403)
+	r.o.State.PutSource(id, s)
+}
+
+// fetchSource checks one source, following redirects as SPEC §3.10 allows.
+// It returns a *hostStop when the source's own host may not be sent to now.
+func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
+	prior := r.o.State.Source(src.ID)
+	req := fetch.Request{URL: src.URL}
+	if prior.SHA256 != "" && r.o.Store.Has(prior.SHA256) {
+		// Validators stand for bytes; without the bytes a 304 would leave
+		// us with nothing, so a plain GET recovers them instead.
+		req.ETag, req.LastModified = prior.ETag, prior.LastModified
+	}
+	u := src.Parsed
+	purpose := ledger.PurposeDocument
+	var overridden string
+	for hop := 0; ; hop++ {
+		host := manifest.HostOf(u)
+		if ex, ok := r.o.Set.Policy.Excluded(u); ok {
+			r.finish(src, state.Excluded, prior, func(s *state.Source) {
+				s.Detail = fmt.Sprintf("excluded at the owner's request (%s): %s", u, ex.Reason)
+			})
+			return nil
+		}
+		dec, err := r.robotsDecision(ctx, u)
+		if err != nil {
+			return r.refused(src, host, err)
+		}
+		switch {
+		case dec.unavailable:
+			r.finish(src, state.RobotsUnavailable, prior, func(s *state.Source) {
+				s.Detail = fmt.Sprintf("robots.txt of %s unreadable (%s): host not fetched this run", host, dec.detail)
+			})
+			r.count(func(res *Result) { res.Failed++ })
+			return nil
+		case !dec.rules.Allowed(r.token, u):
+			h := r.o.Set.Host(host)
+			if h.Override == nil {
+				r.finish(src, state.BlockedRobots, prior, func(s *state.Source) {
+					s.Detail = "robots.txt disallows " + u.String()
+				})
+				return nil
+			}
+			overridden = fmt.Sprintf("fetched despite robots.txt Disallow under robots_override: %q", h.Override.Permission)
+		}
+
+		req.URL = u.String()
+		sink := &storeSink{s: r.o.Store}
+		var resp *fetch.Response
+		var ferr error
+		gr := gate.Request{URL: req.URL, Purpose: purpose, Source: src.ID}
+		resp, ferr, err = r.send(ctx, host, gr, func() (*fetch.Response, error) {
+			return r.o.HTTP.Get(ctx, req, sink)
+		})
+		if err != nil {
+			return r.refused(src, host, err)
+		}
+		if storeFailed(ctx, resp, ferr, sink) {
+			err := fmt.Errorf("%w: snapshot store unwritable: %v", ErrFatal, ferr)
+			r.cancel(err)
+			return err
+		}
+		next, done := r.outcome(ctx, src, prior, u, hop, resp, ferr, overridden)
+		if done {
+			return nil
+		}
+		u, purpose = next, ledger.PurposeRedirect
+	}
+}
+
+// refused turns a gate's refusal into the source's fate. A refusal by the
+// source's own host ends the host's turn; one by a redirect target's host
+// defers only this source.
+func (r *run) refused(src manifest.Source, host string, err error) error {
+	if errors.Is(err, ErrFatal) {
+		return err
+	}
+	if host != src.Host {
+		r.log(src.Host, "%s: redirect target host %s refused now (%v); deferred", src.ID, host, err)
+		r.count(func(res *Result) { res.Deferred++ })
+		return nil
+	}
+	if errors.Is(err, gate.ErrPaused) {
+		r.setPaused(src.ID)
+	}
+	return &hostStop{host: host, err: err}
+}
+
+// storeFailed tells a failure of the store (disk full, unwritable) apart
+// from a failure of the body it was reading (network, size limit, timeout),
+// because only the first must stop the run.
+func storeFailed(ctx context.Context, resp *fetch.Response, ferr error, sink *storeSink) bool {
+	return ferr != nil && sink.readErr == nil && resp != nil && resp.Status/100 == 2 &&
+		!errors.Is(ferr, fetch.ErrTooLarge) && !fetch.IsTimeout(ferr) &&
+		!errors.Is(ferr, context.Canceled) && ctx.Err() == nil
+}
+
+// outcome records what one response means for src. It returns the next URL
+// when a redirect is to be followed.
+func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Source, u *url.URL, hop int, resp *fetch.Response, ferr error, overridden string) (*url.URL, bool) {
+	host := manifest.HostOf(u)
+	now := r.o.Clock.Now()
+	checked := func(s *state.Source) {
+		s.LastCheck = now
+		if resp != nil {
+			s.HTTPStatus = resp.Status
+		} else {
+			s.HTTPStatus = 0
+		}
+		s.Detail = overridden
+	}
+	fail := func(st state.Status, detail string) {
+		r.finish(src, st, prior, func(s *state.Source) {
+			checked(s)
+			s.Detail = joinDetail(detail, overridden)
+		})
+		r.count(func(res *Result) { res.Checked++; res.Failed++ })
+		r.log(src.Host, "%s %s → %s", src.ID, u, detail)
+	}
+	switch {
+	case ferr != nil && errors.Is(ferr, fetch.ErrTooLarge):
+		fail(state.TooLarge, fmt.Sprintf("body larger than max_body (%d bytes): abandoned", r.o.Set.Policy.MaxBody))
+		return nil, true
+	case ferr != nil && ctx.Err() != nil:
+		r.count(func(res *Result) { res.Deferred++ })
+		return nil, true
+	case ferr != nil:
+		fail(state.Failing, describeErr(ferr))
+		return nil, true
+	}
+	switch code := resp.Status; {
+	case code == 304:
+		if prior.SHA256 == "" || !r.o.Store.Has(prior.SHA256) {
+			fail(state.Failing, "304 Not Modified to a request without validators")
+			return nil, true
+		}
+		r.finish(src, state.Fresh, prior, func(s *state.Source) {
+			checked(s)
+			// http_status stays that of the answer that gave the held
+			// bytes: a 304 confirms them, and must not make the report
+			// differ from a day when nothing changed (the ledger has it).
+			s.HTTPStatus = prior.HTTPStatus
+			s.LastGood = now
+			s.FinalURL = u.String()
+			keepValidators(s, resp)
+		})
+		r.count(func(res *Result) { res.Checked++ })
+		r.log(src.Host, "%s %s → 304 unchanged", src.ID, u)
+		return nil, true
+	case code/100 == 2:
+		r.o.Index.Add(src.ID, store.Entry{
+			SHA256: resp.SHA256, Size: resp.Size, ContentType: resp.ContentType,
+			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
+		})
+		r.finish(src, state.Fresh, prior, func(s *state.Source) {
+			checked(s)
+			s.LastGood = now
+			s.SHA256, s.Size, s.ContentType, s.FinalURL = resp.SHA256, resp.Size, resp.ContentType, u.String()
+			s.ETag, s.LastModified = resp.ETag, resp.LastModified
+		})
+		r.count(func(res *Result) { res.Checked++ })
+		what := "changed"
+		switch {
+		case prior.SHA256 == "":
+			what = "new"
+		case prior.SHA256 == resp.SHA256:
+			what = "unchanged"
+		}
+		r.log(src.Host, "%s %s → %d %s sha256 %.12s (%d bytes)", src.ID, u, code, what, resp.SHA256, resp.Size)
+		return nil, true
+	case code == 404 || code == 410:
+		r.finish(src, state.Gone, prior, func(s *state.Source) {
+			checked(s)
+			s.Detail = joinDetail(fmt.Sprintf("%d: the document is gone; fix or remove the manifest entry", code), overridden)
+		})
+		r.count(func(res *Result) { res.Checked++ })
+		r.log(src.Host, "%s %s → %d gone", src.ID, u, code)
+		return nil, true
+	case code/100 == 3 && resp.Location != "":
+		next, moved := r.redirect(u, resp.Location, hop)
+		if moved != "" {
+			r.finish(src, state.Moved, prior, func(s *state.Source) {
+				checked(s)
+				s.FinalURL = resp.Location
+				s.Detail = moved
+			})
+			r.count(func(res *Result) { res.Checked++ })
+			r.log(src.Host, "%s %s → %d %s", src.ID, u, code, moved)
+			return nil, true
+		}
+		if next == nil {
+			fail(state.Failing, fmt.Sprintf("more than %d redirects", policy.MaxRedirects))
+			return nil, true
+		}
+		r.log(host, "%s %s → %d redirect to %s", src.ID, u, code, next)
+		return next, false
+	default:
+		detail := fmt.Sprintf("HTTP %d", code)
+		if resp.RetryAfter != "" {
+			detail += " (Retry-After: " + resp.RetryAfter + ")"
+		}
+		fail(state.Failing, detail)
+		return nil, true
+	}
+}
+
+// redirect decides a document redirect (SPEC §3.10). It returns the next URL
+// to follow, or a non-empty reason when the source is `moved`; both empty
+// means too many hops.
+func (r *run) redirect(from *url.URL, location string, hop int) (*url.URL, string) {
+	to, err := url.Parse(location)
+	if err != nil {
+		return nil, "redirects to an unreadable Location " + fmt.Sprintf("%q", location)
+	}
+	if hop+1 > policy.MaxRedirects {
+		return nil, ""
+	}
+	switch {
+	case from.Scheme == "https" && to.Scheme == "http":
+		return nil, "redirect from https to http refused: " + location
+	case to.Scheme != "http" && to.Scheme != "https":
+		return nil, "redirects to a non-http URL: " + location
+	case manifest.HostOf(to) == manifest.HostOf(from):
+		return to, ""
+	case from.Scheme == "http" && to.Scheme == "https" && from.Hostname() == to.Hostname() && (to.Port() == "" || to.Port() == "443"):
+		return to, ""
+	}
+	if _, listed := r.o.Set.SourceByURL(to.String()); listed {
+		return to, ""
+	}
+	return nil, "redirects to " + location + " on another host, which no manifest lists: add that URL to a manifest to follow it"
+}
+
+// finish sets a source's status and lets f fill the rest.
+func (r *run) finish(src manifest.Source, st state.Status, prior state.Source, f func(*state.Source)) {
+	s := prior
+	s.SetStatus(st, r.o.Clock.Now())
+	if f != nil {
+		f(&s)
+	}
+	r.o.State.PutSource(src.ID, s)
+}
+
+func keepValidators(s *state.Source, resp *fetch.Response) {
+	if resp.ETag != "" {
+		s.ETag = resp.ETag
+	}
+	if resp.LastModified != "" {
+		s.LastModified = resp.LastModified
+	}
+}
+
+func joinDetail(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
+func describeErr(err error) string {
+	switch {
+	case errors.Is(err, fetch.ErrForbiddenAddress):
+		return "refused: the host resolves to a private or special-purpose address"
+	case fetch.IsTimeout(err):
+		return "timeout: " + err.Error()
+	}
+	return "network error: " + err.Error()
+}
+
+// robotsEntry is this run's decision basis for one robots scope, fetched at
+// most once however many goroutines ask.
+type robotsEntry struct {
+	mu          sync.Mutex
+	ready       bool
+	rules       *robots.Rules
+	unavailable bool
+	detail      string
+}
+
+type decision struct {
+	rules       *robots.Rules
+	unavailable bool
+	detail      string
+}
+
+// robotsDecision returns the robots.txt rules for u's scope: the kept copy
+// while younger than robots_ttl, else a fresh fetch through the gate.
+func (r *run) robotsDecision(ctx context.Context, u *url.URL) (decision, error) {
+	key := robots.Key(u)
+	r.mu.Lock()
+	e, ok := r.robots[key]
+	if !ok {
+		e = &robotsEntry{}
+		r.robots[key] = e
+	}
+	r.mu.Unlock()
+
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.ready {
+		if err := r.loadRobots(ctx, u, key, e); err != nil {
+			return decision{}, err
+		}
+		e.ready = true
+		r.gate(manifest.HostOf(u)).SetCrawlDelay(e.rules.CrawlDelay(r.token))
+	}
+	return decision{rules: e.rules, unavailable: e.unavailable, detail: e.detail}, nil
+}
+
+func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsEntry) error {
+	now := r.o.Clock.Now()
+	// A parsed copy whose body went missing is no copy: reading it as an
+	// empty robots.txt would allow everything.
+	if kept, ok := r.o.State.Robots(key); ok && kept.Outcome != state.RobotsUnreadable &&
+		!(kept.Outcome == state.RobotsParsed && kept.Body == nil) && now.Before(kept.FetchedAt.Add(r.o.Set.Policy.RobotsTTL)) {
+		e.rules = robots.Outcome(kept.HTTPStatus, kept.Body, nil)
+		return nil
+	}
+	target := robots.URL(u)
+	var (
+		resp *fetch.Response
+		body []byte
+		ferr error
+	)
+	for hop := 0; ; hop++ {
+		host := manifest.HostOf(mustParse(target))
+		var err error
+		resp, ferr, err = r.send(ctx, host, gate.Request{URL: target, Purpose: ledger.PurposeRobots}, func() (*fetch.Response, error) {
+			var rerr error
+			var resp *fetch.Response
+			resp, body, rerr = r.o.HTTP.GetBytes(ctx, fetch.Request{URL: target}, robots.MaxBody)
+			return resp, rerr
+		})
+		if err != nil {
+			return err
+		}
+		if ferr != nil || resp.Status/100 != 3 || resp.Location == "" {
+			break
+		}
+		if hop+1 > policy.MaxRedirects {
+			ferr = fmt.Errorf("robots.txt: more than %d redirects", policy.MaxRedirects)
+			break
+		}
+		target = resp.Location
+	}
+	kept := state.Robots{URL: robots.URL(u), FetchedAt: r.o.Clock.Now()}
+	switch {
+	case ferr != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case ferr != nil:
+		kept.Outcome, kept.Detail = state.RobotsUnreadable, describeErr(ferr)
+	case resp.Status/100 == 2 && len(body) == 0:
+		// An empty robots.txt allows everything, as a missing one does;
+		// kept as such so that it is not mistaken for a lost copy.
+		kept.Outcome, kept.Detail = state.RobotsMissing, "empty robots.txt"
+	case resp.Status/100 == 2:
+		kept.Outcome, kept.Body = state.RobotsParsed, body
+	case resp.Status/100 == 4 && resp.Status != 429:
+		kept.Outcome = state.RobotsMissing
+	default:
+		kept.Outcome, kept.Detail = state.RobotsUnreadable, fmt.Sprintf("HTTP %d", resp.Status)
+	}
+	if resp != nil {
+		kept.HTTPStatus = resp.Status
+	}
+	e.rules = robots.Outcome(kept.HTTPStatus, kept.Body, ferr)
+	e.unavailable = kept.Outcome == state.RobotsUnreadable
+	e.detail = kept.Detail
+	r.o.State.PutRobots(key, kept)
+	what := fmt.Sprintf("HTTP %d", kept.HTTPStatus)
+	if kept.Detail != "" {
+		what = kept.Detail
+	}
+	r.log(manifest.HostOf(u), "robots.txt %s (%s), crawl-delay %s", kept.Outcome, what, e.rules.CrawlDelay(r.token))
+	return nil
+}
+
+func mustParse(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		return &url.URL{}
+	}
+	return u
+}

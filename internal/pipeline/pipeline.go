@@ -1,0 +1,315 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/fetch"
+	"github.com/taxkernel/taxkernelbot/internal/gate"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// Fetcher sends one GET; *fetch.Client is the real one.
+type Fetcher interface {
+	Get(ctx context.Context, req fetch.Request, sink fetch.Sink) (*fetch.Response, error)
+	GetBytes(ctx context.Context, req fetch.Request, limit int64) (*fetch.Response, []byte, error)
+}
+
+// Options is everything a run works with. Set, Store, Index, Ledger, State
+// and HTTP are required.
+type Options struct {
+	Set    *manifest.Set
+	Store  *store.Store
+	Index  *store.Index
+	Ledger *ledger.Ledger
+	State  *state.State
+	HTTP   Fetcher
+
+	Clock clock.Clock // default clock.Real
+	// NewRand returns the randomness of one host's gate; default a PCG
+	// seeded from the runtime's random source.
+	NewRand func() gate.Rand
+	// Only limits the run to one source id or one jurisdiction.
+	Only string
+	// Deadline: a host whose next wait would end after it is deferred.
+	Deadline time.Time
+	// DryRun plans and prints without a request or a write.
+	DryRun bool
+	RunID  string
+	// Spent returns the dispatches already spent on host on a UTC day
+	// ("YYYY-MM-DD"); default: the ledger's dispatch lines.
+	Spent func(host, day string) (int, error)
+	// Hosts, when set, limits the run to the hosts it accepts (sharding).
+	Hosts func(host string) bool
+	// Log receives one line per host event; it may be called concurrently.
+	Log func(host, msg string)
+}
+
+// Result counts what a run did.
+type Result struct {
+	Dispatches int // requests sent, robots and redirect hops included
+	Checked    int // sources whose check completed (whatever the outcome)
+	Failed     int // sources left failing, robots-unavailable or too-large
+	Deferred   int // due sources left for a later run (cap, backoff, off-peak, interruption)
+	Planned    []Planned
+}
+
+// Planned is one due source in the order it would be requested.
+type Planned struct {
+	Host, SourceID, URL string
+}
+
+// ErrFatal wraps failures that make the run unable to go on safely (the
+// ledger or the store cannot be written): nothing more is sent.
+var ErrFatal = errors.New("run stopped")
+
+// Run performs one fetch run. It returns an error wrapping ErrFatal when the
+// ledger or store failed, or ctx's error when interrupted; per-source
+// failures are recorded in the state, not returned.
+func Run(ctx context.Context, o Options) (*Result, error) {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.NewRand == nil {
+		o.NewRand = func() gate.Rand { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
+	}
+	if o.Spent == nil {
+		o.Spent = func(host, day string) (int, error) { return o.Ledger.Dispatches(day, host) }
+	}
+	if o.Log == nil {
+		o.Log = func(string, string) {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	r := &run{
+		o:      o,
+		cancel: cancel,
+		token:  o.Set.Policy.ProductToken(),
+		start:  o.Clock.Now(),
+		gates:  map[string]*gate.Gate{},
+		robots: map[string]*robotsEntry{},
+	}
+	plan := r.plan()
+	for _, hp := range plan {
+		for _, src := range hp.sources {
+			r.res.Planned = append(r.res.Planned, Planned{Host: hp.host, SourceID: src.ID, URL: src.URL})
+		}
+	}
+	if o.DryRun {
+		return &r.res, nil
+	}
+	var wg sync.WaitGroup
+	for _, hp := range plan {
+		wg.Go(func() { r.runHost(ctx, hp) })
+	}
+	wg.Wait()
+	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrFatal) {
+		return &r.res, cause
+	}
+	return &r.res, ctx.Err()
+}
+
+type run struct {
+	o      Options
+	cancel context.CancelCauseFunc
+	token  string
+	start  time.Time
+
+	mu     sync.Mutex
+	res    Result
+	gates  map[string]*gate.Gate
+	robots map[string]*robotsEntry
+}
+
+type hostPlan struct {
+	host    string
+	sources []manifest.Source
+}
+
+// plan picks the due sources, marks excluded ones, and orders each host's
+// sources so that those that waited longest go first.
+func (r *run) plan() []hostPlan {
+	now := r.start
+	byHost := map[string][]manifest.Source{}
+	for _, src := range r.o.Set.Sources {
+		if r.o.Only != "" && r.o.Only != src.ID && r.o.Only != src.Jurisdiction {
+			continue
+		}
+		if r.o.Hosts != nil && !r.o.Hosts(src.Host) {
+			continue
+		}
+		if ex, ok := r.o.Set.Policy.Excluded(src.Parsed); ok {
+			if !r.o.DryRun {
+				s := r.o.State.Source(src.ID)
+				s.SetStatus(state.Excluded, now)
+				s.Detail = "excluded at the owner's request: " + ex.Reason
+				r.o.State.PutSource(src.ID, s)
+			}
+			continue
+		}
+		if !r.due(src, r.o.State.Source(src.ID), now) {
+			continue
+		}
+		byHost[src.Host] = append(byHost[src.Host], src)
+	}
+	hosts := make([]string, 0, len(byHost))
+	for h := range byHost {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	plan := make([]hostPlan, 0, len(hosts))
+	for _, h := range hosts {
+		srcs := byHost[h]
+		sort.SliceStable(srcs, func(i, j int) bool {
+			a, b := r.o.State.Source(srcs[i].ID).LastCheck, r.o.State.Source(srcs[j].ID).LastCheck
+			if !a.Equal(b) {
+				return a.Before(b)
+			}
+			return srcs[i].ID < srcs[j].ID
+		})
+		plan = append(plan, hostPlan{host: h, sources: srcs})
+	}
+	return plan
+}
+
+// due implements SPEC §3.12: never checked, recheck passed since the last
+// good check, or last check not good.
+func (r *run) due(src manifest.Source, s state.Source, now time.Time) bool {
+	if s.LastCheck.IsZero() {
+		return true
+	}
+	held := s.SHA256 != "" && r.o.Store.Has(s.SHA256)
+	switch s.Status {
+	case state.Fresh:
+		if !held {
+			return true
+		}
+	case state.Gone, state.Moved:
+	default:
+		return true
+	}
+	if src.Recheck == 0 { // `never`: immutable once held
+		return !held
+	}
+	return !now.Before(s.LastCheck.Add(src.Recheck))
+}
+
+// gate returns the one gate of host, shared by every goroutine that sends
+// to it (a redirect from another host included).
+func (r *run) gate(host string) *gate.Gate {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if g, ok := r.gates[host]; ok {
+		return g
+	}
+	p := r.o.Set.Policy
+	g := gate.New(gate.Config{
+		Host:          r.o.Set.Host(host),
+		BackoffMax:    p.BackoffMax,
+		PauseAfter403: p.PauseAfter403,
+		Clock:         r.o.Clock,
+		Rand:          r.o.NewRand(),
+		Deadline:      r.o.Deadline,
+		State:         r.o.State.Host(host),
+		Spent:         func(day string) (int, error) { return r.o.Spent(host, day) },
+		Record: func(at time.Time, req gate.Request) error {
+			err := r.o.Ledger.Append(ledger.Line{
+				Event: ledger.Dispatch, Time: at.UTC(), Host: host, URL: req.URL,
+				Purpose: req.Purpose, Source: req.Source, RunID: r.o.RunID,
+			})
+			if err != nil {
+				err = fmt.Errorf("%w: ledger unwritable, nothing sent: %v", ErrFatal, err)
+				r.cancel(err)
+				return err
+			}
+			r.mu.Lock()
+			r.res.Dispatches++
+			r.mu.Unlock()
+			return nil
+		},
+	})
+	r.gates[host] = g
+	return g
+}
+
+// send passes one request through host's gate, sends it, reports the outcome
+// to the gate, and writes the result line. get does the HTTP part.
+func (r *run) send(ctx context.Context, host string, req gate.Request, get func() (*fetch.Response, error)) (*fetch.Response, error, error) {
+	g := r.gate(host)
+	permit, err := g.Acquire(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	resp, ferr := get()
+	out := gate.Outcome{Err: ferr}
+	if resp != nil {
+		out.Status, out.RetryAfter = resp.Status, resp.RetryAfter
+		if ferr != nil && errors.Is(ferr, fetch.ErrTooLarge) {
+			out.Err = nil // the server answered; the size is our limit, not its failure
+		}
+	}
+	permit.Done(out)
+	r.o.State.PutHost(host, g.State())
+	line := ledger.Line{
+		Event: ledger.Result, Time: r.o.Clock.Now().UTC(), Host: host, URL: req.URL,
+		Purpose: req.Purpose, Source: req.Source, RunID: r.o.RunID,
+	}
+	if resp != nil {
+		line.Status, line.Bytes, line.SHA256 = resp.Status, resp.Size, resp.SHA256
+		line.DurationMS = resp.Duration.Milliseconds()
+	}
+	if ferr != nil {
+		line.Error = ferr.Error()
+	}
+	if err := r.o.Ledger.Append(line); err != nil {
+		err = fmt.Errorf("%w: ledger unwritable: %v", ErrFatal, err)
+		r.cancel(err)
+		return resp, ferr, err
+	}
+	return resp, ferr, nil
+}
+
+func (r *run) log(host, format string, args ...any) {
+	r.o.Log(host, fmt.Sprintf(format, args...))
+}
+
+func (r *run) count(f func(*Result)) {
+	r.mu.Lock()
+	f(&r.res)
+	r.mu.Unlock()
+}
+
+// storeSink remembers whether the body reader failed, so that storeFailed
+// can blame the store only for errors that are its own.
+type storeSink struct {
+	s       *store.Store
+	readErr error
+}
+
+func (k *storeSink) Put(ctx context.Context, rd io.Reader) (string, int64, error) {
+	sum, n, err := k.s.Put(ctx, &errReader{r: rd, err: &k.readErr})
+	return sum, n, err
+}
+
+type errReader struct {
+	r   io.Reader
+	err *error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		*e.err = err
+	}
+	return n, err
+}
