@@ -22,7 +22,6 @@ import (
 // authority is a scripted tax-office server that records what it saw, the
 // way an operator's access log would: arrival and completion per request.
 type authority struct {
-	t   *testing.T
 	srv *httptest.Server
 
 	mu       sync.Mutex
@@ -37,9 +36,9 @@ type seen struct {
 	Header             http.Header
 }
 
-func newAuthority(t *testing.T, routes map[string]http.HandlerFunc) *authority {
+func newAuthority(t testing.TB, routes map[string]http.HandlerFunc) *authority {
 	t.Helper()
-	a := &authority{t: t}
+	a := &authority{}
 	mux := http.NewServeMux()
 	for p, h := range routes {
 		mux.HandleFunc(p, h)
@@ -104,7 +103,7 @@ func robotsTxt(body string) map[string]http.HandlerFunc {
 // workspace is a repository checkout in a temp dir: manifests, snapshots,
 // reports and state, as `taxkernelbot run` sees them.
 type workspace struct {
-	t *testing.T
+	t testing.TB
 	paths
 	clock clock.Clock
 	out   bytes.Buffer
@@ -128,7 +127,7 @@ type src struct {
 	id, url, extra string
 }
 
-func newWorkspace(t *testing.T, policy string, hostsBlock string, sources ...src) *workspace {
+func newWorkspace(t testing.TB, policy string, hostsBlock string, sources ...src) *workspace {
 	t.Helper()
 	dir := t.TempDir()
 	w := &workspace{t: t, paths: paths{
@@ -153,7 +152,7 @@ func newWorkspace(t *testing.T, policy string, hostsBlock string, sources ...src
 	return w
 }
 
-func must(t *testing.T, err error) {
+func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
