@@ -664,3 +664,20 @@ func TestRobotsOverrideIsRecorded(t *testing.T) {
 		t.Fatalf("overridden source: %+v, want fresh with the permission in detail", e)
 	}
 }
+
+func TestRule34SpacingHoldsAfterAKilledRun(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+	pol := strings.Replace(testPolicy, "delay: {min: 5ms, max: 10ms}", "delay: {min: 300ms, max: 300ms}", 1)
+	w := newWorkspace(t, pol, "", src{"t-a", a.url("/a"), ""})
+	w.run(ctx)
+	// The run was killed before saving its state: only the ledger survives.
+	must(t, os.Remove(filepath.Join(w.State, "state.json")))
+	w.run(ctx)
+	s := a.seen()
+	if len(s) != 4 { // the robots.txt copy was lost with the state, so it is fetched again
+		t.Fatalf("server saw %v, want robots.txt and /a twice", a.paths())
+	}
+	if gap := s[2].Arrived.Sub(s[1].Arrived); gap < 300*time.Millisecond {
+		t.Fatalf("first request of the next run came %v after the last one, want ≥ 300ms", gap)
+	}
+}

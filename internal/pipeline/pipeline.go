@@ -220,7 +220,7 @@ func (r *run) gate(host string) *gate.Gate {
 		Clock:         r.o.Clock,
 		Rand:          r.o.NewRand(),
 		Deadline:      r.o.Deadline,
-		State:         r.o.State.Host(host),
+		State:         r.hostMemory(host),
 		Spent:         func(day string) (int, error) { return r.o.Spent(host, day) },
 		Record: func(at time.Time, req gate.Request) error {
 			err := r.o.Ledger.Append(ledger.Line{
@@ -240,6 +240,23 @@ func (r *run) gate(host string) *gate.Gate {
 	})
 	r.gates[host] = g
 	return g
+}
+
+// hostMemory is the host's saved state, with its last dispatch taken from
+// today's ledger when that is later: a run killed before saving its state
+// must not let the next one send sooner than the spacing allows.
+func (r *run) hostMemory(host string) state.Host {
+	h := r.o.State.Host(host)
+	lines, err := r.o.Ledger.Read(ledger.Day(r.start), host)
+	if err != nil {
+		return h
+	}
+	for _, l := range lines {
+		if l.Event == ledger.Dispatch && l.Time.After(h.LastDispatch) {
+			h.LastDispatch = l.Time
+		}
+	}
+	return h
 }
 
 // send passes one request through host's gate, sends it, reports the outcome
