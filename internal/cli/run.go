@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"time"
 
@@ -93,17 +92,15 @@ func runRun(ctx context.Context, opts runOptions) error {
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
 		AllowPrivate: p.AllowPrivateNetworks,
 	})
-	var logMu sync.Mutex
+	prog := newProgress(opts.IO.Err)
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
 		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
 		Clock: opts.Clock, Only: opts.Only, DryRun: opts.DryRun, RunID: opts.RunID,
 		Deadline: opts.Clock.Now().Add(opts.MaxDuration),
-		Log: func(host, msg string) {
-			logMu.Lock()
-			defer logMu.Unlock()
-			fmt.Fprintf(opts.IO.Err, "%s  %s\n", host, msg)
-		},
+		Log:      prog.event,
+		Progress: prog.update,
 	})
+	prog.done()
 	if opts.DryRun {
 		return printPlan(opts.IO, res)
 	}

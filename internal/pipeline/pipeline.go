@@ -53,10 +53,13 @@ type Options struct {
 	Hosts func(host string) bool
 	// Log receives one line per host event; it may be called concurrently.
 	Log func(host, msg string)
+	// Progress, when set, receives the counts each time they change.
+	Progress func(Result)
 }
 
 // Result counts what a run did.
 type Result struct {
+	Due        int // sources planned for this run
 	Dispatches int // requests sent, robots and redirect hops included
 	Checked    int // sources whose check completed (whatever the outcome)
 	Failed     int // sources left failing, robots-unavailable or too-large
@@ -105,6 +108,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 			r.res.Planned = append(r.res.Planned, Planned{Host: hp.host, SourceID: src.ID, URL: src.URL})
 		}
 	}
+	r.res.Due = len(r.res.Planned)
 	if o.DryRun {
 		return &r.res, nil
 	}
@@ -232,9 +236,7 @@ func (r *run) gate(host string) *gate.Gate {
 				r.cancel(err)
 				return err
 			}
-			r.mu.Lock()
-			r.res.Dispatches++
-			r.mu.Unlock()
+			r.count(func(res *Result) { res.Dispatches++ })
 			return nil
 		},
 	})
@@ -303,7 +305,12 @@ func (r *run) log(host, format string, args ...any) {
 func (r *run) count(f func(*Result)) {
 	r.mu.Lock()
 	f(&r.res)
+	snapshot := r.res
 	r.mu.Unlock()
+	if r.o.Progress != nil {
+		snapshot.Planned = nil
+		r.o.Progress(snapshot)
+	}
 }
 
 // storeSink remembers whether the body reader failed, so that storeFailed
