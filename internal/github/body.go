@@ -1,0 +1,513 @@
+package github
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+)
+
+// MaxBody is GitHub's limit on a pull request body, in characters. Body
+// keeps to it counting bytes, which are never fewer than characters.
+const MaxBody = 65536
+
+// PendingShown is how many pending ids Body lists before "… and N more".
+const PendingShown = 20
+
+// moreNote ends a section whose per-item lines were left out.
+const moreNote = "see reports/coverage.md"
+
+// Summary is what Body needs to know about the new report beyond the
+// diff: how many sources it has and which are still pending.
+type Summary struct {
+	Sources int      // sources in the new report
+	Fresh   int      // of which fresh
+	Pending []string // ids still pending, in report order
+}
+
+// SummaryOf counts r for Body.
+func SummaryOf(r *report.Report) Summary {
+	var s Summary
+	if r == nil {
+		return s
+	}
+	s.Sources = len(r.Sources)
+	for _, e := range r.Sources {
+		switch e.Status {
+		case state.Fresh:
+			s.Fresh++
+		case state.Pending, "":
+			s.Pending = append(s.Pending, e.ID)
+		}
+	}
+	return s
+}
+
+// A category is one section of the body, one row of its counts table and
+// one phrase of the title. Every Change falls into exactly one.
+type category struct {
+	heading   string // section heading and table row
+	one, many string // title phrase after the count
+	item      func(report.Change, func(string) string) string
+}
+
+const (
+	catChanged = iota
+	catFailure
+	catRecovered
+	catFirst
+	catGap
+	catNew
+	catRemoved
+	catOther
+	numCategories
+)
+
+var categories = [numCategories]category{
+	catChanged:   {"Documents that changed", "document changed", "documents changed", changedItem},
+	catFailure:   {"New failures", "new failure", "new failures", statusItem},
+	catRecovered: {"Recoveries", "recovery", "recoveries", recoveredItem},
+	catFirst:     {"Fetched for the first time", "first fetched", "first fetched", firstItem},
+	catGap:       {"New gaps", "new gap", "new gaps", statusItem},
+	catNew:       {"New sources", "new source", "new sources", newItem},
+	catRemoved:   {"Removed sources", "source removed", "sources removed", removedItem},
+	catOther:     {"Other changes", "other change", "other changes", otherItem},
+}
+
+// categoryOf files a change. A first success of a pending source is
+// report.KindRecovered to Diff, but nothing had failed: reviewers read it
+// apart from real recoveries. Kinds this version does not know go to
+// "Other changes" rather than vanish.
+func categoryOf(c report.Change) int {
+	switch c.Kind {
+	case report.KindChanged:
+		return catChanged
+	case report.KindNewFailure:
+		return catFailure
+	case report.KindRecovered:
+		if c.Old.Status == state.Pending || c.Old.Status == "" {
+			return catFirst
+		}
+		return catRecovered
+	case report.KindNewGap:
+		return catGap
+	case report.KindNewSource:
+		return catNew
+	case report.KindRemovedSource:
+		return catRemoved
+	}
+	return catOther
+}
+
+func countOf(changes []report.Change) [numCategories]int {
+	var n [numCategories]int
+	for _, c := range changes {
+		n[categoryOf(c)]++
+	}
+	return n
+}
+
+// Title is the pull request's title: what changed, most important first,
+// e.g. "TaxKernelBot: 3 documents changed, 1 new failure".
+func Title(changes []report.Change) string {
+	n := countOf(changes)
+	var parts []string
+	for i, cat := range categories {
+		switch {
+		case n[i] == 1:
+			parts = append(parts, "1 "+cat.one)
+		case n[i] > 1:
+			parts = append(parts, strconv.Itoa(n[i])+" "+cat.many)
+		}
+	}
+	if len(parts) == 0 {
+		return "TaxKernelBot: no coverage change"
+	}
+	return "TaxKernelBot: " + strings.Join(parts, ", ")
+}
+
+// section is one heading of the body with its per-item lines; total may
+// exceed len(items) when the list was shortened before rendering.
+type section struct {
+	heading string
+	intro   string
+	items   []string
+	total   int
+	more    string // where the left-out items are; moreNote if empty
+}
+
+// Body renders the pull request body: a title line, a counts table, then
+// one section per kind of change (documents that changed with links to
+// their old and new blobs, new failures, recoveries, first fetches, new
+// gaps, new sources, removed sources, other changes) and the pending
+// sources. blobURL links a sha256 to its stored blob (nil or "" for no
+// link; see Config.BlobURL); runURL, when set, links the workflow run.
+//
+// The output depends only on the arguments (changes are sorted by
+// jurisdiction and id here) and never exceeds MaxBody: past it, per-item
+// lines are left out of the longest sections first, each shortened
+// section saying how many, and no line is ever cut.
+func Body(changes []report.Change, counts Summary, blobURL func(sha256 string) string, runURL string) string {
+	if blobURL == nil {
+		blobURL = func(string) string { return "" }
+	}
+	sorted := slices.Clone(changes)
+	slices.SortStableFunc(sorted, func(a, b report.Change) int {
+		if c := strings.Compare(a.Jurisdiction, b.Jurisdiction); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+
+	var secs [numCategories]section
+	for i, cat := range categories {
+		secs[i].heading = cat.heading
+	}
+	secs[catChanged].intro = "Old → new sha256 (first 12 hex digits), each linked to its stored blob."
+	secs[catRemoved].more = "see the diff of reports/coverage.json"
+	for _, c := range sorted {
+		i := categoryOf(c)
+		secs[i].items = append(secs[i].items, "- "+categories[i].item(c, blobURL))
+		secs[i].total++
+	}
+	all := secs[:]
+	if len(counts.Pending) > 0 {
+		p := section{heading: "Still pending", intro: "Never checked yet; they are fetched as their hosts' caps and windows allow.", total: len(counts.Pending)}
+		for _, id := range counts.Pending[:min(len(counts.Pending), PendingShown)] {
+			p.items = append(p.items, "- "+code(id))
+		}
+		all = append(all, p)
+	}
+
+	head := header(sorted, counts, runURL)
+	out := render(head, all, -1)
+	if len(out) <= MaxBody {
+		return out
+	}
+	// Find the largest per-section item count that fits: sections longer
+	// than it lose their tail, so the longest lose lines first.
+	lo, hi := 0, 0
+	for _, s := range all {
+		hi = max(hi, len(s.items))
+	}
+	if out = render(head, all, 0); len(out) > MaxBody {
+		return hardCut(out)
+	}
+	for hi-lo > 1 { // render(lo) fits, render(hi) does not
+		mid := lo + (hi-lo)/2
+		if len(render(head, all, mid)) <= MaxBody {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return render(head, all, lo)
+}
+
+func header(changes []report.Change, counts Summary, runURL string) string {
+	var b strings.Builder
+	b.WriteString("## TaxKernelBot coverage update\n\n")
+	fmt.Fprintf(&b, "%s against the base branch", plural(len(changes), "source differs", "sources differ"))
+	if counts.Sources > 0 {
+		fmt.Fprintf(&b, " (%d sources in all, %d fresh)", counts.Sources, counts.Fresh)
+	}
+	b.WriteString(".")
+	if runURL != "" {
+		fmt.Fprintf(&b, " Fetched by [this workflow run](%s).", dest(runURL))
+	}
+	b.WriteString(" The full report is `reports/coverage.md` on this branch.\n\n")
+	b.WriteString("| Change | Sources |\n| --- | ---: |\n")
+	n := countOf(changes)
+	for i, cat := range categories {
+		fmt.Fprintf(&b, "| %s | %d |\n", cat.heading, n[i])
+	}
+	fmt.Fprintf(&b, "| Still pending (in all) | %d |\n", len(counts.Pending))
+	return b.String()
+}
+
+// render joins head and the non-empty sections, each showing at most
+// limit items (limit < 0: all) and saying how many it left out.
+func render(head string, secs []section, limit int) string {
+	var b strings.Builder
+	b.WriteString(head)
+	for _, s := range secs {
+		if s.total == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s (%d)\n\n", s.heading, s.total)
+		if s.intro != "" {
+			b.WriteString(s.intro + "\n\n")
+		}
+		shown := s.items
+		if limit >= 0 && len(shown) > limit {
+			shown = shown[:limit]
+		}
+		for _, it := range shown {
+			b.WriteString(it + "\n")
+		}
+		if left := s.total - len(shown); left > 0 {
+			fmt.Fprintf(&b, "- … and %d more (%s)\n", left, cmp.Or(s.more, moreNote))
+		}
+	}
+	return b.String()
+}
+
+// hardCut is the last resort, for a body whose fixed parts alone are too
+// long (they never should be): it ends at the last whole line that fits.
+func hardCut(s string) string {
+	const note = "\n… body shortened to GitHub's limit (" + moreNote + ")\n"
+	cut := s[:MaxBody-len(note)]
+	if i := strings.LastIndexByte(cut, '\n'); i >= 0 {
+		cut = cut[:i]
+	}
+	return cut + note
+}
+
+// Per-item lines.
+
+func who(c report.Change) string {
+	e := c.New
+	if c.Kind == report.KindRemovedSource || e.ID == "" {
+		e = c.Old
+	}
+	s := code(c.ID)
+	if c.Jurisdiction != "" {
+		s += " (" + text(c.Jurisdiction, 40) + ")"
+	}
+	if e.Title != "" {
+		s += " " + text(e.Title, 120)
+	}
+	return s
+}
+
+func changedItem(c report.Change, blob func(string) string) string {
+	s := who(c) + ": " + hash(c.Old.SHA256, blob) + " → " + hash(c.New.SHA256, blob)
+	if c.Old.Size != 0 || c.New.Size != 0 {
+		s += " (" + size(c.Old.Size) + " → " + size(c.New.Size) + ")"
+	}
+	return s
+}
+
+// statusItem serves new failures and new gaps: what the source became and
+// why, as the fetcher recorded it.
+func statusItem(c report.Change, _ func(string) string) string {
+	return who(c) + ": " + transition(c.Old, c.New) + why(c.New)
+}
+
+func recoveredItem(c report.Change, blob func(string) string) string {
+	s := who(c) + ": " + transition(c.Old, c.New) + ", "
+	switch {
+	case c.Old.SHA256 == "":
+		s += hash(c.New.SHA256, blob)
+	case c.Old.SHA256 == c.New.SHA256:
+		s += "same bytes " + hash(c.New.SHA256, blob)
+	default:
+		s += hash(c.Old.SHA256, blob) + " → " + hash(c.New.SHA256, blob)
+	}
+	return s
+}
+
+func firstItem(c report.Change, blob func(string) string) string {
+	return who(c) + ": " + hash(c.New.SHA256, blob) + typeAndSize(c.New)
+}
+
+func newItem(c report.Change, blob func(string) string) string {
+	s := who(c) + ": " + link(c.New.URL) + ", " + string(c.New.Status)
+	if c.New.SHA256 != "" {
+		s += " " + hash(c.New.SHA256, blob) + typeAndSize(c.New)
+	}
+	return s + why(c.New)
+}
+
+func removedItem(c report.Change, _ func(string) string) string {
+	return who(c) + ": no longer in a manifest (was " + string(c.Old.Status) + ")"
+}
+
+// otherItem describes a status change between two failures, a change of
+// URL, or a change of any other field (detail, title, gaps…).
+func otherItem(c report.Change, _ func(string) string) string {
+	o, n := c.Old, c.New
+	s := who(c) + ": "
+	switch {
+	case o.Status != n.Status:
+		return s + transition(o, n) + why(n)
+	case o.URL != n.URL:
+		return s + "URL " + link(o.URL) + " → " + link(n.URL)
+	case o.FinalURL != n.FinalURL && n.FinalURL == "":
+		return s + "no longer redirected"
+	case o.FinalURL != n.FinalURL:
+		return s + "now served from " + link(n.FinalURL) + ": consider updating the manifest's URL"
+	}
+	var fields []string
+	add := func(name string, differ bool) {
+		if differ {
+			fields = append(fields, name)
+		}
+	}
+	add("title", o.Title != n.Title)
+	add("kind", o.Kind != n.Kind)
+	add("HTTP status", o.HTTPStatus != n.HTTPStatus)
+	add("sha256", o.SHA256 != n.SHA256)
+	add("size", o.Size != n.Size)
+	add("content type", o.ContentType != n.ContentType)
+	add("encodes", !slices.Equal(o.Encodes, n.Encodes))
+	add("gaps", !slices.Equal(o.Gaps, n.Gaps))
+	add("since", o.Since != n.Since)
+	if o.Detail != n.Detail {
+		s += "detail " + orNone(code(clip(o.Detail, 150))) + " → " + orNone(code(clip(n.Detail, 150)))
+		if len(fields) > 0 {
+			s += "; "
+		}
+	}
+	if len(fields) > 0 {
+		s += "changed " + strings.Join(fields, ", ")
+	}
+	if strings.HasSuffix(s, ": ") {
+		s += "changed (" + text(c.Kind, 40) + ")"
+	}
+	return s
+}
+
+func transition(o, n report.Entry) string {
+	from := string(o.Status)
+	if from == "" {
+		from = "none"
+	}
+	return from + " → **" + string(n.Status) + "**"
+}
+
+// why is the HTTP status and detail of e, server text shown as code so
+// that nothing in it can render, link or mention anyone.
+func why(e report.Entry) string {
+	s := ""
+	if e.HTTPStatus != 0 {
+		s += " (HTTP " + strconv.Itoa(e.HTTPStatus) + ")"
+	}
+	if e.Detail != "" {
+		s += " " + code(clip(e.Detail, 300))
+	}
+	return s
+}
+
+func typeAndSize(e report.Entry) string {
+	var parts []string
+	if e.ContentType != "" {
+		parts = append(parts, text(e.ContentType, 60))
+	}
+	if e.Size != 0 {
+		parts = append(parts, size(e.Size))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// Markdown helpers.
+
+// hash shows the first 12 hex digits of a sha256, linked when it can be.
+func hash(sum string, blob func(string) string) string {
+	if sum == "" {
+		return "none"
+	}
+	short := code(clip(sum, 20)) // not a hash: shown, harmless, as it is
+	if len(sum) >= 12 && isHex(sum) {
+		short = code(sum[:12])
+	}
+	if u := blob(sum); u != "" {
+		return "[" + short + "](" + dest(u) + ")"
+	}
+	return short
+}
+
+func size(n int64) string {
+	const k = 1024
+	switch {
+	case n < k:
+		return strconv.FormatInt(n, 10) + " B"
+	case n < k*k:
+		return strconv.FormatFloat(float64(n)/k, 'f', 1, 64) + " KiB"
+	case n < k*k*k:
+		return strconv.FormatFloat(float64(n)/(k*k), 'f', 1, 64) + " MiB"
+	}
+	return strconv.FormatFloat(float64(n)/(k*k*k), 'f', 1, 64) + " GiB"
+}
+
+// link shows a URL as a link whose text is the URL itself, shortened.
+func link(u string) string {
+	if u == "" {
+		return "none"
+	}
+	return "[" + text(u, 100) + "](" + dest(u) + ")"
+}
+
+// clip collapses white space (no newline survives) and keeps at most n
+// characters, marking a cut with "…".
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// text makes s inert Markdown: one line, at most n characters, with every
+// character that could open markup, HTML, an entity or a mention escaped.
+func text(s string, n int) string {
+	var b strings.Builder
+	for _, r := range clip(s, n) {
+		if strings.ContainsRune("\\`*_[]<>|~#@!&", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// code wraps s (already one line) in a code span whose fence is longer
+// than any run of backticks inside, as CommonMark requires.
+func code(s string) string {
+	if s == "" {
+		return ""
+	}
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || (longest > 0 && strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ")) {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// dest makes a URL safe as a link destination: white space or a
+// parenthesis would end it, '<' could open HTML.
+var destReplacer = strings.NewReplacer(" ", "%20", "\t", "%09", "\n", "%0A", "\r", "%0D", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "\\", "%5C")
+
+func dest(u string) string { return destReplacer.Replace(u) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

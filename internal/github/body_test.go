@@ -1,0 +1,226 @@
+package github
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden.md")
+
+func sha(seed string) string {
+	return strings.Repeat(seed, 64/len(seed)+1)[:64]
+}
+
+func fresh(j, id, sum string, size int64) report.Entry {
+	return report.Entry{Jurisdiction: j, ID: id, URL: "https://www." + j + ".example/" + id, Kind: "rates-page",
+		Title: "Rates of " + id, Status: state.Fresh, Since: "2026-11-01", HTTPStatus: 200, SHA256: sum, Size: size, ContentType: "text/html"}
+}
+
+// mixReports has one source of every kind of change, Diff's and Body's
+// own (a pending source fetched for the first time), plus text that must
+// stay inert: Markdown in a title, backticks, a mention and a newline in
+// a server's detail.
+func mixReports() (old, new *report.Report) {
+	set := func(e report.Entry, f func(*report.Entry)) report.Entry { f(&e); return e }
+	oldE := []report.Entry{
+		fresh("de", "de-estg", sha("ab12"), 120_000),
+		fresh("de", "de-lstb", sha("cd34"), 5_000),
+		fresh("nz", "nz-paye", sha("ef56"), 2_048),
+		set(fresh("nz", "nz-rates", sha("0a0b"), 1_000), func(e *report.Entry) {
+			e.Status, e.HTTPStatus, e.Detail = state.Failing, 503, "503 Service Unavailable"
+		}),
+		set(fresh("uk", "uk-gone", "", 0), func(e *report.Entry) { e.Status, e.HTTPStatus, e.Detail = state.Failing, 500, "500" }),
+		set(fresh("uk", "uk-new-pending", "", 0), func(e *report.Entry) { e.Status, e.HTTPStatus, e.ContentType = state.Pending, 0, "" }),
+		fresh("uk", "uk-old-source", sha("9999"), 10),
+		fresh("uk", "uk-redirected", sha("7777"), 10),
+		set(fresh("uk", "uk-detail", "", 0), func(e *report.Entry) { e.Status, e.HTTPStatus, e.Detail = state.Failing, 502, "HTTP 502" }),
+		fresh("us", "us-robots", sha("1212"), 10),
+		set(fresh("us", "us-pending", "", 0), func(e *report.Entry) { e.Status, e.HTTPStatus, e.ContentType = state.Pending, 0, "" }),
+	}
+	newE := []report.Entry{
+		set(oldE[0], func(e *report.Entry) { e.SHA256, e.Size = sha("f00d"), 121_500 }),
+		set(oldE[1], func(e *report.Entry) { e.Title = "Lohnsteuer *Tabellen* [2027] <b>|</b> @irs #12" }),
+		set(oldE[2], func(e *report.Entry) {
+			e.Status, e.HTTPStatus, e.Detail = state.Failing, 429, "429 Too Many Requests: `slow down` @octocat\nsee https://x.example/(status)"
+		}),
+		set(oldE[3], func(e *report.Entry) { e.Status, e.HTTPStatus, e.Detail, e.SHA256 = state.Fresh, 200, "", sha("0a0c") }),
+		set(oldE[4], func(e *report.Entry) { e.Status, e.HTTPStatus, e.Detail = state.Gone, 410, "410 Gone" }),
+		set(oldE[5], func(e *report.Entry) {
+			e.Status, e.HTTPStatus, e.SHA256, e.Size, e.ContentType = state.Fresh, 200, sha("5e5e"), 3_300_000, "application/pdf"
+		}),
+		set(oldE[7], func(e *report.Entry) { e.FinalURL = "https://www.uk.example/uk-redirected-2026" }),
+		set(oldE[8], func(e *report.Entry) { e.Detail = "HTTP 504 after 60s" }),
+		set(oldE[9], func(e *report.Entry) {
+			e.Status, e.HTTPStatus, e.Detail = state.BlockedRobots, 0, "robots.txt: Disallow: /rates/"
+		}),
+		oldE[10],
+		set(fresh("us", "us-w4", "", 0), func(e *report.Entry) { e.Status, e.HTTPStatus, e.ContentType = state.Pending, 0, "" }),
+	}
+	return &report.Report{Sources: oldE}, &report.Report{Sources: newE}
+}
+
+func testBlobURL() func(string) string {
+	return Config{Owner: "octo", Repo: "coverage", ServerURL: "https://github.com"}.BlobURL("taxkernelbot/update")
+}
+
+const testRunURL = "https://github.com/octo/coverage/actions/runs/1234"
+
+func TestBodyGolden(t *testing.T) {
+	old, new := mixReports()
+	changes := report.Diff(old, new)
+	kinds := map[string]bool{}
+	for _, c := range changes {
+		kinds[c.Kind] = true
+	}
+	for _, k := range []string{report.KindNewSource, report.KindRemovedSource, report.KindChanged, report.KindNewFailure,
+		report.KindRecovered, report.KindNewGap, report.KindStatus, report.KindURL, report.KindOther} {
+		if !kinds[k] {
+			t.Errorf("the mix lacks a change of kind %s", k)
+		}
+	}
+	got := Title(changes) + "\n\n" + Body(changes, SummaryOf(new), testBlobURL(), testRunURL)
+	golden := filepath.Join("testdata", "body.golden.md")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("body differs from %s (-want +got; go test -update rewrites it):\n%s", golden, d)
+	}
+}
+
+// The server's text never escapes its code span: no mention, no link, no
+// second line.
+func TestBodyKeepsServerTextInert(t *testing.T) {
+	old, new := mixReports()
+	body := Body(report.Diff(old, new), SummaryOf(new), testBlobURL(), "")
+	for _, line := range strings.Split(body, "\n") {
+		if strings.Contains(line, "nz-paye") && strings.Contains(line, "429") {
+			if !strings.Contains(line, "``429 Too Many Requests: `slow down` @octocat see https://x.example/(status)``") {
+				t.Errorf("detail not in one code span: %s", line)
+			}
+			return
+		}
+	}
+	t.Error("no line for nz-paye")
+}
+
+func TestTitle(t *testing.T) {
+	ch := func(kind string, old state.Status) report.Change {
+		return report.Change{ID: "x", Kind: kind, Old: report.Entry{Status: old}}
+	}
+	for _, tc := range []struct {
+		changes []report.Change
+		want    string
+	}{
+		{nil, "TaxKernelBot: no coverage change"},
+		{[]report.Change{ch(report.KindChanged, state.Fresh), ch(report.KindChanged, state.Fresh), ch(report.KindChanged, state.Fresh), ch(report.KindNewFailure, state.Fresh)},
+			"TaxKernelBot: 3 documents changed, 1 new failure"},
+		{[]report.Change{ch(report.KindRecovered, state.Pending), ch(report.KindRecovered, state.Failing), ch(report.KindRemovedSource, state.Fresh), ch("brand-new-kind", state.Fresh)},
+			"TaxKernelBot: 1 recovery, 1 first fetched, 1 source removed, 1 other change"},
+	} {
+		if got := Title(tc.changes); got != tc.want {
+			t.Errorf("Title = %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// manyChanged is n changed documents, plus a few failures and pending
+// sources, as a report might hold after a mass re-publication.
+func manyChanged(n int) ([]report.Change, Summary) {
+	var changes []report.Change
+	for i := range n {
+		id := fmt.Sprintf("xx-document-with-a-long-identifier-%05d", i)
+		o := fresh("xx", id, sha(fmt.Sprintf("%04x", i)), int64(1000+i))
+		nw := o
+		nw.SHA256, nw.Size = sha(fmt.Sprintf("%04x", i+1)), int64(2000+i)
+		changes = append(changes, report.Change{ID: id, Jurisdiction: "xx", Old: o, New: nw, Kind: report.KindChanged})
+	}
+	for i := range 7 {
+		id := fmt.Sprintf("yy-failing-%d", i)
+		o := fresh("yy", id, sha("aa"), 10)
+		nw := o
+		nw.Status, nw.HTTPStatus, nw.Detail = state.Failing, 503, "503 Service Unavailable"
+		changes = append(changes, report.Change{ID: id, Jurisdiction: "yy", Old: o, New: nw, Kind: report.KindNewFailure})
+	}
+	s := Summary{Sources: n + 7 + 300, Fresh: n}
+	for i := range 300 {
+		s.Pending = append(s.Pending, fmt.Sprintf("zz-pending-%03d", i))
+	}
+	return changes, s
+}
+
+func TestBodyStaysUnderGitHubLimit(t *testing.T) {
+	changes, sum := manyChanged(5000)
+	body := Body(changes, sum, testBlobURL(), testRunURL)
+	if len(body) > MaxBody {
+		t.Fatalf("body is %d bytes, over %d", len(body), MaxBody)
+	}
+	if len(body) < MaxBody*3/4 {
+		t.Errorf("body is only %d bytes: shortened more than it had to be", len(body))
+	}
+	// Changed documents lost lines and say how many.
+	m := regexp.MustCompile(`(?m)^- … and (\d+) more \(see reports/coverage\.md\)$`).FindAllStringSubmatch(body, -1)
+	if len(m) == 0 {
+		t.Fatal("no '… and N more' line")
+	}
+	left, _ := strconv.Atoi(m[0][1])
+	shown := strings.Count(body, "\n- `xx-document-with-a-long-identifier-")
+	if shown+left != 5000 || shown == 0 {
+		t.Errorf("%d changed documents shown + %d left out, want 5000 in all and some shown", shown, left)
+	}
+	// The short section lost nothing; the counts table still has the total.
+	if got := strings.Count(body, "\n- `yy-failing-"); got != 7 {
+		t.Errorf("%d of 7 new failures shown: the longest section must be cut first", got)
+	}
+	if !strings.Contains(body, "| Documents that changed | 5000 |") || !strings.Contains(body, "| Still pending (in all) | 300 |") {
+		t.Error("counts table lacks the full counts")
+	}
+	// Every line is whole: each list item ends as an item does.
+	for _, line := range strings.Split(body, "\n") {
+		if strings.HasPrefix(line, "- `xx-") && !strings.HasSuffix(line, "KiB)") {
+			t.Errorf("line cut: %q", line)
+		}
+	}
+}
+
+func TestBodyDeterministic(t *testing.T) {
+	old, new := mixReports()
+	changes := report.Diff(old, new)
+	want := Body(changes, SummaryOf(new), testBlobURL(), testRunURL)
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20 {
+		r.Shuffle(len(changes), func(i, j int) { changes[i], changes[j] = changes[j], changes[i] })
+		if got := Body(changes, SummaryOf(new), testBlobURL(), testRunURL); got != want {
+			t.Fatalf("body depends on the order of changes:\n%s", cmp.Diff(want, got))
+		}
+	}
+	big, sum := manyChanged(5000)
+	if Body(big, sum, testBlobURL(), "") != Body(big, sum, testBlobURL(), "") {
+		t.Error("shortened body differs between two calls")
+	}
+}
+
+func TestBodyWithoutLinks(t *testing.T) {
+	old, new := mixReports()
+	body := Body(report.Diff(old, new), SummaryOf(new), nil, "")
+	if strings.Contains(body, "/blob/") || strings.Contains(body, "workflow run") {
+		t.Errorf("links without a blobURL or runURL:\n%s", body)
+	}
+}

@@ -1,0 +1,234 @@
+package github
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// UserAgent is sent with every API request, so that the bot's calls are
+// recognisable in audit logs.
+const UserAgent = "TaxKernelBot (+https://github.com/taxkernel/taxkernelbot)"
+
+// ErrLabels marks the error EnsurePR returns when the pull request was
+// created but labelling it failed: number, url and created are then
+// valid, and a caller may report the error as a warning.
+var ErrLabels = errors.New("pull request created but not labelled")
+
+// Client opens and updates the bot's pull request through the REST API
+// of the server a Config names.
+type Client struct {
+	gh          *gh.Client
+	owner, repo string
+	api         string // for error messages
+}
+
+// NewClient returns a Client for c's repository, sending c.Token as a
+// bearer token to c.APIURL (https://api.github.com, a GitHub Enterprise
+// Server's https://host/api/v3, or a test server's root: the URL is used
+// as given, trailing slash or not). httpClient may be nil; it is copied,
+// never modified. ctx is not kept.
+func NewClient(ctx context.Context, c Config, httpClient *http.Client) (*Client, error) {
+	_ = ctx // nothing to exchange yet: the token is used as it is
+	if c.Owner == "" || c.Repo == "" {
+		return nil, errors.New("github: no repository: set GITHUB_REPOSITORY to owner/name")
+	}
+	if c.Token == "" {
+		return nil, errors.New("github: no token: set GITHUB_TOKEN (see ConfigFromEnv)")
+	}
+	api := c.APIURL
+	if api == "" {
+		api = DefaultAPIURL
+	}
+	base, err := url.Parse(api)
+	if err != nil || (base.Scheme != "https" && base.Scheme != "http") || base.Host == "" {
+		return nil, fmt.Errorf("github: API URL %q: want an http(s) URL such as %s", api, DefaultAPIURL)
+	}
+	// go-github resolves relative paths against BaseURL, which must end in
+	// '/' or its last segment (say "v3") would be replaced.
+	base.Path = strings.TrimRight(base.Path, "/") + "/"
+	base.RawPath = ""
+	if httpClient == nil {
+		httpClient = &http.Client{Timeout: time.Minute}
+	}
+	client := gh.NewClient(httpClient).WithAuthToken(c.Token)
+	client.BaseURL = base
+	client.UserAgent = UserAgent
+	return &Client{gh: client, owner: c.Owner, repo: c.Repo, api: strings.TrimRight(api, "/")}, nil
+}
+
+// PR is the pull request EnsurePR wants open: from branch Head of the same
+// repository into Base. Labels are added when it is created, not again
+// (a reviewer may have removed them on purpose).
+type PR struct {
+	Head, Base  string
+	Title, Body string
+	Labels      []string
+}
+
+// EnsurePR makes sure one open pull request from pr.Head exists with
+// pr's title, body and base. It lists the open pull requests of head
+// "owner:Head"; when there is one it is edited, only if its title, body
+// or base differ (an unchanged pull request costs one request and sends
+// no notification); otherwise one is created and labelled. If another run
+// created it in the meantime (422 on create), the list is read again and
+// that one is edited.
+//
+// Errors say which call failed and what to check. When the pull request
+// was created but labels could not be added, the error wraps ErrLabels
+// and the other results are valid.
+func (c *Client) EnsurePR(ctx context.Context, pr PR) (number int, url string, created bool, err error) {
+	switch {
+	case pr.Head == "" || pr.Base == "":
+		return 0, "", false, errors.New("github: a pull request needs a head and a base branch")
+	case strings.TrimSpace(pr.Title) == "":
+		return 0, "", false, errors.New("github: a pull request needs a title")
+	case len(pr.Body) > MaxBody:
+		return 0, "", false, fmt.Errorf("github: pull request body is %d bytes, over GitHub's limit of %d: render it with Body", len(pr.Body), MaxBody)
+	}
+	open, err := c.find(ctx, pr)
+	if err != nil {
+		return 0, "", false, err
+	}
+	if open == nil {
+		p, _, err := c.gh.PullRequests.Create(ctx, c.owner, c.repo, &gh.NewPullRequest{
+			Title: gh.String(pr.Title),
+			Head:  gh.String(pr.Head),
+			Base:  gh.String(pr.Base),
+			Body:  gh.String(pr.Body),
+		})
+		if err == nil {
+			number, url = p.GetNumber(), p.GetHTMLURL()
+			if len(pr.Labels) > 0 {
+				if _, _, err := c.gh.Issues.AddLabelsToIssue(ctx, c.owner, c.repo, number, pr.Labels); err != nil {
+					return number, url, true, fmt.Errorf("github: pull request #%d (%s) was created, but adding labels %q failed (%w): %w",
+						number, url, pr.Labels, ErrLabels, c.explain(err, "check the label names"))
+				}
+			}
+			return number, url, true, nil
+		}
+		if !hasStatus(err, http.StatusUnprocessableEntity) {
+			return 0, "", false, fmt.Errorf("github: create pull request %s → %s in %s/%s: %w", pr.Head, pr.Base, c.owner, c.repo, c.explain(err, ""))
+		}
+		// 422: perhaps a concurrent run opened it; otherwise the branch is
+		// not there or holds nothing new.
+		again, lerr := c.find(ctx, pr)
+		if lerr != nil || again == nil {
+			return 0, "", false, fmt.Errorf("github: create pull request %s → %s in %s/%s: %w", pr.Head, pr.Base, c.owner, c.repo,
+				c.explain(err, "check that branch "+pr.Head+" was pushed, has commits that "+pr.Base+" lacks, and that "+pr.Base+" exists"))
+		}
+		open = again
+	}
+
+	number, url = open.GetNumber(), open.GetHTMLURL()
+	edit := &gh.PullRequest{}
+	differ := false
+	if open.GetTitle() != pr.Title {
+		edit.Title, differ = gh.String(pr.Title), true
+	}
+	// GitHub keeps a body edited in its web form with CRLF line ends.
+	if crlf(open.GetBody()) != crlf(pr.Body) {
+		edit.Body, differ = gh.String(pr.Body), true
+	}
+	if ref := open.GetBase().GetRef(); ref != "" && ref != pr.Base {
+		edit.Base, differ = &gh.PullRequestBranch{Ref: gh.String(pr.Base)}, true
+	}
+	if !differ {
+		return number, url, false, nil
+	}
+	p, _, err := c.gh.PullRequests.Edit(ctx, c.owner, c.repo, number, edit)
+	if err != nil {
+		return number, url, false, fmt.Errorf("github: update pull request #%d in %s/%s: %w", number, c.owner, c.repo, c.explain(err, ""))
+	}
+	if u := p.GetHTMLURL(); u != "" {
+		url = u
+	}
+	return number, url, false, nil
+}
+
+// find returns the open pull request from pr.Head, preferring one into
+// pr.Base, or nil. GitHub allows one open pull request per head and base.
+func (c *Client) find(ctx context.Context, pr PR) (*gh.PullRequest, error) {
+	opts := &gh.PullRequestListOptions{
+		State:       "open",
+		Head:        c.owner + ":" + pr.Head,
+		ListOptions: gh.ListOptions{PerPage: 100},
+	}
+	list, _, err := c.gh.PullRequests.List(ctx, c.owner, c.repo, opts)
+	if err != nil {
+		return nil, fmt.Errorf("github: list open pull requests from %s:%s in %s/%s: %w", c.owner, pr.Head, c.owner, c.repo, c.explain(err, ""))
+	}
+	var found *gh.PullRequest
+	for _, p := range list {
+		// The filter is the server's; a ref that does not match is not ours.
+		if ref := p.GetHead().GetRef(); ref != "" && ref != pr.Head {
+			continue
+		}
+		switch {
+		case found == nil:
+			found = p
+		case (p.GetBase().GetRef() == pr.Base) != (found.GetBase().GetRef() == pr.Base):
+			if p.GetBase().GetRef() == pr.Base {
+				found = p
+			}
+		case p.GetNumber() < found.GetNumber():
+			found = p
+		}
+	}
+	return found, nil
+}
+
+// explain adds to an API error what its status means for this bot.
+// on422 is the hint for a 422 (validation failed) of this call.
+func (c *Client) explain(err error, on422 string) error {
+	var (
+		rate  *gh.RateLimitError
+		abuse *gh.AbuseRateLimitError
+		resp  *gh.ErrorResponse
+		hint  string
+	)
+	switch {
+	case errors.As(err, &rate):
+		hint = "rate limit exhausted until " + rate.Rate.Reset.UTC().Format(time.RFC3339) + ": run again later"
+	case errors.As(err, &abuse):
+		hint = "secondary rate limit: run again later"
+	case errors.As(err, &resp) && resp.Response != nil:
+		switch resp.Response.StatusCode {
+		case http.StatusUnauthorized:
+			hint = "the token was rejected (expired, revoked or malformed): check GITHUB_TOKEN"
+		case http.StatusForbidden:
+			hint = "the token lacks permission: give the workflow `permissions: contents: write, pull-requests: write`; " +
+				"with GITHUB_TOKEN, also allow it in Settings → Actions → General → Workflow permissions → " +
+				"\"Allow GitHub Actions to create and approve pull requests\" (repository and organisation), or use a GitHub App token"
+		case http.StatusNotFound:
+			hint = fmt.Sprintf("GitHub answers 404 both for what does not exist and for what the token may not see: "+
+				"check GITHUB_REPOSITORY (%s/%s), GITHUB_API_URL (%s) and that the token can read the repository", c.owner, c.repo, c.api)
+		case http.StatusUnprocessableEntity:
+			hint = on422
+		default:
+			if resp.Response.StatusCode >= 500 {
+				hint = "GitHub answered with a server error: run again later"
+			}
+		}
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+	default:
+		hint = "could not reach GITHUB_API_URL (" + c.api + "): check it and the network"
+	}
+	if hint == "" {
+		return err
+	}
+	return fmt.Errorf("%w (%s)", err, hint)
+}
+
+func hasStatus(err error, code int) bool {
+	var resp *gh.ErrorResponse
+	return errors.As(err, &resp) && resp.Response != nil && resp.Response.StatusCode == code
+}
+
+func crlf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }

@@ -1,0 +1,102 @@
+package github
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestConfigFromEnv(t *testing.T) {
+	base := map[string]string{"GITHUB_REPOSITORY": "octo/coverage", "GITHUB_TOKEN": "tok"}
+	with := func(kv ...string) map[string]string {
+		m := map[string]string{}
+		for k, v := range base {
+			m[k] = v
+		}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i]] = kv[i+1]
+		}
+		return m
+	}
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		want    Config
+		wantErr []string // substrings, all required
+	}{
+		{name: "defaults", env: base,
+			want: Config{Owner: "octo", Repo: "coverage", ServerURL: "https://github.com", APIURL: "https://api.github.com", Token: "tok"}},
+		{name: "actions", env: with("GITHUB_SERVER_URL", "https://github.com", "GITHUB_API_URL", "https://api.github.com", "GITHUB_RUN_ID", "1234"),
+			want: Config{Owner: "octo", Repo: "coverage", ServerURL: "https://github.com", APIURL: "https://api.github.com", Token: "tok", RunID: "1234"}},
+		{name: "enterprise trailing slashes", env: with("GITHUB_SERVER_URL", "https://ghe.example/", "GITHUB_API_URL", "https://ghe.example/api/v3/"),
+			want: Config{Owner: "octo", Repo: "coverage", ServerURL: "https://ghe.example", APIURL: "https://ghe.example/api/v3", Token: "tok"}},
+		{name: "enterprise api derived", env: with("GITHUB_SERVER_URL", "https://ghe.example"),
+			want: Config{Owner: "octo", Repo: "coverage", ServerURL: "https://ghe.example", APIURL: "https://ghe.example/api/v3", Token: "tok"}},
+		{name: "loopback", env: with("GITHUB_SERVER_URL", "http://127.0.0.1:8080", "GITHUB_API_URL", "http://127.0.0.1:8080"),
+			want: Config{Owner: "octo", Repo: "coverage", ServerURL: "http://127.0.0.1:8080", APIURL: "http://127.0.0.1:8080", Token: "tok"}},
+		{name: "token trimmed", env: with("GITHUB_TOKEN", " tok\n"),
+			want: Config{Owner: "octo", Repo: "coverage", ServerURL: "https://github.com", APIURL: "https://api.github.com", Token: "tok"}},
+		{name: "missing token", env: with("GITHUB_TOKEN", ""),
+			wantErr: []string{"GITHUB_TOKEN is not set", "pull-requests: write", "secrets.GITHUB_TOKEN", "GitHub App"}},
+		{name: "missing repository", env: with("GITHUB_REPOSITORY", ""),
+			wantErr: []string{"GITHUB_REPOSITORY is not set", "owner/name"}},
+		{name: "nothing set", env: map[string]string{},
+			wantErr: []string{"GITHUB_REPOSITORY is not set", "GITHUB_TOKEN is not set"}},
+		{name: "repository without slash", env: with("GITHUB_REPOSITORY", "coverage"),
+			wantErr: []string{`GITHUB_REPOSITORY is "coverage"`, "owner/name"}},
+		{name: "repository with two slashes", env: with("GITHUB_REPOSITORY", "a/b/c"), wantErr: []string{`GITHUB_REPOSITORY is "a/b/c"`}},
+		{name: "repository with empty owner", env: with("GITHUB_REPOSITORY", "/b"), wantErr: []string{`GITHUB_REPOSITORY is "/b"`}},
+		{name: "repository with space", env: with("GITHUB_REPOSITORY", "a b/c"), wantErr: []string{"owner/name"}},
+		{name: "bad server", env: with("GITHUB_SERVER_URL", "github.com"), wantErr: []string{"GITHUB_SERVER_URL", "http(s) URL"}},
+		{name: "bad api", env: with("GITHUB_API_URL", "ftp://api.github.com"), wantErr: []string{"GITHUB_API_URL"}},
+		{name: "api with credentials", env: with("GITHUB_API_URL", "https://u:p@api.github.com"), wantErr: []string{"GITHUB_API_URL"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ConfigFromEnv(func(k string) string { return tc.env[k] })
+			if tc.wantErr != nil {
+				if err == nil {
+					t.Fatalf("no error; got %v", got)
+				}
+				for _, w := range tc.wantErr {
+					if !strings.Contains(err.Error(), w) {
+						t.Errorf("error %q lacks %q", err, w)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestConfigURLs(t *testing.T) {
+	c := Config{Owner: "octo", Repo: "coverage", ServerURL: "https://ghe.example/", RunID: "42"}
+	sum := "0f9e8d7c6b5a" + strings.Repeat("0", 52)
+	for _, tc := range []struct{ got, want string }{
+		{c.GitURL(), "https://ghe.example/octo/coverage.git"},
+		{c.RunURL(), "https://ghe.example/octo/coverage/actions/runs/42"},
+		{c.BlobURL("taxkernelbot/update")(sum), "https://ghe.example/octo/coverage/blob/taxkernelbot/update/snapshots/sha256/0f/" + sum},
+		{c.BlobURL("main")("not-a-hash"), ""},
+		{Config{Owner: "o", Repo: "r", ServerURL: "https://github.com"}.RunURL(), ""},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
+
+func TestConfigNeverPrintsToken(t *testing.T) {
+	c := Config{Owner: "o", Repo: "r", Token: "ghs_secret"}
+	for _, f := range []string{"%v", "%+v", "%#v", "%s"} {
+		if s := fmt.Sprintf(f, c); strings.Contains(s, "ghs_secret") {
+			t.Errorf("%s prints the token: %s", f, s)
+		}
+	}
+}
