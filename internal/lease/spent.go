@@ -1,0 +1,128 @@
+package lease
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+)
+
+// Usage is what one day's ledger of one host shows: its dispatch lines, in
+// all and per run id ("" for lines without one).
+type Usage struct {
+	Total int
+	ByRun map[string]int
+}
+
+func (u *Usage) add(run string) {
+	u.Total++
+	if u.ByRun == nil {
+		u.ByRun = map[string]int{}
+	}
+	u.ByRun[run]++
+}
+
+// Count counts the dispatch lines of host among lines (one day's lines,
+// e.g. from ledger.Read).
+func Count(lines []ledger.Line, host string) Usage {
+	var u Usage
+	for _, l := range lines {
+		if l.Event == ledger.Dispatch && l.Host == host {
+			u.add(l.RunID)
+		}
+	}
+	return u
+}
+
+// CountLedger counts the dispatch lines of host in the content of a ledger
+// file (ledgers/<day>/<ledger.FileName(host)>), as it is on a branch tip.
+// Only whole lines count: a torn last line was never acknowledged. Lines of
+// other hosts sharing the file name are skipped. A whole line that is not
+// JSON is an error: the count would not be trustworthy.
+func CountLedger(data []byte, host string) (Usage, error) {
+	var u Usage
+	for i, line := range wholeLines(data) {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var v struct {
+			Event string `json:"event"`
+			Host  string `json:"host"`
+			Run   string `json:"run"`
+		}
+		if err := json.Unmarshal(line, &v); err != nil {
+			return Usage{}, fmt.Errorf("lease: ledger of %s, line %d: %w", host, i+1, err)
+		}
+		if v.Event == ledger.Dispatch && v.Host == host {
+			u.add(v.Run)
+		}
+	}
+	return u, nil
+}
+
+// Spent returns the budget already used on day (UTC "YYYY-MM-DD") for host,
+// as seen by the lease self (pass Request.ID() before acquiring):
+//
+//	u.Total (dispatch lines of every run pushed to the branch's ledger)
+//	+ Σ over runs R with a lease or record of day, other than self:
+//	    max(0, Σ budget of R's leases − u.ByRun[R])
+//
+// where a lease's budget is its reservation while unreleased (live or
+// expired: a dead run's whole reservation stays spent), and what it
+// dispatched once released (normally all pushed, so nothing extra). Summing
+// a run's leases before subtracting its lines means lines are never
+// subtracted twice, and max(budget, pushed) per run means they are never
+// counted twice. Only the current lease of exactly self is left out; a
+// record is never, even of the same run.
+//
+// leases is every lease and record of the branch (DecodeAll), whatever its
+// shard: a lease of another shard that reserved this host (runs sharded
+// differently) counts too.
+func Spent(day, host string, u Usage, leases []Lease, self ID) int {
+	budget := map[string]int{}
+	for _, l := range leases {
+		if l.Day != day || l.SupersededAt.IsZero() && l.ID() == self {
+			continue
+		}
+		b := l.Reservations[host]
+		if l.Released {
+			b = l.Dispatched[host]
+		}
+		budget[l.RunID] += b
+	}
+	total := u.Total
+	for run, b := range budget {
+		total += max(0, b-u.ByRun[run])
+	}
+	return total
+}
+
+// HeldElsewhere returns a live lease other than self's that reserves host
+// (more than 0), if any: the host is busy, whatever that lease's shard.
+func HeldElsewhere(host string, leases []Lease, self ID, now time.Time) (Lease, bool) {
+	for _, l := range leases {
+		if l.Live(now) && l.ID() != self && l.Reservations[host] > 0 {
+			return l, true
+		}
+	}
+	return Lease{}, false
+}
+
+// Remaining returns, for each host of caps (its daily cap), what self may
+// still reserve on day: cap − Spent, at least 0, and 0 when another live
+// lease reserves the host (one request at a time across differently
+// sharded runs). usage holds each host's ledger Usage for day on the same
+// tip. Call it inside the edit that acquires, on the tip being edited.
+func Remaining(day string, caps map[string]int, usage map[string]Usage, leases []Lease, self ID, now time.Time) map[string]int {
+	out := make(map[string]int, len(caps))
+	for host, c := range caps {
+		if _, busy := HeldElsewhere(host, leases, self, now); busy {
+			out[host] = 0
+			continue
+		}
+		out[host] = max(0, c-Spent(day, host, usage[host], leases, self))
+	}
+	return out
+}
