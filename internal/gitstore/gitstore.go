@@ -1,0 +1,396 @@
+package gitstore
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/cache"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/go-git/go-git/v5/storage"
+	"github.com/go-git/go-git/v5/storage/filesystem"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+var (
+	// ErrNoBranch: the branch does not exist on the remote (yet).
+	ErrNoBranch = errors.New("branch does not exist")
+	// ErrRejected: every push attempt found that the branch had moved since
+	// it was read (another writer keeps updating it). Nothing was pushed.
+	ErrRejected = errors.New("push rejected: the branch moved")
+	// ErrAuth: the remote refused the credentials (HTTP 401 or 403).
+	ErrAuth = errors.New("the remote refused the credentials")
+)
+
+// DefaultAttempts is the number of push attempts Update makes when asked for
+// zero or fewer.
+const DefaultAttempts = 5
+
+// Remote is a repository reached over smart HTTP(S). Username and Password are
+// sent as basic auth (GitHub: "x-access-token" and the token); the URL itself
+// must not carry credentials, as it appears in error messages.
+type Remote struct {
+	URL                string
+	Username, Password string
+	// HTTPClient is the client used for every request; nil uses a client on
+	// http.DefaultTransport. Deadlines come from the context of each call.
+	HTTPClient *http.Client
+}
+
+// Signature names the author and committer of a commit. When is part of the
+// commit (to the second, in its time zone): commits are deterministic given
+// the tree, the parent, the signature and the message.
+type Signature struct {
+	Name, Email string
+	When        time.Time
+}
+
+// Change sets the file at Path (slash-separated, relative to the root of the
+// branch) to Data. Data == nil deletes the file, or the whole directory, at
+// Path (deleting an absent path is not an error). Directories that become
+// empty disappear. Files are written with mode 0644.
+type Change struct {
+	Path string
+	Data []byte
+}
+
+// Edit computes the changes to make on top of the branch's tip, given its
+// files (an empty tree when the branch does not exist yet; read them with
+// fs.ReadFile, fs.ReadDir, fs.WalkDir: only what is read is loaded). Update
+// calls it once per attempt, each time on the newest tip, so it must be a pure
+// function of the tree and of the caller's own data: for example, append to a
+// ledger the lines the tip does not hold yet. It must not call back into the
+// Repo that runs it.
+type Edit func(tip fs.FS) ([]Change, error)
+
+// Repo is a local object store attached to one Remote. Keep one for the
+// lifetime of the process: repeated Read and Update calls download only what
+// is new. Its methods may be called concurrently; they run one at a time.
+type Repo struct {
+	remote Remote
+	ep     *transport.Endpoint
+	auth   transport.AuthMethod
+	client transport.Transport
+
+	op sync.Mutex // one Read or Update at a time
+
+	mu     sync.Mutex // guards st: every object and ref access
+	st     storage.Storer
+	closer io.Closer
+}
+
+// OpenMemory returns a Repo that keeps its objects in memory.
+func OpenMemory(r Remote) (*Repo, error) {
+	return newRepo(r, memory.NewStorage(), nil)
+}
+
+// Open returns a Repo that keeps its objects in dir (created if needed; the
+// objects/ and refs/ of a bare git repository), so that a later process
+// reusing dir (a CI cache, say) does not download the history again. Each
+// fetch and each push adds a pack. Close it.
+func Open(dir string, r Remote) (*Repo, error) {
+	st := filesystem.NewStorageWithOptions(osfs.New(dir), cache.NewObjectLRUDefault(),
+		filesystem.Options{KeepDescriptors: true})
+	return newRepo(r, st, st)
+}
+
+func newRepo(r Remote, st storage.Storer, closer io.Closer) (*Repo, error) {
+	u, err := url.Parse(r.URL)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("gitstore: remote URL %q: %w", r.URL, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("gitstore: remote URL %q: want an http:// or https:// URL (smart HTTP)", r.URL)
+	case u.User != nil:
+		return nil, fmt.Errorf("gitstore: remote URL %s: remove the credentials from the URL and set Remote.Username and Remote.Password", u.Redacted())
+	case u.Host == "":
+		return nil, fmt.Errorf("gitstore: remote URL %q has no host", r.URL)
+	}
+	ep, err := transport.NewEndpoint(r.URL)
+	if err != nil {
+		return nil, fmt.Errorf("gitstore: remote URL %q: %w", r.URL, err)
+	}
+	repo := &Repo{remote: r, ep: ep, client: githttp.NewClient(r.HTTPClient), st: st, closer: closer}
+	if r.Username != "" || r.Password != "" {
+		repo.auth = &githttp.BasicAuth{Username: r.Username, Password: r.Password}
+	}
+	return repo, nil
+}
+
+// Close releases the files of a Repo made by Open. Trees it returned must no
+// longer be read.
+func (r *Repo) Close() error {
+	if r.closer == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.closer.Close()
+}
+
+// Read fetches branch and returns its tip and its files. When the branch does
+// not exist it returns "", nil and an error wrapping ErrNoBranch.
+func (r *Repo) Read(ctx context.Context, branch string) (string, *Tree, error) {
+	ref, err := branchRef(branch)
+	if err != nil {
+		return "", nil, err
+	}
+	r.op.Lock()
+	defer r.op.Unlock()
+	tip, err := r.fetch(ctx, ref)
+	if err != nil {
+		return "", nil, err
+	}
+	if tip.IsZero() {
+		return "", nil, fmt.Errorf("gitstore: read branch %q at %s: %w", branch, r.remote.URL, ErrNoBranch)
+	}
+	root, err := r.commitTree(tip)
+	if err != nil {
+		return "", nil, r.fail("read", ref, err)
+	}
+	return tip.String(), r.newTree(root), nil
+}
+
+// Update fetches branch, calls edit on its tip, commits the changes with
+// message and sig (parent: the tip read; no parent when the branch does not
+// exist yet, which creates it as an orphan branch) and pushes the commit as a
+// compare-and-swap on the tip read. If the branch moved meanwhile, it starts
+// over on the new tip, up to attempts times (DefaultAttempts if attempts <= 0),
+// then returns an error wrapping ErrRejected. It never forces a push.
+//
+// When the changes leave the tree as it is, Update commits and pushes nothing
+// and returns the current tip ("" if the branch does not exist). Otherwise it
+// returns the hash of the commit it pushed, which is then the branch's tip.
+func (r *Repo) Update(ctx context.Context, branch, message string, sig Signature, edit Edit, attempts int) (string, error) {
+	return r.update(ctx, branch, "", message, sig, edit, attempts)
+}
+
+// UpdateFrom is Update for a branch that, while it does not exist, starts from
+// the tip of base instead of from nothing: Edit sees base's files and the
+// first commit has base's tip as its parent (a pull request branch made from
+// main). Once the branch exists, base plays no part. The base branch must
+// exist (else the error wraps ErrNoBranch).
+func (r *Repo) UpdateFrom(ctx context.Context, branch, base, message string, sig Signature, edit Edit, attempts int) (string, error) {
+	if base == "" {
+		return "", errors.New("gitstore: UpdateFrom needs a base branch")
+	}
+	return r.update(ctx, branch, base, message, sig, edit, attempts)
+}
+
+func (r *Repo) update(ctx context.Context, branch, base, message string, sig Signature, edit Edit, attempts int) (string, error) {
+	ref, err := branchRef(branch)
+	if err != nil {
+		return "", err
+	}
+	var baseRef plumbing.ReferenceName
+	if base != "" {
+		if baseRef, err = branchRef(base); err != nil {
+			return "", err
+		}
+	}
+	if err := checkSignature(sig); err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(message) == "" {
+		return "", errors.New("gitstore: empty commit message")
+	}
+	if !strings.HasSuffix(message, "\n") {
+		message += "\n"
+	}
+	if edit == nil {
+		return "", errors.New("gitstore: Update needs an Edit")
+	}
+	if attempts <= 0 {
+		attempts = DefaultAttempts
+	}
+	r.op.Lock()
+	defer r.op.Unlock()
+
+	var last plumbing.Hash // where the branch was when the last push was refused
+	for range attempts {
+		if err := ctx.Err(); err != nil {
+			return "", r.fail("update", ref, err)
+		}
+		tip, err := r.fetch(ctx, ref)
+		if err != nil {
+			return "", err
+		}
+		parent := tip // the commit to build on: the tip, or the base's for a new branch
+		if tip.IsZero() && baseRef != "" {
+			if parent, err = r.fetch(ctx, baseRef); err != nil {
+				return "", err
+			}
+			if parent.IsZero() {
+				return "", fmt.Errorf("gitstore: create branch %q from %q at %s: %q: %w", branch, base, r.remote.URL, base, ErrNoBranch)
+			}
+		}
+		root := emptyTree
+		if !parent.IsZero() {
+			if root, err = r.commitTree(parent); err != nil {
+				return "", r.fail("update", ref, err)
+			}
+		}
+		tree := r.newTree(root)
+		changes, err := edit(tree)
+		if err != nil {
+			return "", fmt.Errorf("gitstore: update branch %q at %s: edit on %s: %w", branch, r.remote.URL, short(parent), err)
+		}
+		ov := newOverlay()
+		newRoot, err := build(tree, ov, changes)
+		if err != nil {
+			return "", fmt.Errorf("gitstore: update branch %q at %s: %w", branch, r.remote.URL, err)
+		}
+		if newRoot == root {
+			return hashString(tip), nil // nothing to commit
+		}
+		var parents []plumbing.Hash
+		if !parent.IsZero() {
+			parents = []plumbing.Hash{parent}
+		}
+		who := object.Signature{Name: sig.Name, Email: sig.Email, When: sig.When}
+		commit, err := ov.put(&object.Commit{
+			Author:       who,
+			Committer:    who,
+			Message:      message,
+			TreeHash:     newRoot,
+			ParentHashes: parents,
+		})
+		if err != nil {
+			return "", r.fail("update", ref, err)
+		}
+		pack, err := ov.pack()
+		if err != nil {
+			return "", r.fail("update", ref, err)
+		}
+		err = r.push(ctx, ref, tip, commit, pack)
+		var moved *movedError
+		switch {
+		case err == nil:
+			r.keep(ref, commit, ov, pack)
+			return commit.String(), nil
+		case errors.As(err, &moved):
+			last = moved.now
+			continue
+		default:
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("gitstore: update branch %q at %s: %w %d times in a row (last seen at %s): another writer keeps updating it; nothing was pushed and the caller's data is intact, run the update again later",
+		branch, r.remote.URL, ErrRejected, attempts, short(last))
+}
+
+// Update opens an in-memory Repo for r and runs its Update: convenient for one
+// write; keep a Repo for several.
+func Update(ctx context.Context, r Remote, branch, message string, sig Signature, edit Edit, attempts int) (string, error) {
+	repo, err := OpenMemory(r)
+	if err != nil {
+		return "", err
+	}
+	return repo.Update(ctx, branch, message, sig, edit, attempts)
+}
+
+// Read opens an in-memory Repo for r and runs its Read.
+func Read(ctx context.Context, r Remote, branch string) (string, *Tree, error) {
+	repo, err := OpenMemory(r)
+	if err != nil {
+		return "", nil, err
+	}
+	return repo.Read(ctx, branch)
+}
+
+func branchRef(branch string) (plumbing.ReferenceName, error) {
+	ref := plumbing.NewBranchReferenceName(branch)
+	if branch == "" || strings.HasPrefix(branch, "refs/") || ref.Validate() != nil {
+		return "", fmt.Errorf("gitstore: invalid branch name %q (want a plain branch name such as fetch-cache)", branch)
+	}
+	return ref, nil
+}
+
+func checkSignature(sig Signature) error {
+	bad := func(s string) bool { return s == "" || strings.ContainsAny(s, "<>\n\x00") }
+	switch {
+	case bad(sig.Name) || bad(sig.Email):
+		return fmt.Errorf("gitstore: invalid signature %q <%s>: want a name and an email without <, > or newlines", sig.Name, sig.Email)
+	case sig.When.IsZero():
+		return errors.New("gitstore: signature has no time: set Signature.When (from the injected clock), it is part of the commit")
+	}
+	return nil
+}
+
+// commitTree returns the root tree of a commit held locally.
+func (r *Repo) commitTree(h plumbing.Hash) (plumbing.Hash, error) {
+	o, err := r.object(h, plumbing.CommitObject)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	var c object.Commit
+	if err := c.Decode(o); err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("commit %s: %w", h, err)
+	}
+	return c.TreeHash, nil
+}
+
+// objectData reads an object of the local store fully into memory.
+func (r *Repo) objectData(h plumbing.Hash, t plumbing.ObjectType) ([]byte, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o, err := r.st.EncodedObject(t, h)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", t, h, err)
+	}
+	rd, err := o.Reader()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", t, h, err)
+	}
+	defer rd.Close()
+	data := make([]byte, 0, o.Size())
+	buf := bytes.NewBuffer(data)
+	if _, err := buf.ReadFrom(rd); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", t, h, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// object reads an object of the local store, ready to decode.
+func (r *Repo) object(h plumbing.Hash, t plumbing.ObjectType) (*plumbing.MemoryObject, error) {
+	data, err := r.objectData(h, t)
+	if err != nil {
+		return nil, err
+	}
+	m := &plumbing.MemoryObject{}
+	m.SetType(t)
+	m.Write(data)
+	return m, nil
+}
+
+func (r *Repo) has(h plumbing.Hash) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.st.HasEncodedObject(h) == nil
+}
+
+func short(h plumbing.Hash) string {
+	if h.IsZero() {
+		return "(none: no branch)"
+	}
+	return h.String()[:12]
+}
+
+func hashString(h plumbing.Hash) string {
+	if h.IsZero() {
+		return ""
+	}
+	return h.String()
+}
