@@ -70,6 +70,7 @@ func init() {
 		"verify":   {"re-hash every blob and check the index against the store", cmdVerify},
 		"robots":   {"explain the robots.txt decision for a URL from the kept copy", cmdRobots},
 		"demo":     {"run the whole pipeline against embedded local servers (no network)", cmdDemo},
+		"ci":       {"in GitHub Actions: pull the cache branch, lease, run, push, and open the pull request", cmdCI},
 	}
 }
 

@@ -27,6 +27,12 @@ type runOptions struct {
 	RunID       string
 	Clock       clock.Clock
 	IO          IO
+
+	// Set by `ci`: the hosts of its shard, the budget its lease reserved,
+	// and the time its lease lets it send until.
+	Hosts    func(host string) bool
+	Spent    func(host, day string) (int, error)
+	Deadline time.Time
 }
 
 func cmdRun(ctx context.Context, io IO, args []string) error {
@@ -96,7 +102,9 @@ func runRun(ctx context.Context, opts runOptions) error {
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
 		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
 		Clock: opts.Clock, Only: opts.Only, DryRun: opts.DryRun, RunID: opts.RunID,
-		Deadline: opts.Clock.Now().Add(opts.MaxDuration),
+		Deadline: deadline(opts),
+		Hosts:    opts.Hosts,
+		Spent:    opts.Spent,
 		Log:      prog.event,
 		Progress: prog.update,
 	})
@@ -127,6 +135,14 @@ func runRun(ctx context.Context, opts runOptions) error {
 		return errFailuresRecorded
 	}
 	return nil
+}
+
+func deadline(opts runOptions) time.Time {
+	d := opts.Clock.Now().Add(opts.MaxDuration)
+	if !opts.Deadline.IsZero() && opts.Deadline.Before(d) {
+		return opts.Deadline
+	}
+	return d
 }
 
 func printPlan(io IO, res *pipeline.Result) error {

@@ -1,0 +1,534 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// The branches the bot writes.
+const (
+	cacheBranch = "fetch-cache"
+	prBranch    = "taxkernelbot/update"
+)
+
+type ciOptions struct {
+	paths
+	Shard       string
+	Only        string
+	DryRun      bool
+	NoPublish   bool
+	MaxDuration time.Duration
+	RunID       string
+	Holder      string
+	// PushEvery is how often ledgers are pushed during a run.
+	PushEvery time.Duration
+	// Margin is how long before its lease expires a run stops sending: the
+	// longest request plus clock skew between runners.
+	Margin     time.Duration
+	Clock      clock.Clock
+	HTTPClient *http.Client // for git and the GitHub API; nil: default
+	IO         IO
+}
+
+func cmdCI(ctx context.Context, io IO, args []string) error {
+	opts := ciOptions{IO: io, Clock: clock.Real{}, PushEvery: 5 * time.Minute, Margin: 5 * time.Minute}
+	fs := newFlags("ci", "[flags]", io)
+	opts.register(fs, "manifests", "snapshots", "reports", "state")
+	fs.StringVar(&opts.Shard, "shard", "1/1", "`K/N`: fetch only the hosts of shard K of N (one lease per shard)")
+	fs.StringVar(&opts.Only, "only", "", "limit the run to one source `ID` or one JURISDICTION")
+	fs.BoolVar(&opts.DryRun, "dry-run", false, "pull the state and print the plan; no lease, no request, no push")
+	fs.BoolVar(&opts.NoPublish, "no-publish", false, "push the cache branch but open no pull request")
+	fs.DurationVar(&opts.MaxDuration, "max-duration", 50*time.Minute, "stop dispatching after this long")
+	fs.StringVar(&opts.RunID, "run-id", defaultRunID(io.Getenv), "unique id of this attempt, written into ledgers and the lease")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	opts.Holder = fmt.Sprintf("%s/%d", host, os.Getpid())
+	return runCI(ctx, opts)
+}
+
+// defaultRunID is unique per attempt: ledger lines are attributed to runs
+// by it, and a re-run of a workflow keeps GITHUB_RUN_ID.
+func defaultRunID(getenv func(string) string) string {
+	if getenv == nil || getenv("GITHUB_RUN_ID") == "" {
+		return fmt.Sprintf("local-%d-%d", time.Now().Unix(), os.Getpid())
+	}
+	return getenv("GITHUB_RUN_ID") + "-" + getenv("GITHUB_RUN_ATTEMPT")
+}
+
+// ciRun is one `taxkernelbot ci`: pull the state from the cache branch,
+// take the shard's lease, run, push ledgers and state back, release, and
+// publish the pull request.
+type ciRun struct {
+	opts  ciOptions
+	cfg   github.Config
+	set   *manifest.Set
+	shard lease.Shard
+	repo  *gitstore.Repo
+	day   string
+	lease lease.Lease
+	mu    sync.Mutex // one push at a time
+}
+
+func runCI(ctx context.Context, opts ciOptions) error {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	cfg, err := github.ConfigFromEnv(opts.IO.Getenv)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	shard, err := lease.ParseShard(opts.Shard)
+	if err != nil {
+		return usageError("--shard: %v", err)
+	}
+	set, err := loadManifests(opts.Manifests, opts.IO)
+	if err != nil {
+		return err
+	}
+	repo, err := gitstore.OpenMemory(gitstore.Remote{
+		URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient,
+	})
+	if err != nil {
+		return cannotRun("%v", err)
+	}
+	defer repo.Close()
+	c := &ciRun{opts: opts, cfg: cfg, set: set, shard: shard, repo: repo, day: ledger.Day(opts.Clock.Now())}
+
+	// The report on main, before the run rewrites reports/: the PR body is
+	// the difference from it.
+	onMain, err := report.Load(filepath.Join(opts.Reports, "coverage.json"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		onMain = nil
+	}
+	if err := c.pull(ctx); err != nil {
+		return cannotRun("pull %s: %v", cacheBranch, err)
+	}
+	if err := c.carryPending(ctx); err != nil {
+		return cannotRun("carry the blobs of %s: %v", prBranch, err)
+	}
+	run := runOptions{
+		paths: opts.paths, Only: opts.Only, MaxDuration: opts.MaxDuration, RunID: opts.RunID,
+		Clock: opts.Clock, IO: opts.IO, Hosts: shard.Owns,
+	}
+	if opts.DryRun {
+		run.DryRun = true
+		return runRun(ctx, run)
+	}
+	want, err := c.want(ctx)
+	if err != nil {
+		return err
+	}
+	if err := c.acquire(ctx, want); err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.IO.Err, "lease %s taken until %s for %d host(s)\n", shard.Name(), c.lease.Expires.UTC().Format(time.RFC3339), len(c.lease.Reservations))
+
+	run.Spent = c.lease.GateSpent(func(host string) int { return set.Host(host).DailyCap })
+	run.Deadline = c.lease.StopBy(opts.Margin)
+	stopPushing := c.pushPeriodically(ctx)
+	runErr := runRun(ctx, run)
+	stopPushing()
+	if code := exitCode(runErr); code != ExitOK && code != ExitFailures {
+		// The lease is released anyway below: what was dispatched is in the
+		// ledgers and must reach the branch.
+		fmt.Fprintf(opts.IO.Err, "run: %v\n", runErr)
+	}
+	// Pushing must not be cut short by the signal that ended the run.
+	pushCtx := context.WithoutCancel(ctx)
+	merged, err := c.pushFinal(pushCtx)
+	if err != nil {
+		return cannotRun("push %s: %v (the local state in %s is intact: run `taxkernelbot ci` again to push it)", cacheBranch, err, opts.State)
+	}
+	if !opts.NoPublish {
+		if err := c.publish(pushCtx, onMain, merged); err != nil {
+			return cannotRun("publish: %v", err)
+		}
+	}
+	return runErr
+}
+
+// pull writes the cache branch's state, robots copies and today's ledgers
+// into the state directory. A missing branch is a first run.
+func (c *ciRun) pull(ctx context.Context) error {
+	_, tip, err := c.repo.Read(ctx, cacheBranch)
+	if errors.Is(err, gitstore.ErrNoBranch) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, dir := range []string{"robots", "ledgers/" + c.day} {
+		if err := gitstore.Export(tip, dir, filepath.Join(c.opts.State, filepath.FromSlash(dir))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	data, err := fs.ReadFile(tip, "state.json")
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	}
+	if err := os.MkdirAll(c.opts.State, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(c.opts.State, "state.json"), data, 0o644)
+}
+
+// carryPending copies into the local store the held bytes that only the
+// unmerged pull request has, so that their validators can be sent (a 304
+// instead of the whole document) and the next publish keeps them.
+func (c *ciRun) carryPending(ctx context.Context) error {
+	st, err := state.Load(c.opts.State)
+	if err != nil {
+		return err
+	}
+	s := store.ReadOnly(c.opts.Snapshots)
+	var missing []string
+	for _, id := range st.SourceIDs() {
+		if sum := st.Source(id).SHA256; sum != "" && !s.Has(sum) {
+			missing = append(missing, sum)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	_, tip, err := c.repo.Read(ctx, prBranch)
+	if errors.Is(err, gitstore.ErrNoBranch) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if s, err = store.Open(c.opts.Snapshots); err != nil {
+		return err
+	}
+	for _, sum := range missing {
+		data, err := fs.ReadFile(tip, "snapshots/sha256/"+sum[:2]+"/"+sum)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // neither here nor there: the next check fetches it whole
+		}
+		if err != nil {
+			return err
+		}
+		if got, _, err := s.Put(ctx, bytes.NewReader(data)); err != nil {
+			return err
+		} else if got != sum {
+			return fmt.Errorf("%s holds bytes that hash to %s under %s", prBranch, got, sum)
+		}
+	}
+	return nil
+}
+
+// want is the number of requests the run would like per host: its due
+// sources, robots.txt, and room for redirect hops.
+func (c *ciRun) want(ctx context.Context) (map[string]int, error) {
+	st, err := state.Load(c.opts.State)
+	if err != nil {
+		return nil, cannotRun("%v", err)
+	}
+	res, err := pipeline.Run(ctx, pipeline.Options{
+		Set: c.set, Store: store.ReadOnly(c.opts.Snapshots), Index: store.NewIndex(), State: st,
+		Clock: c.opts.Clock, Only: c.opts.Only, DryRun: true, Hosts: c.shard.Owns,
+	})
+	if err != nil {
+		return nil, cannotRun("%v", err)
+	}
+	want := map[string]int{}
+	for _, p := range res.Planned {
+		if want[p.Host] == 0 {
+			want[p.Host] = 1 // robots.txt
+		}
+		want[p.Host] += 2 // the document and one redirect hop
+	}
+	return want, nil
+}
+
+func (c *ciRun) signature(what string) (gitstore.Signature, string) {
+	return gitstore.Signature{Name: "TaxKernelBot", Email: "bot@taxkernel.com", When: c.opts.Clock.Now().UTC().Truncate(time.Second)},
+		fmt.Sprintf("%s: shard %s, run %s", what, c.shard.Name(), c.opts.RunID)
+}
+
+// acquire takes the shard's lease, reserving out of what today's caps have
+// left once every other run's ledger lines and reservations are counted.
+func (c *ciRun) acquire(ctx context.Context, want map[string]int) error {
+	sig, msg := c.signature("lease")
+	now := c.opts.Clock.Now()
+	self := lease.ID{RunID: c.opts.RunID, Holder: c.opts.Holder, Shard: c.shard.Name()}
+	_, err := c.repo.Update(ctx, cacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+		files, err := leaseFiles(tip)
+		if err != nil {
+			return nil, err
+		}
+		leases, err := lease.DecodeAll(files)
+		if err != nil {
+			return nil, err
+		}
+		caps, usage := map[string]int{}, map[string]lease.Usage{}
+		for host := range want {
+			caps[host] = c.set.Host(host).DailyCap
+			data, err := fs.ReadFile(tip, ledgerPath(c.day, host))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+			if usage[host], err = lease.CountLedger(data, host); err != nil {
+				return nil, err
+			}
+		}
+		l, err := lease.Acquire(files[lease.Path(c.shard.Name())], lease.Request{
+			RunID: self.RunID, Holder: self.Holder, Shard: self.Shard,
+			TTL:  c.opts.MaxDuration + 2*c.opts.Margin,
+			Want: want, Remaining: lease.Remaining(c.day, caps, usage, leases, self, now),
+		}, now)
+		if err != nil {
+			return nil, err
+		}
+		c.lease = l
+		return []gitstore.Change{{Path: lease.Path(c.shard.Name()), Data: l.Encode()}}, nil
+	}, 0)
+	if errors.Is(err, lease.ErrHeld) {
+		return cannotRun("%v: another run is fetching shard %s; nothing was requested", err, c.shard)
+	}
+	if err != nil {
+		return cannotRun("take the lease of shard %s: %v", c.shard, err)
+	}
+	return nil
+}
+
+// pushPeriodically pushes the ledgers every PushEvery while the run goes
+// on, so a runner that dies loses at most that much of the record.
+func (c *ciRun) pushPeriodically(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(c.opts.PushEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := c.pushLedgers(ctx); err != nil && ctx.Err() == nil {
+					fmt.Fprintf(c.opts.IO.Err, "push ledgers: %v (retried at the next push)\n", err)
+				}
+			}
+		}
+	})
+	return func() { cancel(); wg.Wait() }
+}
+
+func (c *ciRun) pushLedgers(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sig, msg := c.signature("ledgers")
+	_, err := c.repo.Update(ctx, cacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+		changes, err := c.ledgerChanges(tip)
+		if err != nil {
+			return nil, err
+		}
+		existing, _ := fs.ReadFile(tip, lease.Path(c.shard.Name()))
+		l, err := lease.RenewFile(existing, c.lease, c.opts.Clock.Now(), c.opts.MaxDuration+2*c.opts.Margin)
+		if err != nil {
+			return nil, err
+		}
+		return append(changes, gitstore.Change{Path: lease.Path(c.shard.Name()), Data: l.Encode()}), nil
+	}, 0)
+	return err
+}
+
+// pushFinal pushes, in one commit, the run's ledgers, the merged state and
+// the released lease: the release and the lines it accounts for must land
+// together. It returns the merged state, the whole picture for the report.
+func (c *ciRun) pushFinal(ctx context.Context) (*state.State, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	local, err := state.Load(c.opts.State)
+	if err != nil {
+		return nil, err
+	}
+	dispatched, err := c.dispatched()
+	if err != nil {
+		return nil, err
+	}
+	sig, msg := c.signature("release")
+	var merged *state.State
+	_, err = c.repo.Update(ctx, cacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+		changes, err := c.ledgerChanges(tip)
+		if err != nil {
+			return nil, err
+		}
+		remote, err := stateFrom(tip)
+		if err != nil {
+			return nil, err
+		}
+		merged = lease.MergeState(remote, local)
+		sc, err := stateChanges(tip, merged)
+		if err != nil {
+			return nil, err
+		}
+		existing, _ := fs.ReadFile(tip, lease.Path(c.shard.Name()))
+		l, err := lease.ReleaseFile(existing, c.lease, dispatched, c.opts.Clock.Now())
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, sc...)
+		return append(changes, gitstore.Change{Path: lease.Path(c.shard.Name()), Data: l.Encode()}), nil
+	}, 0)
+	return merged, err
+}
+
+// ledgerChanges appends the lines of every local ledger file of the lease's
+// day that the tip does not hold yet.
+func (c *ciRun) ledgerChanges(tip fs.FS) ([]gitstore.Change, error) {
+	dir := filepath.Join(c.opts.State, "ledgers", c.lease.Day)
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var out []gitstore.Change
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		local, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		p := "ledgers/" + c.lease.Day + "/" + e.Name()
+		remote, err := fs.ReadFile(tip, p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		if merged := lease.MergeLedger(remote, local); string(merged) != string(remote) {
+			out = append(out, gitstore.Change{Path: p, Data: merged})
+		}
+	}
+	return out, nil
+}
+
+// dispatched counts this run's own dispatch lines per host on its lease's day.
+func (c *ciRun) dispatched() (map[string]int, error) {
+	out := map[string]int{}
+	for host := range c.lease.Reservations {
+		data, err := os.ReadFile(filepath.Join(c.opts.State, filepath.FromSlash(ledgerPath(c.lease.Day, host))))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		u, err := lease.CountLedger(data, host)
+		if err != nil {
+			return nil, err
+		}
+		if n := u.ByRun[c.opts.RunID]; n > 0 {
+			out[host] = n
+		}
+	}
+	return out, nil
+}
+
+func ledgerPath(day, host string) string { return "ledgers/" + day + "/" + ledger.FileName(host) }
+
+func leaseFiles(tip fs.FS) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	ents, err := fs.ReadDir(tip, lease.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return files, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		p := lease.Dir + "/" + e.Name()
+		if files[p], err = fs.ReadFile(tip, p); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// stateFrom loads the state held by the tip (state.json and robots/).
+func stateFrom(tip fs.FS) (*state.State, error) {
+	dir, err := os.MkdirTemp("", "taxkernelbot-state-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := gitstore.Export(tip, "robots", filepath.Join(dir, "robots")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	data, err := fs.ReadFile(tip, "state.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return state.New(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), data, 0o644); err != nil {
+		return nil, err
+	}
+	return state.Load(dir)
+}
+
+// stateChanges renders st as state.Save would and returns the files that
+// differ from the tip.
+func stateChanges(tip fs.FS, st *state.State) ([]gitstore.Change, error) {
+	dir, err := os.MkdirTemp("", "taxkernelbot-state-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := st.Save(dir); err != nil {
+		return nil, err
+	}
+	return treeChanges(tip, dir, "")
+}
+
+// treeChanges returns a Change for every file under dir (at prefix in the
+// tree) whose bytes the tip does not already hold.
+func treeChanges(tip fs.FS, dir, prefix string) ([]gitstore.Change, error) {
+	var out []gitstore.Change
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".tmp-") {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		tp := filepath.ToSlash(filepath.Join(prefix, rel))
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if held, err := fs.ReadFile(tip, tp); err == nil && string(held) == string(data) {
+			return nil
+		}
+		out = append(out, gitstore.Change{Path: tp, Data: data})
+		return nil
+	})
+	return out, err
+}

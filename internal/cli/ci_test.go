@@ -1,0 +1,331 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/gitstore/gittest"
+	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+)
+
+// fakeGitHub is the GitHub API as far as the bot uses it. It records every
+// call and fails the test on any call it does not know.
+type fakeGitHub struct {
+	t   testing.TB
+	srv *httptest.Server
+
+	mu     sync.Mutex
+	calls  []string
+	prs    []map[string]any // open pull requests
+	bodies []string         // bodies sent on create or edit
+}
+
+func newFakeGitHub(t testing.TB) *fakeGitHub {
+	f := &fakeGitHub{t: t}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	call := r.Method + " " + r.URL.Path
+	f.calls = append(f.calls, call)
+	if got := r.Header.Get("Authorization"); got != "Bearer tok" {
+		f.t.Errorf("%s: Authorization %q, want the token", call, got)
+	}
+	var body map[string]any
+	if data, _ := io.ReadAll(r.Body); len(data) > 0 {
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
+			f.t.Errorf("%s: body is not JSON: %v", call, err)
+		}
+		body, _ = v.(map[string]any)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case call == "GET /repos/acme/tax/pulls":
+		if got := r.URL.Query().Get("head"); got != "acme:taxkernelbot/update" {
+			f.t.Errorf("list: head %q", got)
+		}
+		json.NewEncoder(w).Encode(f.prs)
+	case call == "POST /repos/acme/tax/pulls":
+		if body["head"] != "taxkernelbot/update" || body["base"] != "main" {
+			f.t.Errorf("create: head %v base %v", body["head"], body["base"])
+		}
+		pr := map[string]any{"number": 1, "html_url": "http://github.invalid/acme/tax/pull/1", "title": body["title"], "body": body["body"],
+			"head": map[string]any{"ref": "taxkernelbot/update"}, "base": map[string]any{"ref": "main"}}
+		f.prs = append(f.prs, pr)
+		f.bodies = append(f.bodies, fmt.Sprint(body["body"]))
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(pr)
+	case call == "PATCH /repos/acme/tax/pulls/1":
+		for k, v := range body {
+			f.prs[0][k] = v
+		}
+		if b, ok := body["body"]; ok {
+			f.bodies = append(f.bodies, fmt.Sprint(b))
+		}
+		json.NewEncoder(w).Encode(f.prs[0])
+	case call == "POST /repos/acme/tax/issues/1/labels":
+		json.NewEncoder(w).Encode([]map[string]any{{"name": "taxkernelbot"}})
+	default:
+		f.t.Errorf("unexpected GitHub API call %s", call)
+		http.Error(w, "not faked", http.StatusNotFound)
+	}
+}
+
+func (f *fakeGitHub) callList() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+// pipelineRepo is a repository on a real git server plus a fake GitHub API
+// in front of it: what `taxkernelbot ci` sees in GitHub Actions.
+type pipelineRepo struct {
+	git *gittest.Server
+	gh  *fakeGitHub
+	env map[string]string
+}
+
+func newPipelineRepo(t *testing.T) *pipelineRepo {
+	git := gittest.New(t, "x-access-token", "tok")
+	git.NewRepo(t, "acme/tax.git")
+	git.Commit(t, "acme/tax.git", "main", "start", map[string][]byte{"README.md": []byte("tax\n")})
+	gh := newFakeGitHub(t)
+	return &pipelineRepo{git: git, gh: gh, env: map[string]string{
+		"GITHUB_REPOSITORY": "acme/tax", "GITHUB_SERVER_URL": git.URL, "GITHUB_API_URL": gh.srv.URL,
+		"GITHUB_TOKEN": "tok", "GITHUB_RUN_ID": "100", "GITHUB_RUN_ATTEMPT": "1",
+	}}
+}
+
+// ci runs `taxkernelbot ci` in w as run runID.
+func (p *pipelineRepo) ci(w *workspace, runID string, extra ...func(*ciOptions)) int {
+	w.t.Helper()
+	opts := ciOptions{
+		paths: w.paths, Shard: "1/1", MaxDuration: time.Minute, RunID: runID, Holder: "test/" + runID,
+		PushEvery: time.Hour, Margin: 5 * time.Second,
+		IO: IO{Out: &w.out, Err: &w.out, Getenv: func(k string) string { return p.env[k] }},
+	}
+	for _, f := range extra {
+		f(&opts)
+	}
+	err := runCI(ctx, opts)
+	if err != nil {
+		fmt.Fprintf(&w.out, "ci: %v\n", err)
+	}
+	return exitCode(err)
+}
+
+func (p *pipelineRepo) file(t *testing.T, branch, path string) string {
+	t.Helper()
+	out, err := p.git.Run("acme/tax.git", "show", branch+":"+path)
+	if err != nil {
+		return ""
+	}
+	return out
+}
+
+func TestCIFullLoop(t *testing.T) {
+	const etag = `"v1"`
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": status(404),
+		"/rates": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("ETag", etag)
+			if r.Header.Get("If-None-Match") == etag {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+			fmt.Fprint(w, "income tax rates 2026")
+		},
+		"/gone": status(404),
+	})
+	p := newPipelineRepo(t)
+	sources := []src{{"t-rates", a.url("/rates"), ""}, {"t-gone", a.url("/gone"), ""}}
+
+	w1 := newWorkspace(t, testPolicy, "", sources...)
+	if code := p.ci(w1, "100-1"); code != ExitOK {
+		t.Fatalf("first ci: exit %d\n%s", code, w1.out.String())
+	}
+	// The cache branch holds the ledger, the state and the released lease.
+	day := ledger.Day(time.Now())
+	led := p.file(t, cacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
+	if strings.Count(led, `"event":"dispatch"`) != 3 {
+		t.Errorf("cache branch ledger has %d dispatch lines, want 3:\n%s", strings.Count(led, `"event":"dispatch"`), led)
+	}
+	if !strings.Contains(p.file(t, cacheBranch, "state.json"), `"t-rates"`) {
+		t.Error("cache branch has no state for t-rates")
+	}
+	l, err := lease.Decode([]byte(p.file(t, cacheBranch, lease.Path("1-of-1"))))
+	if err != nil || !l.Released || l.Dispatched[a.host()] != 3 {
+		t.Errorf("lease after the run: %+v, %v; want released with 3 dispatched", l, err)
+	}
+	// The rolling branch holds the blob, the index and the report; one PR.
+	e := w1.report()["t-rates"]
+	if p.file(t, prBranch, "snapshots/sha256/"+e.SHA256[:2]+"/"+e.SHA256) != "income tax rates 2026" {
+		t.Error("the rolling branch lacks the new blob")
+	}
+	if !strings.Contains(p.file(t, prBranch, "snapshots/index.json"), e.SHA256) {
+		t.Error("the rolling branch's index lacks the new hash")
+	}
+	if !strings.Contains(p.file(t, prBranch, "reports/coverage.json"), `"t-gone"`) {
+		t.Error("the rolling branch lacks the report")
+	}
+	want := []string{"GET /repos/acme/tax/pulls", "POST /repos/acme/tax/pulls", "POST /repos/acme/tax/issues/1/labels"}
+	if got := p.gh.callList(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("GitHub calls %v, want %v", got, want)
+	}
+	body := p.gh.bodies[0]
+	for _, s := range []string{"t-rates", "t-gone"} {
+		if !strings.Contains(body, s) {
+			t.Errorf("PR body does not mention %s", s)
+		}
+	}
+	t.Logf("pull request body:\n%s", body)
+	prTip, _ := p.git.Run("acme/tax.git", "rev-parse", prBranch)
+
+	// A second run on a fresh checkout of main: the blob waiting in the PR is
+	// carried, its validator sent, the server answers 304, nothing changes.
+	w2 := newWorkspace(t, testPolicy, "", sources...)
+	if code := p.ci(w2, "101-1"); code != ExitOK {
+		t.Fatalf("second ci: exit %d\n%s", code, w2.out.String())
+	}
+	var cond int
+	for _, s := range a.seen() {
+		if s.Path == "/rates" && s.Header.Get("If-None-Match") == etag {
+			cond++
+		}
+	}
+	if cond != 1 {
+		t.Errorf("second run sent %d conditional requests for /rates, want 1", cond)
+	}
+	if tip, _ := p.git.Run("acme/tax.git", "rev-parse", prBranch); tip != prTip {
+		t.Errorf("a quiet run moved the rolling branch")
+	}
+	if got := p.gh.callList(); len(got) != 4 || got[3] != "GET /repos/acme/tax/pulls" {
+		t.Errorf("second run's GitHub calls: %v, want only a list (no new PR, no edit)", got[len(want):])
+	}
+	led = p.file(t, cacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
+	if strings.Count(led, `"event":"dispatch"`) != 5 {
+		t.Errorf("the ledger has %d dispatch lines after two runs, want 5 (the robots.txt copy is kept)", strings.Count(led, `"event":"dispatch"`))
+	}
+	// The branch only moved forward.
+	for _, u := range p.git.RefLog(t, "acme/tax.git", "refs/heads/"+cacheBranch) {
+		if u.Old != strings.Repeat("0", 40) {
+			if _, err := p.git.Run("acme/tax.git", "merge-base", "--is-ancestor", u.Old, u.New); err != nil {
+				t.Errorf("cache branch moved from %s to %s, not a descendant: a forced update", u.Old, u.New)
+			}
+		}
+	}
+}
+
+func TestCILeaseHeldExit3WithoutRequest(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/": text("x")})
+	p := newPipelineRepo(t)
+	now := time.Now()
+	held, err := lease.Acquire(nil, lease.Request{RunID: "99-1", Holder: "elsewhere", Shard: "1-of-1", TTL: time.Hour,
+		Want: map[string]int{a.host(): 5}, Remaining: map[string]int{a.host(): 5}}, now)
+	must(t, err)
+	p.git.Commit(t, "acme/tax.git", cacheBranch, "lease", map[string][]byte{lease.Path("1-of-1"): held.Encode()})
+	w := newWorkspace(t, testPolicy, "", src{"t-doc", a.url("/doc"), ""})
+	if code := p.ci(w, "100-1"); code != ExitCannot {
+		t.Fatalf("exit %d, want 3 while another run holds the lease\n%s", code, w.out.String())
+	}
+	if len(a.seen()) != 0 {
+		t.Fatalf("a request was made while another run held the lease: %v", a.paths())
+	}
+	if !strings.Contains(w.out.String(), "elsewhere") {
+		t.Errorf("the message does not say who holds the lease:\n%s", w.out.String())
+	}
+}
+
+func TestCITwoRunsRaceForOneLease(t *testing.T) {
+	release := make(chan struct{})
+	var once sync.Once
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
+			<-release // hold the first run inside its lease until the other has tried
+			http.NotFound(w, r)
+		},
+		"/doc": text("x"),
+	})
+	p := newPipelineRepo(t)
+	w1 := newWorkspace(t, testPolicy, "", src{"t-doc", a.url("/doc"), ""})
+	w2 := newWorkspace(t, testPolicy, "", src{"t-doc", a.url("/doc"), ""})
+	codes := make(chan int, 2)
+	for i, w := range []*workspace{w1, w2} {
+		go func() {
+			code := p.ci(w, fmt.Sprintf("10%d-1", i), func(o *ciOptions) { o.NoPublish = true })
+			if code == ExitCannot {
+				once.Do(func() { close(release) })
+			}
+			codes <- code
+		}()
+	}
+	got := []int{<-codes, <-codes}
+	if !(got[0] == ExitOK && got[1] == ExitCannot || got[0] == ExitCannot && got[1] == ExitOK) {
+		t.Fatalf("exit codes %v, want one 0 and one 3\n--- run 1:\n%s\n--- run 2:\n%s", got, w1.out.String(), w2.out.String())
+	}
+	if n := a.count("/robots.txt") + a.count("/doc"); n != 2 {
+		t.Fatalf("server saw %v: exactly one run may dispatch", a.paths())
+	}
+}
+
+func TestCIKilledRunKeepsItsReservationSpent(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+	p := newPipelineRepo(t)
+	pol := strings.Replace(testPolicy, "daily_cap: 100", "daily_cap: 10", 1)
+	// A run reserved 6 requests, sent 2 (pushed), then its runner died.
+	now := time.Now()
+	dead, err := lease.Acquire(nil, lease.Request{RunID: "98-1", Holder: "dead", Shard: "1-of-1", TTL: time.Minute,
+		Want: map[string]int{a.host(): 6}, Remaining: map[string]int{a.host(): 10}}, now.Add(-2*time.Minute))
+	must(t, err)
+	var led strings.Builder
+	for i := range 2 {
+		b, _ := json.Marshal(ledger.Line{Event: ledger.Dispatch, Time: now.Add(-time.Minute).UTC(), Host: a.host(), URL: a.url(fmt.Sprintf("/x%d", i)), Purpose: "document", RunID: "98-1"})
+		led.Write(append(b, '\n'))
+	}
+	p.git.Commit(t, "acme/tax.git", cacheBranch, "dead run", map[string][]byte{
+		lease.Path("1-of-1"): dead.Encode(),
+		"ledgers/" + ledger.Day(now) + "/" + ledger.FileName(a.host()): []byte(led.String()),
+	})
+	var srcs []src
+	for i := range 8 {
+		srcs = append(srcs, src{fmt.Sprintf("t-%d", i), a.url(fmt.Sprintf("/doc%d", i)), ""})
+	}
+	w := newWorkspace(t, pol, "", srcs...)
+	p.ci(w, "100-1", func(o *ciOptions) { o.NoPublish = true })
+	if n := len(a.seen()); n != 4 {
+		t.Fatalf("server saw %d requests, want 4: cap 10 minus the dead run's reservation of 6", n)
+	}
+}
+
+func TestCIShardsTouchEveryHostOnce(t *testing.T) {
+	p := newPipelineRepo(t)
+	var auths []*authority
+	var srcs []src
+	for i := range 6 {
+		a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+		auths = append(auths, a)
+		srcs = append(srcs, src{fmt.Sprintf("t-%d", i), a.url("/doc"), ""})
+	}
+	w1 := newWorkspace(t, testPolicy, "", srcs...)
+	w2 := newWorkspace(t, testPolicy, "", srcs...)
+	p.ci(w1, "100-1", func(o *ciOptions) { o.Shard = "1/2"; o.NoPublish = true })
+	p.ci(w2, "100-1", func(o *ciOptions) { o.Shard = "2/2"; o.NoPublish = true })
+	for _, a := range auths {
+		if got := a.count("/doc"); got != 1 {
+			t.Errorf("%s: document requested %d times by shards 1/2 and 2/2, want once", a.host(), got)
+		}
+	}
+}

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// publish brings the run's outcome to reviewers: the new blobs, the hash
+// index and the coverage report are committed on the rolling branch
+// (created from main, then only ever added to, so blobs waiting in an
+// unmerged pull request are never lost), and the pull request is opened or
+// updated. Nothing happens when the report does not differ from main's.
+func (c *ciRun) publish(ctx context.Context, onMain *report.Report, st *state.State) error {
+	rep := report.Build(c.set, st)
+	changes := report.Diff(onMain, rep)
+	if len(changes) == 0 {
+		fmt.Fprintln(c.opts.IO.Err, "publish: the coverage report does not differ from main: no pull request")
+		return nil
+	}
+	local, err := store.LoadIndex(c.opts.indexPath())
+	if err != nil {
+		return err
+	}
+	sig, msg := c.signature("snapshots and coverage")
+	tip, err := c.repo.UpdateFrom(ctx, prBranch, "main", msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+		return c.publishChanges(tip, local, rep)
+	}, 0)
+	if err != nil {
+		return fmt.Errorf("push %s: %w", prBranch, err)
+	}
+	gh, err := github.NewClient(ctx, c.cfg, c.opts.HTTPClient)
+	if err != nil {
+		return err
+	}
+	n, url, created, err := gh.EnsurePR(ctx, github.PR{
+		Head: prBranch, Base: "main",
+		Title:  github.Title(changes),
+		Body:   github.Body(changes, github.SummaryOf(rep), c.cfg.BlobURL(tip), c.cfg.RunURL()),
+		Labels: []string{"taxkernelbot"},
+	})
+	if errors.Is(err, github.ErrLabels) {
+		fmt.Fprintf(c.opts.IO.Err, "publish: %v\n", err)
+	} else if err != nil {
+		return err
+	}
+	verb := "updated"
+	if created {
+		verb = "opened"
+	}
+	fmt.Fprintf(c.opts.IO.Err, "publish: pull request #%d %s: %s\n", n, verb, url)
+	return nil
+}
+
+// publishChanges computes what the rolling branch lacks: blobs of the local
+// store it does not hold, the union of its index and ours, and the report.
+func (c *ciRun) publishChanges(tip fs.FS, local *store.Index, rep *report.Report) ([]gitstore.Change, error) {
+	var out []gitstore.Change
+	blobs := filepath.Join(c.opts.Snapshots, "sha256")
+	err := filepath.WalkDir(blobs, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || len(d.Name()) != 64 {
+			return err
+		}
+		tp := "snapshots/sha256/" + d.Name()[:2] + "/" + d.Name()
+		if _, err := fs.Stat(tip, tp); err == nil {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out = append(out, gitstore.Change{Path: tp, Data: data})
+		return nil
+	})
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	ix, err := indexFrom(tip)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range local.IDs() {
+		for _, e := range local.Entries(id) {
+			ix.Add(id, e)
+		}
+	}
+	data, err := ix.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, gitstore.Change{Path: "snapshots/index.json", Data: data})
+	js, err := rep.JSON()
+	if err != nil {
+		return nil, err
+	}
+	return append(out,
+		gitstore.Change{Path: "reports/coverage.json", Data: js},
+		gitstore.Change{Path: "reports/coverage.md", Data: rep.Markdown()},
+	), nil
+}
+
+func indexFrom(tip fs.FS) (*store.Index, error) {
+	data, err := fs.ReadFile(tip, "snapshots/index.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return store.NewIndex(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "taxkernelbot-index-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	p := filepath.Join(dir, "index.json")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		return nil, err
+	}
+	return store.LoadIndex(p)
+}
