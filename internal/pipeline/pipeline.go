@@ -221,7 +221,7 @@ func (r *run) gate(host string) *gate.Gate {
 		Host:          r.o.Set.Host(host),
 		BackoffMax:    p.BackoffMax,
 		PauseAfter403: p.PauseAfter403,
-		Clock:         r.o.Clock,
+		Clock:         cushioned{r.o.Clock},
 		Rand:          r.o.NewRand(),
 		Deadline:      r.o.Deadline,
 		State:         r.hostMemory(host),
@@ -336,4 +336,21 @@ func (e *errReader) Read(p []byte) (int, error) {
 		*e.err = err
 	}
 	return n, err
+}
+
+// cushion is added to every politeness wait. The gate times a dispatch when
+// it hands out the permit; the server sees it a moment later, and that
+// moment varies (a new connection costs a dial, a reused one does not), so
+// two arrivals can be a fraction of a millisecond closer than the two
+// dispatches were. Waiting slightly longer keeps the gap an operator
+// measures in their logs at or above the configured one.
+const cushion = 5 * time.Millisecond
+
+type cushioned struct{ clock.Clock }
+
+func (c cushioned) Sleep(ctx context.Context, d time.Duration) error {
+	if d > 0 {
+		d += cushion
+	}
+	return c.Clock.Sleep(ctx, d)
 }
