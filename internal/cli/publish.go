@@ -116,14 +116,9 @@ func indexFrom(tip fs.FS) (*store.Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "taxkernelbot-index-")
+	ix, err := store.ParseIndex(data)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: snapshots/index.json: %w", prBranch, err)
 	}
-	defer os.RemoveAll(dir)
-	p := filepath.Join(dir, "index.json")
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		return nil, err
-	}
-	return store.LoadIndex(p)
+	return ix, nil
 }

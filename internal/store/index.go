@@ -56,17 +56,27 @@ func LoadIndex(path string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: read index: %w", err)
 	}
+	ix, err := ParseIndex(data)
+	if err != nil {
+		return nil, fmt.Errorf("store: index %s is corrupt (%w); restore it from git (git checkout -- %s)", path, err, path)
+	}
+	return ix, nil
+}
+
+// ParseIndex reads an index rendered by Marshal (from a branch, say).
+// Unknown keys are refused: saving over them would lose data.
+func ParseIndex(data []byte) (*Index, error) {
 	var f indexFile
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	err = dec.Decode(&f)
+	err := dec.Decode(&f)
 	if err == nil {
 		if _, terr := dec.Token(); terr != io.EOF {
 			err = errors.New("data after the top-level object")
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("store: index %s is corrupt (%w); restore it from git (git checkout -- %s)", path, err, path)
+		return nil, err
 	}
 	ix := NewIndex()
 	for id, es := range f.Sources {
