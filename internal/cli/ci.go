@@ -81,14 +81,15 @@ func defaultRunID(getenv func(string) string) string {
 // take the shard's lease, run, push ledgers and state back, release, and
 // publish the pull request.
 type ciRun struct {
-	opts  ciOptions
-	cfg   github.Config
-	set   *manifest.Set
-	shard lease.Shard
-	repo  *gitstore.Repo
-	day   string
-	lease lease.Lease
-	mu    sync.Mutex // one push at a time
+	opts   ciOptions
+	cfg    github.Config
+	set    *manifest.Set
+	shard  lease.Shard
+	repo   *gitstore.Repo
+	remote gitstore.Remote
+	day    string
+	lease  lease.Lease
+	mu     sync.Mutex // one push at a time
 }
 
 func runCI(ctx context.Context, opts ciOptions) error {
@@ -107,14 +108,13 @@ func runCI(ctx context.Context, opts ciOptions) error {
 	if err != nil {
 		return err
 	}
-	repo, err := gitstore.OpenMemory(gitstore.Remote{
-		URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient,
-	})
+	remote := gitstore.Remote{URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient}
+	repo, err := gitstore.OpenMemory(remote)
 	if err != nil {
 		return cannotRun("%v", err)
 	}
 	defer repo.Close()
-	c := &ciRun{opts: opts, cfg: cfg, set: set, shard: shard, repo: repo, day: ledger.Day(opts.Clock.Now())}
+	c := &ciRun{opts: opts, cfg: cfg, set: set, shard: shard, repo: repo, remote: remote, day: ledger.Day(opts.Clock.Now())}
 
 	// The report on main, before the run rewrites reports/: the PR body is
 	// the difference from it.
@@ -157,12 +157,11 @@ func runCI(ctx context.Context, opts ciOptions) error {
 	}
 	// Pushing must not be cut short by the signal that ended the run.
 	pushCtx := context.WithoutCancel(ctx)
-	merged, err := c.pushFinal(pushCtx)
-	if err != nil {
+	if err := c.pushFinal(pushCtx); err != nil {
 		return cannotRun("push %s: %v (the local state in %s is intact: run `taxkernelbot ci` again to push it)", cacheBranch, err, opts.State)
 	}
 	if !opts.NoPublish {
-		if err := c.publish(pushCtx, onMain, merged); err != nil {
+		if err := c.publish(pushCtx, onMain); err != nil {
 			return cannotRun("publish: %v", err)
 		}
 	}
@@ -360,20 +359,19 @@ func (c *ciRun) pushLedgers(ctx context.Context) error {
 
 // pushFinal pushes, in one commit, the run's ledgers, the merged state and
 // the released lease: the release and the lines it accounts for must land
-// together. It returns the merged state, the whole picture for the report.
-func (c *ciRun) pushFinal(ctx context.Context) (*state.State, error) {
+// together.
+func (c *ciRun) pushFinal(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	local, err := state.Load(c.opts.State)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	dispatched, err := c.dispatched()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	sig, msg := c.signature("release")
-	var merged *state.State
 	_, err = c.repo.Update(ctx, cacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 		changes, err := c.ledgerChanges(tip)
 		if err != nil {
@@ -383,8 +381,7 @@ func (c *ciRun) pushFinal(ctx context.Context) (*state.State, error) {
 		if err != nil {
 			return nil, err
 		}
-		merged = lease.MergeState(remote, local)
-		sc, err := stateChanges(tip, merged)
+		sc, err := stateChanges(tip, lease.MergeState(remote, local))
 		if err != nil {
 			return nil, err
 		}
@@ -396,7 +393,7 @@ func (c *ciRun) pushFinal(ctx context.Context) (*state.State, error) {
 		changes = append(changes, sc...)
 		return append(changes, gitstore.Change{Path: lease.Path(c.shard.Name()), Data: l.Encode()}), nil
 	}, 0)
-	return merged, err
+	return err
 }
 
 // ledgerChanges appends the lines of every local ledger file of the lease's

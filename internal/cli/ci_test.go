@@ -321,11 +321,16 @@ func TestCIShardsTouchEveryHostOnce(t *testing.T) {
 	}
 	w1 := newWorkspace(t, testPolicy, "", srcs...)
 	w2 := newWorkspace(t, testPolicy, "", srcs...)
-	p.ci(w1, "100-1", func(o *ciOptions) { o.Shard = "1/2"; o.NoPublish = true })
-	p.ci(w2, "100-1", func(o *ciOptions) { o.Shard = "2/2"; o.NoPublish = true })
+	p.ci(w1, "100-1", func(o *ciOptions) { o.Shard = "1/2" })
+	p.ci(w2, "100-1", func(o *ciOptions) { o.Shard = "2/2" })
 	for _, a := range auths {
 		if got := a.count("/doc"); got != 1 {
 			t.Errorf("%s: document requested %d times by shards 1/2 and 2/2, want once", a.host(), got)
 		}
+	}
+	// The last shard to publish reports what every shard fetched.
+	cov := p.file(t, prBranch, "reports/coverage.json")
+	if n := strings.Count(cov, `"status": "fresh"`); n != len(auths) {
+		t.Errorf("the rolling branch's report has %d fresh sources, want %d:\n%s", n, len(auths), cov)
 	}
 }

@@ -20,23 +20,41 @@ import (
 // (created from main, then only ever added to, so blobs waiting in an
 // unmerged pull request are never lost), and the pull request is opened or
 // updated. Nothing happens when the report does not differ from main's.
-func (c *ciRun) publish(ctx context.Context, onMain *report.Report, st *state.State) error {
-	rep := report.Build(c.set, st)
-	changes := report.Diff(onMain, rep)
-	if len(changes) == 0 {
-		fmt.Fprintln(c.opts.IO.Err, "publish: the coverage report does not differ from main: no pull request")
-		return nil
-	}
+//
+// The report is built from the cache branch's newest state, read inside
+// the compare-and-swap edit: when shards publish at once, whichever pushes
+// last has seen every state pushed before it, so the report is never an
+// older picture than the one it replaces.
+func (c *ciRun) publish(ctx context.Context, onMain *report.Report) error {
 	local, err := store.LoadIndex(c.opts.indexPath())
 	if err != nil {
 		return err
 	}
+	reader, err := gitstore.OpenMemory(c.remote)
+	if err != nil {
+		return err
+	}
+	defer reader.Close()
+	var rep *report.Report
+	var changes []report.Change
 	sig, msg := c.signature("snapshots and coverage")
 	tip, err := c.repo.UpdateFrom(ctx, prBranch, "main", msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+		st, err := c.cacheState(ctx, reader)
+		if err != nil {
+			return nil, err
+		}
+		rep = report.Build(c.set, st)
+		if changes = report.Diff(onMain, rep); len(changes) == 0 {
+			return nil, nil
+		}
 		return c.publishChanges(tip, local, rep)
 	}, 0)
 	if err != nil {
 		return fmt.Errorf("push %s: %w", prBranch, err)
+	}
+	if len(changes) == 0 || tip == "" {
+		fmt.Fprintln(c.opts.IO.Err, "publish: the coverage report does not differ from main: no pull request")
+		return nil
 	}
 	gh, err := github.NewClient(ctx, c.cfg, c.opts.HTTPClient)
 	if err != nil {
@@ -59,6 +77,15 @@ func (c *ciRun) publish(ctx context.Context, onMain *report.Report, st *state.St
 	}
 	fmt.Fprintf(c.opts.IO.Err, "publish: pull request #%d %s: %s\n", n, verb, url)
 	return nil
+}
+
+// cacheState is the state on the cache branch's tip now.
+func (c *ciRun) cacheState(ctx context.Context, reader *gitstore.Repo) (*state.State, error) {
+	_, tip, err := reader.Read(ctx, cacheBranch)
+	if err != nil {
+		return nil, err
+	}
+	return stateFrom(tip)
 }
 
 // publishChanges computes what the rolling branch lacks: blobs of the local
