@@ -681,3 +681,23 @@ func TestRule34SpacingHoldsAfterAKilledRun(t *testing.T) {
 		t.Fatalf("first request of the next run came %v after the last one, want ≥ 300ms", gap)
 	}
 }
+
+func TestRule312RecheckZeroAndNever(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+	w := newWorkspace(t, testPolicy, "",
+		src{"t-always", a.url("/always"), ""},
+		src{"t-gazette", a.url("/gazette"), ""})
+	// Rewrite the generated recheck lines: 0s for one, never for the other.
+	p := filepath.Join(w.Manifests, "test.yaml")
+	data, _ := os.ReadFile(p)
+	parts := strings.SplitN(string(data), "recheck: 1ms", 3)
+	must(t, os.WriteFile(p, []byte(parts[0]+"recheck: 0s"+parts[1]+"recheck: never"+parts[2]), 0o644))
+	w.run(ctx)
+	w.run(ctx)
+	if got := a.count("/always"); got != 2 {
+		t.Errorf("recheck 0s: fetched %d times in two runs, want 2", got)
+	}
+	if got := a.count("/gazette"); got != 1 {
+		t.Errorf("recheck never: fetched %d times in two runs, want 1 (immutable once held)", got)
+	}
+}

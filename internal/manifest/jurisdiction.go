@@ -292,13 +292,9 @@ func (f *file) source(n *yaml.Node, jurisdiction string) source {
 	}
 	if e, ok := fs["recheck"]; ok {
 		if e.val.Kind == yaml.ScalarNode && strings.TrimSpace(e.val.Value) == "never" {
-			s.Recheck = 0
+			s.Recheck, s.Never = 0, true
 		} else if d, ok := f.duration(e, "recheck"); ok {
-			if d > 0 {
-				s.Recheck = d
-			} else {
-				f.errorf(e.val.Line, "recheck must be longer than zero; write never for a document that does not change once published")
-			}
+			s.Recheck = d // 0s: due at every run
 		}
 	}
 	if e, ok := fs["encodes"]; ok {

@@ -36,9 +36,12 @@ type Source struct {
 	Host         string   // authority, see HostOf
 	Kind         Kind
 	Title        string
-	// Recheck is the time after a good check before the source is due again.
-	// Zero means `never`: once its bytes are held the source is not re-fetched.
+	// Recheck is the time after a check before the source is due again;
+	// zero makes it due at every run.
 	Recheck time.Duration
+	// Never (recheck: never) marks bytes that do not change once published
+	// (gazettes): once they are held the source is not requested again.
+	Never bool
 	Encodes []string
 	Gaps    []string
 	File    string // manifest path, for messages

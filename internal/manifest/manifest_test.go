@@ -88,7 +88,7 @@ func TestLoadRejects(t *testing.T) {
 		{"bad-duration", []string{
 			`bad-duration/uk.yaml:6: host www.gov.uk delay min: duration "5 s": want a number and a unit`,
 			`bad-duration/uk.yaml:12: recheck: duration "1 day"`,
-			"bad-duration/uk.yaml:17: recheck must be longer than zero; write never for a document that does not change",
+			`bad-duration/uk.yaml:17: recheck: duration "-1h": must not be negative or signed`,
 		}},
 		{"bad-size", []string{
 			`bad-size/policy.yaml:1: max_body: size "50 megs": unknown unit "megs"`,
@@ -272,7 +272,7 @@ func TestLoadGood(t *testing.T) {
 		"uk-gazette": {
 			Jurisdiction: "uk", ID: "uk-gazette", URL: "https://www.thegazette.co.uk:8443/?notice=1",
 			Parsed: mustURL(t, "https://www.thegazette.co.uk:8443/?notice=1"), Host: "www.thegazette.co.uk:8443",
-			Kind: Gazette, Title: "The Gazette notice", Recheck: 0, File: uk, Line: 27,
+			Kind: Gazette, Title: "The Gazette notice", Never: true, File: uk, Line: 27,
 		},
 		"uk-income-tax-rates": {
 			Jurisdiction: "uk", ID: "uk-income-tax-rates", URL: "https://www.gov.uk/income-tax-rates",

@@ -202,7 +202,7 @@ func (r *run) due(src manifest.Source, s state.Source, now time.Time) bool {
 	default:
 		return true
 	}
-	if src.Recheck == 0 { // `never`: immutable once held
+	if src.Never { // immutable once held
 		return !held
 	}
 	return !now.Before(s.LastCheck.Add(src.Recheck))
