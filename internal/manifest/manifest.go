@@ -41,7 +41,7 @@ type Source struct {
 	Recheck time.Duration
 	// Never (recheck: never) marks bytes that do not change once published
 	// (gazettes): once they are held the source is not requested again.
-	Never bool
+	Never   bool
 	Encodes []string
 	Gaps    []string
 	File    string // manifest path, for messages
