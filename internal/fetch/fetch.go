@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"io"
 	"net"
 	"net/http"
@@ -293,53 +294,10 @@ func IsTimeout(err error) bool {
 
 // forbidden lists the special-purpose ranges (IANA registries, RFC 6890 and
 // successors) that a public document never lives in.
-var forbidden = func() []netip.Prefix {
-	var ps []netip.Prefix
-	for _, s := range []string{
-		"0.0.0.0/8",       // "this network"
-		"10.0.0.0/8",      // private
-		"100.64.0.0/10",   // CGNAT shared space
-		"127.0.0.0/8",     // loopback
-		"169.254.0.0/16",  // link-local (cloud metadata lives here)
-		"172.16.0.0/12",   // private
-		"192.0.0.0/24",    // IETF protocol assignments
-		"192.0.2.0/24",    // TEST-NET-1
-		"192.168.0.0/16",  // private
-		"198.18.0.0/15",   // benchmarking
-		"198.51.100.0/24", // TEST-NET-2
-		"203.0.113.0/24",  // TEST-NET-3
-		"224.0.0.0/4",     // multicast
-		"240.0.0.0/4",     // reserved, and 255.255.255.255 broadcast
-		"::/96",           // unspecified, loopback, deprecated IPv4-compatible
-		"64:ff9b::/96",    // NAT64: would reach any IPv4 address, private ones too
-		"64:ff9b:1::/48",  // local-use NAT64
-		"2001:db8::/32",   // documentation
-		"2002::/16",       // 6to4: embeds an arbitrary IPv4 address
-		"fc00::/7",        // unique local
-		"fe80::/10",       // link-local
-		"fec0::/10",       // site-local (deprecated)
-		"ff00::/8",        // multicast
-	} {
-		ps = append(ps, netip.MustParsePrefix(s))
-	}
-	return ps
-}()
-
 // Forbidden reports whether addr may not be dialled by the guard:
 // unspecified, loopback, private (RFC 1918, ULA), link-local, CGNAT,
 // multicast, broadcast, documentation, benchmarking, reserved ranges, and
 // IPv4-mapped / NAT64 forms of those.
 func Forbidden(addr netip.Addr) bool {
-	if !addr.IsValid() {
-		return true
-	}
-	// A zoned address never matches a prefix, and ::ffff:10.0.0.1 is
-	// 10.0.0.1 on the wire.
-	addr = addr.WithZone("").Unmap()
-	for _, p := range forbidden {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	return false
+	return policy.SpecialAddr(addr)
 }

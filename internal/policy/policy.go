@@ -212,35 +212,58 @@ func IsPrivateHost(host string) bool {
 	if err != nil {
 		return false
 	}
-	return isSpecialAddr(addr)
+	return SpecialAddr(addr)
 }
 
-// specialPrefixes are the IANA special-purpose ranges (RFC 6890 and its
-// updates) that are not covered by the netip predicates used below and are
-// not globally reachable.
-var specialPrefixes = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),       // "this network"
-	netip.MustParsePrefix("100.64.0.0/10"),   // shared address space (CGNAT)
-	netip.MustParsePrefix("192.0.0.0/24"),    // IETF protocol assignments
-	netip.MustParsePrefix("192.0.2.0/24"),    // TEST-NET-1
-	netip.MustParsePrefix("198.18.0.0/15"),   // benchmarking
-	netip.MustParsePrefix("198.51.100.0/24"), // TEST-NET-2
-	netip.MustParsePrefix("203.0.113.0/24"),  // TEST-NET-3
-	netip.MustParsePrefix("240.0.0.0/4"),     // reserved, and broadcast
-	netip.MustParsePrefix("100::/64"),        // discard-only
-	netip.MustParsePrefix("2001:db8::/32"),   // documentation
-}
+// special are the address ranges no public host can be reached at:
+// loopback, private, link-local, multicast, and the IANA special-purpose
+// ranges (RFC 6890 and its updates), plus the IPv6 forms that embed an
+// arbitrary IPv4 address (NAT64, 6to4) and so could reach any of them.
+var special = func() []netip.Prefix {
+	var ps []netip.Prefix
+	for _, s := range []string{
+		"0.0.0.0/8",       // "this network"
+		"10.0.0.0/8",      // private
+		"100.64.0.0/10",   // CGNAT shared space
+		"127.0.0.0/8",     // loopback
+		"169.254.0.0/16",  // link-local (cloud metadata lives here)
+		"172.16.0.0/12",   // private
+		"192.0.0.0/24",    // IETF protocol assignments
+		"192.0.2.0/24",    // TEST-NET-1
+		"192.168.0.0/16",  // private
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // TEST-NET-2
+		"203.0.113.0/24",  // TEST-NET-3
+		"224.0.0.0/4",     // multicast
+		"240.0.0.0/4",     // reserved, and 255.255.255.255 broadcast
+		"::/96",           // unspecified, loopback, deprecated IPv4-compatible
+		"64:ff9b::/96",    // NAT64: would reach any IPv4 address, private ones too
+		"64:ff9b:1::/48",  // local-use NAT64
+		"100::/64",        // discard-only
+		"2001:db8::/32",   // documentation
+		"2002::/16",       // 6to4: embeds an arbitrary IPv4 address
+		"fc00::/7",        // unique local
+		"fe80::/10",       // link-local
+		"fec0::/10",       // site-local (deprecated)
+		"ff00::/8",        // multicast
+	} {
+		ps = append(ps, netip.MustParsePrefix(s))
+	}
+	return ps
+}()
 
-func isSpecialAddr(a netip.Addr) bool {
-	// An IPv4-mapped IPv6 literal reaches the IPv4 address it maps.
-	a = a.Unmap()
-	if a.IsLoopback() || a.IsPrivate() || a.IsLinkLocalUnicast() ||
-		a.IsLinkLocalMulticast() || a.IsInterfaceLocalMulticast() ||
-		a.IsMulticast() || a.IsUnspecified() {
+// SpecialAddr reports whether a is an address no public host has: the one
+// list both the private-host checks here and the fetcher's dial-time guard
+// use. An invalid address counts as special.
+func SpecialAddr(a netip.Addr) bool {
+	if !a.IsValid() {
 		return true
 	}
-	for _, p := range specialPrefixes {
-		if p.Contains(a.WithZone("")) {
+	// A zoned address never matches a prefix, and ::ffff:10.0.0.1 is
+	// 10.0.0.1 on the wire.
+	a = a.WithZone("").Unmap()
+	for _, p := range special {
+		if p.Contains(a) {
 			return true
 		}
 	}
