@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"io"
 	"net"
 	"net/http"
@@ -15,6 +14,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/policy"
 )
 
 // ErrTooLarge means the body passed the size limit and was abandoned.
