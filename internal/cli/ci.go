@@ -109,7 +109,11 @@ func runCI(ctx context.Context, opts ciOptions) error {
 		return err
 	}
 	remote := gitstore.Remote{URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient}
-	repo, err := gitstore.OpenMemory(remote)
+	// Objects are kept on disk in the state directory (never pushed: only
+	// ledgers, robots copies and state.json are), not in memory, so a
+	// machine that keeps its work tree, or a cache of it, downloads only
+	// what is new on the next run.
+	repo, err := gitstore.Open(filepath.Join(opts.State, ".gitstore"), remote)
 	if err != nil {
 		return cannotRun("%v", err)
 	}
