@@ -164,12 +164,62 @@ func runCI(ctx context.Context, opts ciOptions) error {
 	if err := c.pushFinal(pushCtx); err != nil {
 		return cannotRun("push %s: %v (the local state in %s is intact: run `taxkernelbot ci` again to push it)", cacheBranch, err, opts.State)
 	}
+	prURL := ""
 	if !opts.NoPublish {
-		if err := c.publish(pushCtx, onMain); err != nil {
+		if prURL, err = c.publish(pushCtx, onMain); err != nil {
 			return cannotRun("publish: %v", err)
 		}
 	}
+	if err := c.summarize(prURL); err != nil {
+		fmt.Fprintf(opts.IO.Err, "step summary: %v\n", err)
+	}
 	return runErr
+}
+
+// summarize appends the run's figures to $GITHUB_STEP_SUMMARY, where the
+// workflow run's page shows them.
+func (c *ciRun) summarize(prURL string) error {
+	path := ""
+	if c.opts.IO.Getenv != nil {
+		path = c.opts.IO.Getenv("GITHUB_STEP_SUMMARY")
+	}
+	if path == "" {
+		return nil
+	}
+	dispatched, err := c.dispatched()
+	if err != nil {
+		return err
+	}
+	requests := 0
+	for _, n := range dispatched {
+		requests += n
+	}
+	reserved := 0
+	for _, n := range c.lease.Reservations {
+		reserved += n
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "## TaxKernelBot, shard %s\n\n", c.shard)
+	fmt.Fprintf(&b, "- %d request(s) to %d host(s), out of %d reserved under lease `%s`\n", requests, len(dispatched), reserved, c.opts.RunID)
+	if prURL != "" {
+		fmt.Fprintf(&b, "- pull request: %s\n", prURL)
+	} else {
+		b.WriteString("- no pull request: nothing meaningful changed (or publishing was off)\n")
+	}
+	if md, err := os.ReadFile(filepath.Join(c.opts.Reports, "coverage.md")); err == nil {
+		// The first lines of the report: its one-line total and summary table.
+		lines := strings.SplitN(string(md), "\n## Gaps", 2)[0]
+		b.WriteString("\n" + strings.TrimPrefix(lines, "# Coverage\n") + "\n")
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(b.String()); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // pull writes the cache branch's state, robots copies and today's ledgers

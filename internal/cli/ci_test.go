@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -154,8 +156,17 @@ func TestCIFullLoop(t *testing.T) {
 	sources := []src{{"t-rates", a.url("/rates"), ""}, {"t-gone", a.url("/gone"), ""}}
 
 	w1 := newWorkspace(t, testPolicy, "", sources...)
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	p.env["GITHUB_STEP_SUMMARY"] = summary
 	if code := p.ci(w1, "100-1"); code != ExitOK {
 		t.Fatalf("first ci: exit %d\n%s", code, w1.out.String())
+	}
+	delete(p.env, "GITHUB_STEP_SUMMARY")
+	sum, _ := os.ReadFile(summary)
+	for _, want := range []string{"shard 1/1", "3 request(s) to 1 host(s)", "pull request: http://github.invalid/acme/tax/pull/1", "| test |"} {
+		if !strings.Contains(string(sum), want) {
+			t.Errorf("step summary lacks %q:\n%s", want, sum)
+		}
 	}
 	// The cache branch holds the ledger, the state and the released lease.
 	day := ledger.Day(time.Now())

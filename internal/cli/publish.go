@@ -25,14 +25,14 @@ import (
 // the compare-and-swap edit: when shards publish at once, whichever pushes
 // last has seen every state pushed before it, so the report is never an
 // older picture than the one it replaces.
-func (c *ciRun) publish(ctx context.Context, onMain *report.Report) error {
+func (c *ciRun) publish(ctx context.Context, onMain *report.Report) (prURL string, err error) {
 	local, err := store.LoadIndex(c.opts.indexPath())
 	if err != nil {
-		return err
+		return "", err
 	}
 	reader, err := gitstore.OpenMemory(c.remote)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer reader.Close()
 	var rep *report.Report
@@ -50,15 +50,15 @@ func (c *ciRun) publish(ctx context.Context, onMain *report.Report) error {
 		return c.publishChanges(tip, local, rep)
 	}, 0)
 	if err != nil {
-		return fmt.Errorf("push %s: %w", prBranch, err)
+		return "", fmt.Errorf("push %s: %w", prBranch, err)
 	}
 	if len(changes) == 0 || tip == "" {
 		fmt.Fprintln(c.opts.IO.Err, "publish: the coverage report does not differ from main: no pull request")
-		return nil
+		return "", nil
 	}
 	gh, err := github.NewClient(ctx, c.cfg, c.opts.HTTPClient)
 	if err != nil {
-		return err
+		return "", err
 	}
 	n, url, created, err := gh.EnsurePR(ctx, github.PR{
 		Head: prBranch, Base: "main",
@@ -69,14 +69,14 @@ func (c *ciRun) publish(ctx context.Context, onMain *report.Report) error {
 	if errors.Is(err, github.ErrLabels) {
 		fmt.Fprintf(c.opts.IO.Err, "publish: %v\n", err)
 	} else if err != nil {
-		return err
+		return "", err
 	}
 	verb := "updated"
 	if created {
 		verb = "opened"
 	}
 	fmt.Fprintf(c.opts.IO.Err, "publish: pull request #%d %s: %s\n", n, verb, url)
-	return nil
+	return url, nil
 }
 
 // cacheState is the state on the cache branch's tip now.
