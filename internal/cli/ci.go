@@ -20,7 +20,6 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
-	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -120,12 +119,6 @@ func runCI(ctx context.Context, opts ciOptions) error {
 	defer repo.Close()
 	c := &ciRun{opts: opts, cfg: cfg, set: set, shard: shard, repo: repo, remote: remote, day: ledger.Day(opts.Clock.Now())}
 
-	// The report on main, before the run rewrites reports/: the PR body is
-	// the difference from it.
-	onMain, err := report.Load(filepath.Join(opts.Reports, "coverage.json"))
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		onMain = nil
-	}
 	if err := c.pull(ctx); err != nil {
 		return cannotRun("pull %s: %v", cacheBranch, err)
 	}
@@ -166,7 +159,7 @@ func runCI(ctx context.Context, opts ciOptions) error {
 	}
 	prURL := ""
 	if !opts.NoPublish {
-		if prURL, err = c.publish(pushCtx, onMain); err != nil {
+		if prURL, err = c.publish(pushCtx); err != nil {
 			return cannotRun("publish: %v", err)
 		}
 	}
@@ -415,17 +408,28 @@ func (c *ciRun) pushLedgers(ctx context.Context) error {
 // the released lease: the release and the lines it accounts for must land
 // together.
 func (c *ciRun) pushFinal(ctx context.Context) error {
+	dispatched, err := c.dispatched()
+	if err != nil {
+		return err
+	}
+	return c.pushState(ctx, "release", func(tip fs.FS) (gitstore.Change, error) {
+		existing, _ := fs.ReadFile(tip, lease.Path(c.shard.Name()))
+		l, err := lease.ReleaseFile(existing, c.lease, dispatched, c.opts.Clock.Now())
+		return gitstore.Change{Path: lease.Path(c.shard.Name()), Data: l.Encode()}, err
+	})
+}
+
+// pushState pushes the local ledgers of the day and the local state merged
+// into the branch's, plus the lease change also (when given) in the same
+// commit.
+func (c *ciRun) pushState(ctx context.Context, what string, leaseChange func(tip fs.FS) (gitstore.Change, error)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	local, err := state.Load(c.opts.State)
 	if err != nil {
 		return err
 	}
-	dispatched, err := c.dispatched()
-	if err != nil {
-		return err
-	}
-	sig, msg := c.signature("release")
+	sig, msg := c.signature(what)
 	_, err = c.repo.Update(ctx, cacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 		changes, err := c.ledgerChanges(tip)
 		if err != nil {
@@ -439,13 +443,15 @@ func (c *ciRun) pushFinal(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		existing, _ := fs.ReadFile(tip, lease.Path(c.shard.Name()))
-		l, err := lease.ReleaseFile(existing, c.lease, dispatched, c.opts.Clock.Now())
+		changes = append(changes, sc...)
+		if leaseChange == nil {
+			return changes, nil
+		}
+		lc, err := leaseChange(tip)
 		if err != nil {
 			return nil, err
 		}
-		changes = append(changes, sc...)
-		return append(changes, gitstore.Change{Path: lease.Path(c.shard.Name()), Data: l.Encode()}), nil
+		return append(changes, lc), nil
 	}, 0)
 	return err
 }
@@ -453,7 +459,7 @@ func (c *ciRun) pushFinal(ctx context.Context) error {
 // ledgerChanges appends the lines of every local ledger file of the lease's
 // day that the tip does not hold yet.
 func (c *ciRun) ledgerChanges(tip fs.FS) ([]gitstore.Change, error) {
-	dir := filepath.Join(c.opts.State, "ledgers", c.lease.Day)
+	dir := filepath.Join(c.opts.State, "ledgers", c.day)
 	ents, err := os.ReadDir(dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
@@ -467,7 +473,7 @@ func (c *ciRun) ledgerChanges(tip fs.FS) ([]gitstore.Change, error) {
 		if err != nil {
 			return nil, err
 		}
-		p := "ledgers/" + c.lease.Day + "/" + e.Name()
+		p := "ledgers/" + c.day + "/" + e.Name()
 		remote, err := fs.ReadFile(tip, p)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err

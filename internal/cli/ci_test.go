@@ -13,9 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore/gittest"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
 // fakeGitHub is the GitHub API as far as the bot uses it. It records every
@@ -138,22 +142,41 @@ func (p *pipelineRepo) file(t *testing.T, branch, path string) string {
 	return out
 }
 
+// seedMainReport commits to main the report a repository starts with:
+// every source of w's manifests pending.
+func (p *pipelineRepo) seedMainReport(t *testing.T, w *workspace) {
+	set, diags := manifest.Load(w.Manifests)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	js, err := report.Build(set, state.New()).JSON()
+	must(t, err)
+	p.git.Commit(t, "acme/tax.git", "main", "reports", map[string][]byte{"reports/coverage.json": js})
+}
+
 func TestCIFullLoop(t *testing.T) {
-	const etag = `"v1"`
+	var mu sync.Mutex
+	version := "v1"
 	a := newAuthority(t, map[string]http.HandlerFunc{
 		"/robots.txt": status(404),
 		"/rates": func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			v := version
+			mu.Unlock()
+			etag := `"` + v + `"`
 			w.Header().Set("ETag", etag)
 			if r.Header.Get("If-None-Match") == etag {
 				w.WriteHeader(http.StatusNotModified)
 				return
 			}
-			fmt.Fprint(w, "income tax rates 2026")
+			fmt.Fprint(w, "income tax rates 2026 "+v)
 		},
 		"/gone": status(404),
 	})
+	const etag = `"v1"`
 	p := newPipelineRepo(t)
 	sources := []src{{"t-rates", a.url("/rates"), ""}, {"t-gone", a.url("/gone"), ""}}
+	p.seedMainReport(t, newWorkspace(t, testPolicy, "", sources...))
 
 	w1 := newWorkspace(t, testPolicy, "", sources...)
 	summary := filepath.Join(t.TempDir(), "summary.md")
@@ -183,7 +206,7 @@ func TestCIFullLoop(t *testing.T) {
 	}
 	// The rolling branch holds the blob, the index and the report; one PR.
 	e := w1.report()["t-rates"]
-	if p.file(t, prBranch, "snapshots/sha256/"+e.SHA256[:2]+"/"+e.SHA256) != "income tax rates 2026" {
+	if p.file(t, prBranch, "snapshots/sha256/"+e.SHA256[:2]+"/"+e.SHA256) != "income tax rates 2026 v1" {
 		t.Error("the rolling branch lacks the new blob")
 	}
 	if !strings.Contains(p.file(t, prBranch, "snapshots/index.json"), e.SHA256) {
@@ -230,6 +253,34 @@ func TestCIFullLoop(t *testing.T) {
 	if strings.Count(led, `"event":"dispatch"`) != 5 {
 		t.Errorf("the ledger has %d dispatch lines after two runs, want 5 (the robots.txt copy is kept)", strings.Count(led, `"event":"dispatch"`))
 	}
+	// A reviewer merges the pull request (a fast-forward; GitHub deletes the
+	// branch). Then the document changes: the next run opens a new pull
+	// request that shows the change against main.
+	p.git.Git(t, "acme/tax.git", "update-ref", "refs/heads/main", prTip)
+	p.git.Git(t, "acme/tax.git", "update-ref", "-d", "refs/heads/"+prBranch)
+	p.gh.mu.Lock()
+	p.gh.prs = nil
+	p.gh.mu.Unlock()
+	mu.Lock()
+	version = "v2"
+	mu.Unlock()
+	w3 := newWorkspace(t, testPolicy, "", sources...)
+	if code := p.ci(w3, "102-1"); code != ExitOK {
+		t.Fatalf("third ci: exit %d\n%s", code, w3.out.String())
+	}
+	if got := p.gh.callList(); len(got) != 7 || got[5] != "POST /repos/acme/tax/pulls" {
+		t.Errorf("third run's GitHub calls: %v, want a list, a create and labels", got[4:])
+	}
+	e3 := w3.report()["t-rates"]
+	last := p.gh.bodies[len(p.gh.bodies)-1]
+	if !strings.Contains(last, "Documents that changed (1)") || !strings.Contains(last, e.SHA256[:12]) || !strings.Contains(last, e3.SHA256[:12]) {
+		t.Errorf("the new body does not show the change %s → %s", e.SHA256[:12], e3.SHA256[:12])
+	}
+	if p.file(t, prBranch, "snapshots/sha256/"+e3.SHA256[:2]+"/"+e3.SHA256) == "" {
+		t.Errorf("the new rolling branch lacks blob %s", e3.SHA256[:12])
+	}
+	t.Logf("pull request body after the document changed:\n%s", last)
+
 	// The branch only moved forward.
 	for _, u := range p.git.RefLog(t, "acme/tax.git", "refs/heads/"+cacheBranch) {
 		if u.Old != strings.Repeat("0", 40) {
@@ -363,5 +414,24 @@ func TestCIPushesLedgersDuringALongRun(t *testing.T) {
 	}
 	if !strings.HasPrefix(log, "release: shard 1-of-1") {
 		t.Errorf("the last commit is not the release:\n%s", log)
+	}
+}
+
+func TestRunThenPublish(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/doc": text("x")})
+	p := newPipelineRepo(t)
+	w := newWorkspace(t, testPolicy, "", src{"t-doc", a.url("/doc"), ""})
+	if code := w.run(ctx); code != ExitOK {
+		t.Fatalf("run: exit %d", code)
+	}
+	err := runPublish(ctx, publishOptions{paths: w.paths, Clock: clock.Real{}, IO: IO{Out: &w.out, Err: &w.out, Getenv: func(k string) string { return p.env[k] }}})
+	if err != nil {
+		t.Fatalf("publish: %v\n%s", err, w.out.String())
+	}
+	if !strings.Contains(p.file(t, cacheBranch, "state.json"), `"t-doc"`) {
+		t.Error("publish did not push the state")
+	}
+	if got := p.gh.callList(); len(got) < 2 || got[1] != "POST /repos/acme/tax/pulls" {
+		t.Errorf("GitHub calls %v, want a pull request created", got)
 	}
 }

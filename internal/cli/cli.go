@@ -71,6 +71,7 @@ func init() {
 		"robots":   {"explain the robots.txt decision for a URL from the kept copy", cmdRobots},
 		"demo":     {"run the whole pipeline against embedded local servers (no network)", cmdDemo},
 		"ci":       {"in GitHub Actions: pull the cache branch, lease, run, push, and open the pull request", cmdCI},
+		"publish":  {"push the state to the cache branch and open or update the bot's pull request", cmdPublish},
 	}
 }
 

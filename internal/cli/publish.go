@@ -5,15 +5,68 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
+
+type publishOptions struct {
+	paths
+	Clock      clock.Clock
+	HTTPClient *http.Client
+	IO         IO
+}
+
+func cmdPublish(ctx context.Context, io IO, args []string) error {
+	opts := publishOptions{IO: io, Clock: clock.Real{}}
+	fs := newFlags("publish", "[flags]", io)
+	opts.register(fs, "manifests", "snapshots", "reports", "state")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	return runPublish(ctx, opts)
+}
+
+// runPublish is the second half of `ci` for a run made with `run`: push
+// today's ledgers and the state to the cache branch, then publish the pull
+// request. `ci` does both itself, under a lease; use this only for a run
+// that no other run can overlap.
+func runPublish(ctx context.Context, opts publishOptions) error {
+	cfg, err := github.ConfigFromEnv(opts.IO.Getenv)
+	if err != nil {
+		return usageError("%v", err)
+	}
+	set, err := loadManifests(opts.Manifests, opts.IO)
+	if err != nil {
+		return err
+	}
+	remote := gitstore.Remote{URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient}
+	repo, err := gitstore.Open(filepath.Join(opts.State, ".gitstore"), remote)
+	if err != nil {
+		return cannotRun("%v", err)
+	}
+	defer repo.Close()
+	c := &ciRun{
+		opts: ciOptions{paths: opts.paths, Clock: opts.Clock, HTTPClient: opts.HTTPClient, IO: opts.IO, RunID: defaultRunID(opts.IO.Getenv)},
+		cfg:  cfg, set: set, shard: lease.All, repo: repo, remote: remote, day: ledger.Day(opts.Clock.Now()),
+	}
+	if err := c.pushState(ctx, "state", nil); err != nil {
+		return cannotRun("push %s: %v", cacheBranch, err)
+	}
+	if _, err := c.publish(ctx); err != nil {
+		return cannotRun("publish: %v", err)
+	}
+	return nil
+}
 
 // publish brings the run's outcome to reviewers: the new blobs, the hash
 // index and the coverage report are committed on the rolling branch
@@ -25,7 +78,7 @@ import (
 // the compare-and-swap edit: when shards publish at once, whichever pushes
 // last has seen every state pushed before it, so the report is never an
 // older picture than the one it replaces.
-func (c *ciRun) publish(ctx context.Context, onMain *report.Report) (prURL string, err error) {
+func (c *ciRun) publish(ctx context.Context) (prURL string, err error) {
 	local, err := store.LoadIndex(c.opts.indexPath())
 	if err != nil {
 		return "", err
@@ -35,6 +88,10 @@ func (c *ciRun) publish(ctx context.Context, onMain *report.Report) (prURL strin
 		return "", err
 	}
 	defer reader.Close()
+	onMain, err := mainReport(ctx, reader)
+	if err != nil {
+		return "", err
+	}
 	var rep *report.Report
 	var changes []report.Change
 	sig, msg := c.signature("snapshots and coverage")
@@ -77,6 +134,27 @@ func (c *ciRun) publish(ctx context.Context, onMain *report.Report) (prURL strin
 	}
 	fmt.Fprintf(c.opts.IO.Err, "publish: pull request #%d %s: %s\n", n, verb, url)
 	return url, nil
+}
+
+// mainReport is the coverage report on main, the base of the pull
+// request's summary (nil when main has none yet).
+func mainReport(ctx context.Context, reader *gitstore.Repo) (*report.Report, error) {
+	_, tip, err := reader.Read(ctx, "main")
+	if err != nil {
+		return nil, err
+	}
+	data, err := fs.ReadFile(tip, "reports/coverage.json")
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, err := report.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("main: reports/coverage.json: %w", err)
+	}
+	return r, nil
 }
 
 // cacheState is the state on the cache branch's tip now.

@@ -137,9 +137,18 @@ func Load(path string) (*Report, error) {
 	if err != nil {
 		return nil, err // *PathError: already names the file
 	}
+	r, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}
+
+// Parse reads a coverage.json rendered by JSON (from a branch, say).
+func Parse(data []byte) (*Report, error) {
 	var r Report
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	return &r, nil
 }
