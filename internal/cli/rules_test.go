@@ -701,3 +701,18 @@ func TestRule312RecheckZeroAndNever(t *testing.T) {
 		t.Errorf("recheck never: fetched %d times in two runs, want 1 (immutable once held)", got)
 	}
 }
+
+func TestRule32LargeRobotsTxtParsedPastMaxBody(t *testing.T) {
+	// 490 KiB of comments, then the rule: RFC 9309 asks for at least 500 KiB
+	// to be parsed, whatever max_body (64 KiB here) says of documents.
+	body := strings.Repeat("# padding line of a large robots.txt\n", 490*1024/37) + "User-agent: *\nDisallow: /late/\n"
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": text(body), "/ok": text("ok"), "/late/x": text("no")})
+	w := newWorkspace(t, testPolicy, "", src{"t-ok", a.url("/ok"), ""}, src{"t-late", a.url("/late/x"), ""})
+	w.run(ctx)
+	if got := w.status("t-ok"); got != "fresh" {
+		t.Errorf("t-ok: %s, want fresh (a robots.txt over max_body is still read)", got)
+	}
+	if got := w.status("t-late"); got != "blocked-robots" || a.count("/late/x") != 0 {
+		t.Errorf("t-late: %s after %d requests, want blocked-robots: the rule at 490 KiB applies", got, a.count("/late/x"))
+	}
+}

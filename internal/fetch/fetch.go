@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -149,36 +150,32 @@ type Sink interface {
 // Response so far with an error wrapping ErrTooLarge. Transport errors are
 // returned as is (see IsTimeout); no redirect is followed.
 func (c *Client) Get(ctx context.Context, req Request, sink Sink) (*Response, error) {
-	return c.do(ctx, req, func(ctx context.Context, body io.Reader, resp *Response) error {
+	return c.do(ctx, req, c.cfg.MaxBody, func(ctx context.Context, body io.Reader, resp *Response) error {
 		sum, size, err := sink.Put(ctx, body)
 		resp.SHA256, resp.Size = sum, size
 		return err
 	})
 }
 
-// GetBytes is Get for small bodies (robots.txt): up to limit bytes of a 2xx
-// body are returned; the rest is read and dropped up to MaxBody. SHA256 and
-// Size describe the whole body. A body over MaxBody gives an error wrapping
-// ErrTooLarge, along with its first limit bytes when they were read (not
-// when Content-Length already declared it too large).
+// GetBytes is Get for robots.txt: the first limit bytes of a 2xx body are
+// returned and the rest is never read (RFC 9309 lets a crawler stop
+// there), so a robots.txt larger than max_body still yields its rules.
+// SHA256 and Size describe the bytes returned.
 func (c *Client) GetBytes(ctx context.Context, req Request, limit int64) (*Response, []byte, error) {
 	var kept []byte
-	resp, err := c.do(ctx, req, func(_ context.Context, body io.Reader, resp *Response) error {
-		h := sha256.New()
-		body = io.TeeReader(body, h)
+	resp, err := c.do(ctx, req, math.MaxInt64-1, func(_ context.Context, body io.Reader, resp *Response) error {
 		var rerr error
 		kept, rerr = io.ReadAll(io.LimitReader(body, max(limit, 0)))
-		rest, derr := io.Copy(io.Discard, body)
-		resp.Size = int64(len(kept)) + rest
-		resp.SHA256 = hex.EncodeToString(h.Sum(nil))
-		return errors.Join(rerr, derr)
+		sum := sha256.Sum256(kept)
+		resp.Size, resp.SHA256 = int64(len(kept)), hex.EncodeToString(sum[:])
+		return rerr
 	})
 	return resp, kept, err
 }
 
-// do sends req and hands a 2xx body to consume, under the whole-request
-// timeout.
-func (c *Client) do(ctx context.Context, req Request, consume func(context.Context, io.Reader, *Response) error) (*Response, error) {
+// do sends req and hands a 2xx body of at most maxBody bytes to consume,
+// under the whole-request timeout.
+func (c *Client) do(ctx context.Context, req Request, maxBody int64, consume func(context.Context, io.Reader, *Response) error) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 
@@ -232,19 +229,19 @@ func (c *Client) do(ctx context.Context, req Request, consume func(context.Conte
 		return resp, nil
 	}
 
-	if hresp.ContentLength > c.cfg.MaxBody {
+	if hresp.ContentLength > maxBody {
 		// Declared too large: no need to download what will be abandoned.
 		resp.Duration = time.Since(start)
 		return resp, fmt.Errorf("fetch: %s: declared %d bytes: %w", req.URL, hresp.ContentLength, ErrTooLarge)
 	}
-	body := &limitedReader{r: hresp.Body, left: c.cfg.MaxBody}
+	body := &limitedReader{r: hresp.Body, left: maxBody}
 	err = consume(ctx, body, resp)
 	resp.Duration = time.Since(start)
 	// The reader's own failure is the cause; the consumer's error merely
 	// follows from it and may not wrap it.
 	switch {
 	case body.tooLarge:
-		err = fmt.Errorf("fetch: %s: over %d bytes: %w", req.URL, c.cfg.MaxBody, ErrTooLarge)
+		err = fmt.Errorf("fetch: %s: over %d bytes: %w", req.URL, maxBody, ErrTooLarge)
 	case body.err != nil:
 		err = fmt.Errorf("fetch: %s: reading body: %w", req.URL, body.err)
 	}
