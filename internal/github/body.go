@@ -224,7 +224,9 @@ func header(changes []report.Change, counts Summary, runURL string) string {
 	b.WriteString("| Change | Sources |\n| --- | ---: |\n")
 	n := countOf(changes)
 	for i, cat := range categories {
-		fmt.Fprintf(&b, "| %s | %d |\n", cat.heading, n[i])
+		if n[i] > 0 { // a row of zeros is noise for a reviewer
+			fmt.Fprintf(&b, "| %s | %d |\n", cat.heading, n[i])
+		}
 	}
 	fmt.Fprintf(&b, "| Still pending (in all) | %d |\n", len(counts.Pending))
 	return b.String()

@@ -224,3 +224,18 @@ func TestBodyWithoutLinks(t *testing.T) {
 		t.Errorf("links without a blobURL or runURL:\n%s", body)
 	}
 }
+
+func TestCountsTableOmitsZeroRows(t *testing.T) {
+	before := &report.Report{Sources: []report.Entry{{Jurisdiction: "uk", ID: "uk-rates", Status: "fresh", SHA256: strings.Repeat("a", 64)}}}
+	after := &report.Report{Sources: []report.Entry{{Jurisdiction: "uk", ID: "uk-rates", Status: "fresh", SHA256: strings.Repeat("b", 64)}}}
+	body := Body(report.Diff(before, after), SummaryOf(after), testBlobURL(), "")
+	if !strings.Contains(body, "| Documents that changed | 1 |") {
+		t.Errorf("no row for the change:\n%s", body)
+	}
+	if strings.Contains(body, "| New failures |") || strings.Contains(body, "| 0 |\n| Recoveries") {
+		t.Errorf("rows of zeros are listed:\n%s", body)
+	}
+	if !strings.Contains(body, "| Still pending (in all) | 0 |") {
+		t.Errorf("the pending total must always be shown:\n%s", body)
+	}
+}
