@@ -15,13 +15,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
-// pull writes the cache branch's state, robots copies and today's ledgers
+// pull brings the cache branch's state, robots copies and today's ledgers
 // into the state directory. A missing branch is a first run.
 func (c *ciRun) pull(ctx context.Context) error {
 	_, tip, err := c.repo.Read(ctx, cacheBranch)
@@ -31,22 +32,36 @@ func (c *ciRun) pull(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, dir := range []string{"robots", "ledgers/" + c.day} {
-		if err := gitstore.Export(tip, dir, filepath.Join(c.opts.State, filepath.FromSlash(dir))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	// Merge, never overwrite: the local copy may hold lines and state that
+	// an earlier push failed to deliver, and they must reach the branch.
+	dir := "ledgers/" + c.day
+	ents, err := fs.ReadDir(tip, dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	for _, e := range ents {
+		remote, err := fs.ReadFile(tip, dir+"/"+e.Name())
+		if err != nil {
+			return err
+		}
+		p := filepath.Join(c.opts.State, filepath.FromSlash(dir), e.Name())
+		local, err := os.ReadFile(p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := atomicfile.WriteFile(p, lease.MergeLedger(remote, local), 0o644); err != nil {
 			return err
 		}
 	}
-	data, err := fs.ReadFile(tip, "state.json")
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
+	remote, err := stateFrom(tip)
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(c.opts.State, 0o755); err != nil {
+	local, err := state.Load(c.opts.State)
+	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(c.opts.State, "state.json"), data, 0o644)
+	return lease.MergeState(remote, local).Save(c.opts.State)
 }
 
 // pushPeriodically pushes the ledgers every PushEvery while the run goes

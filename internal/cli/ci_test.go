@@ -435,3 +435,28 @@ func TestRunThenPublish(t *testing.T) {
 		t.Errorf("GitHub calls %v, want a pull request created", got)
 	}
 }
+
+func TestCIDeliversLinesAnEarlierPushLost(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+	p := newPipelineRepo(t)
+	now := time.Now()
+	line := func(run, path string) []byte {
+		b, _ := json.Marshal(ledger.Line{Event: ledger.Dispatch, Time: now.Add(-time.Hour).UTC(), Host: a.host(), URL: a.url(path), Purpose: "document", RunID: run})
+		return append(b, '\n')
+	}
+	rel := "ledgers/" + ledger.Day(now) + "/" + ledger.FileName(a.host())
+	p.git.Commit(t, "acme/tax.git", cacheBranch, "another run", map[string][]byte{rel: line("96-1", "/on-branch")})
+	w := newWorkspace(t, testPolicy, "", src{"t-doc", a.url("/doc"), ""})
+	// A line this machine recorded but never managed to push.
+	must(t, os.MkdirAll(filepath.Join(w.State, filepath.Dir(rel)), 0o755))
+	must(t, os.WriteFile(filepath.Join(w.State, rel), line("97-1", "/only-local"), 0o644))
+	if code := p.ci(w, "100-1", func(o *ciOptions) { o.NoPublish = true }); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, w.out.String())
+	}
+	led := p.file(t, cacheBranch, rel)
+	for _, want := range []string{"/on-branch", "/only-local", "/doc"} {
+		if !strings.Contains(led, want) {
+			t.Errorf("the branch's ledger lacks the line for %s:\n%s", want, led)
+		}
+	}
+}
