@@ -96,10 +96,6 @@ func status(code int) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) { http.Error(w, http.StatusText(code), code) }
 }
 
-func robotsTxt(body string) map[string]http.HandlerFunc {
-	return map[string]http.HandlerFunc{"/robots.txt": text(body)}
-}
-
 // workspace is a repository checkout in a temp dir: manifests, snapshots,
 // reports and state, as `taxkernelbot run` sees them.
 type workspace struct {
