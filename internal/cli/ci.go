@@ -91,21 +91,16 @@ type ciRun struct {
 	mu     sync.Mutex // one push at a time
 }
 
-func runCI(ctx context.Context, opts ciOptions) error {
-	if opts.Clock == nil {
-		opts.Clock = clock.Real{}
-	}
+// newCIRun reads the Actions environment and the manifests and opens the
+// repository named there: what `ci` and `publish` both start from.
+func newCIRun(opts ciOptions, shard lease.Shard) (*ciRun, error) {
 	cfg, err := github.ConfigFromEnv(opts.IO.Getenv)
 	if err != nil {
-		return usageError("%v", err)
-	}
-	shard, err := lease.ParseShard(opts.Shard)
-	if err != nil {
-		return usageError("--shard: %v", err)
+		return nil, usageError("%v", err)
 	}
 	set, err := loadManifests(opts.Manifests, opts.IO)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	remote := gitstore.Remote{URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient}
 	// Objects are kept on disk in the state directory (never pushed: only
@@ -114,10 +109,24 @@ func runCI(ctx context.Context, opts ciOptions) error {
 	// what is new on the next run.
 	repo, err := gitstore.Open(filepath.Join(opts.State, ".gitstore"), remote)
 	if err != nil {
-		return cannotRun("%v", err)
+		return nil, cannotRun("%v", err)
 	}
-	defer repo.Close()
-	c := &ciRun{opts: opts, cfg: cfg, set: set, shard: shard, repo: repo, remote: remote, day: ledger.Day(opts.Clock.Now())}
+	return &ciRun{opts: opts, cfg: cfg, set: set, shard: shard, repo: repo, remote: remote, day: ledger.Day(opts.Clock.Now())}, nil
+}
+
+func runCI(ctx context.Context, opts ciOptions) error {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	shard, err := lease.ParseShard(opts.Shard)
+	if err != nil {
+		return usageError("--shard: %v", err)
+	}
+	c, err := newCIRun(opts, shard)
+	if err != nil {
+		return err
+	}
+	defer c.repo.Close()
 
 	if err := c.pull(ctx); err != nil {
 		return cannotRun("pull %s: %v", cacheBranch, err)
@@ -142,7 +151,7 @@ func runCI(ctx context.Context, opts ciOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Err, "lease %s taken until %s for %d host(s)\n", shard.Name(), c.lease.Expires.UTC().Format(time.RFC3339), len(c.lease.Reservations))
 
-	run.Spent = c.lease.GateSpent(func(host string) int { return set.Host(host).DailyCap })
+	run.Spent = c.lease.GateSpent(func(host string) int { return c.set.Host(host).DailyCap })
 	run.Deadline = c.lease.StopBy(opts.Margin)
 	stopPushing := c.pushPeriodically(ctx)
 	runErr := runRun(ctx, run)

@@ -13,7 +13,6 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
-	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -41,24 +40,11 @@ func cmdPublish(ctx context.Context, io IO, args []string) error {
 // request. `ci` does both itself, under a lease; use this only for a run
 // that no other run can overlap.
 func runPublish(ctx context.Context, opts publishOptions) error {
-	cfg, err := github.ConfigFromEnv(opts.IO.Getenv)
-	if err != nil {
-		return usageError("%v", err)
-	}
-	set, err := loadManifests(opts.Manifests, opts.IO)
+	c, err := newCIRun(ciOptions{paths: opts.paths, Clock: opts.Clock, HTTPClient: opts.HTTPClient, IO: opts.IO, RunID: defaultRunID(opts.IO.Getenv)}, lease.All)
 	if err != nil {
 		return err
 	}
-	remote := gitstore.Remote{URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient}
-	repo, err := gitstore.Open(filepath.Join(opts.State, ".gitstore"), remote)
-	if err != nil {
-		return cannotRun("%v", err)
-	}
-	defer repo.Close()
-	c := &ciRun{
-		opts: ciOptions{paths: opts.paths, Clock: opts.Clock, HTTPClient: opts.HTTPClient, IO: opts.IO, RunID: defaultRunID(opts.IO.Getenv)},
-		cfg:  cfg, set: set, shard: lease.All, repo: repo, remote: remote, day: ledger.Day(opts.Clock.Now()),
-	}
+	defer c.repo.Close()
 	if err := c.pushState(ctx, "state", nil); err != nil {
 		return cannotRun("push %s: %v", cacheBranch, err)
 	}
