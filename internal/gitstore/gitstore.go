@@ -89,6 +89,8 @@ type Repo struct {
 	mu     sync.Mutex // guards st: every object and ref access
 	st     storage.Storer
 	closer io.Closer
+
+	partial bool // see OpenPartial
 }
 
 // OpenMemory returns a Repo that keeps its objects in memory.
@@ -160,7 +162,9 @@ func (r *Repo) Read(ctx context.Context, branch string) (string, *Tree, error) {
 	if err != nil {
 		return "", nil, r.fail("read", ref, err)
 	}
-	return tip.String(), r.newTree(root), nil
+	t := r.newTree(root)
+	t.ctx = ctx
+	return tip.String(), t, nil
 }
 
 // Update fetches branch, calls edit on its tip, commits the changes with
@@ -236,44 +240,14 @@ func (r *Repo) update(ctx context.Context, branch, base, message string, sig Sig
 				return "", fmt.Errorf("gitstore: create branch %q from %q at %s: %q: %w", branch, base, r.remote.URL, base, ErrNoBranch)
 			}
 		}
-		root := emptyTree
-		if !parent.IsZero() {
-			if root, err = r.commitTree(parent); err != nil {
-				return "", r.fail("update", ref, err)
-			}
-		}
-		tree := r.newTree(root)
-		changes, err := edit(tree)
-		if err != nil {
-			return "", fmt.Errorf("gitstore: update branch %q at %s: edit on %s: %w", branch, r.remote.URL, short(parent), err)
-		}
-		ov := newOverlay()
-		newRoot, err := build(tree, ov, changes)
+		c, err := r.commitOn(parent, message, sig, edit)
 		if err != nil {
 			return "", fmt.Errorf("gitstore: update branch %q at %s: %w", branch, r.remote.URL, err)
 		}
-		if newRoot == root {
+		if c == nil {
 			return hashString(tip), nil // nothing to commit
 		}
-		var parents []plumbing.Hash
-		if !parent.IsZero() {
-			parents = []plumbing.Hash{parent}
-		}
-		who := object.Signature{Name: sig.Name, Email: sig.Email, When: sig.When}
-		commit, err := ov.put(&object.Commit{
-			Author:       who,
-			Committer:    who,
-			Message:      message,
-			TreeHash:     newRoot,
-			ParentHashes: parents,
-		})
-		if err != nil {
-			return "", r.fail("update", ref, err)
-		}
-		pack, err := ov.pack()
-		if err != nil {
-			return "", r.fail("update", ref, err)
-		}
+		commit, ov, pack := c.hash, c.ov, c.pack
 		err = r.push(ctx, ref, tip, commit, pack)
 		var moved *movedError
 		switch {
@@ -289,6 +263,125 @@ func (r *Repo) update(ctx context.Context, branch, base, message string, sig Sig
 	}
 	return "", fmt.Errorf("gitstore: update branch %q at %s: %w %d times in a row (last seen at %s): another writer keeps updating it; nothing was pushed and the caller's data is intact, run the update again later",
 		branch, r.remote.URL, ErrRejected, attempts, short(last))
+}
+
+// built is a commit made locally, not pushed yet: its objects and their pack.
+type built struct {
+	hash plumbing.Hash
+	ov   *overlay
+	pack []byte
+}
+
+// commitOn builds the commit of edit's changes on parent (zero: a root
+// commit). It returns nil when the changes leave parent's tree as it is.
+func (r *Repo) commitOn(parent plumbing.Hash, message string, sig Signature, edit Edit) (*built, error) {
+	root := emptyTree
+	if !parent.IsZero() {
+		var err error
+		if root, err = r.commitTree(parent); err != nil {
+			return nil, err
+		}
+	}
+	tree := r.newTree(root)
+	changes, err := edit(tree)
+	if err != nil {
+		return nil, fmt.Errorf("edit on %s: %w", short(parent), err)
+	}
+	ov := newOverlay()
+	newRoot, err := build(tree, ov, changes)
+	if err != nil {
+		return nil, err
+	}
+	if newRoot == root {
+		return nil, nil
+	}
+	var parents []plumbing.Hash
+	if !parent.IsZero() {
+		parents = []plumbing.Hash{parent}
+	}
+	who := object.Signature{Name: sig.Name, Email: sig.Email, When: sig.When}
+	commit, err := ov.put(&object.Commit{
+		Author:       who,
+		Committer:    who,
+		Message:      message,
+		TreeHash:     newRoot,
+		ParentHashes: parents,
+	})
+	if err != nil {
+		return nil, err
+	}
+	pack, err := ov.pack()
+	if err != nil {
+		return nil, err
+	}
+	return &built{hash: commit, ov: ov, pack: pack}, nil
+}
+
+// ErrMoved: Rebuild found the branch elsewhere than the caller expected.
+var ErrMoved = errors.New("the branch is not where it was expected")
+
+// Rebuild points branch at a new commit: the tip of base plus the changes
+// edit makes on base's files, whatever branch held before, provided the
+// branch still holds expect ("" when it must not exist): an expected-old-
+// value push, git's force-with-lease. It is for a branch that is one
+// commit on top of another and rewritten on each cycle (a pull request
+// branch kept on main); it must never be used on a branch others build on.
+//
+// When the changes leave base's tree as it is, Rebuild pushes nothing and
+// returns "". When the branch is not at expect, nothing is pushed and the
+// error wraps ErrMoved: the caller looks again before deciding. base must
+// exist (else ErrNoBranch).
+func (r *Repo) Rebuild(ctx context.Context, branch, base, expect, message string, sig Signature, edit Edit) (string, error) {
+	ref, err := branchRef(branch)
+	if err != nil {
+		return "", err
+	}
+	baseRef, err := branchRef(base)
+	if err != nil {
+		return "", err
+	}
+	if err := checkSignature(sig); err != nil {
+		return "", err
+	}
+	if strings.TrimSpace(message) == "" || edit == nil {
+		return "", errors.New("gitstore: Rebuild needs a message and an Edit")
+	}
+	if !strings.HasSuffix(message, "\n") {
+		message += "\n"
+	}
+	old := plumbing.ZeroHash
+	if expect != "" {
+		if old = plumbing.NewHash(expect); old.IsZero() || old.String() != expect {
+			return "", fmt.Errorf("gitstore: Rebuild: %q is not a commit hash", expect)
+		}
+	}
+	r.op.Lock()
+	defer r.op.Unlock()
+	parent, err := r.fetch(ctx, baseRef)
+	if err != nil {
+		return "", err
+	}
+	if parent.IsZero() {
+		return "", fmt.Errorf("gitstore: rebuild branch %q on %q at %s: %q: %w", branch, base, r.remote.URL, base, ErrNoBranch)
+	}
+	c, err := r.commitOn(parent, message, sig, edit)
+	if err != nil {
+		return "", fmt.Errorf("gitstore: rebuild branch %q on %q at %s: %w", branch, base, r.remote.URL, err)
+	}
+	if c == nil {
+		return "", nil
+	}
+	err = r.push(ctx, ref, old, c.hash, c.pack)
+	var moved *movedError
+	switch {
+	case err == nil:
+		r.keep(ref, c.hash, c.ov, c.pack)
+		return c.hash.String(), nil
+	case errors.As(err, &moved):
+		return "", fmt.Errorf("gitstore: rebuild branch %q at %s: %w (expected %s, found %s); nothing was pushed",
+			branch, r.remote.URL, ErrMoved, short(old), short(moved.now))
+	}
+	return "", err
 }
 
 // Update opens an in-memory Repo for r and runs its Update: convenient for one

@@ -47,7 +47,11 @@ func (r *Repo) fetch(ctx context.Context, ref plumbing.ReferenceName) (plumbing.
 	// Every commit in the store arrived with all it refers to (a whole pack,
 	// or an update of ours whose other objects came from its parent), so
 	// holding the tip means holding its history.
-	if !r.has(tip) {
+	if !r.has(tip) && r.partial {
+		if err := r.fetchShallow(ctx, ar, sess, tip); err != nil {
+			return plumbing.ZeroHash, r.fail("fetch", ref, err)
+		}
+	} else if !r.has(tip) {
 		req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
 		// A thin pack leans on objects outside it; the store keeps packs as
 		// they come, so ask for self-contained ones.
@@ -213,9 +217,9 @@ func (r *Repo) fail(op string, ref plumbing.ReferenceName, err error) error {
 	where := fmt.Sprintf("gitstore: %s branch %q at %s", op, ref.Short(), r.remote.URL)
 	switch {
 	case errors.Is(err, transport.ErrAuthenticationRequired):
-		return fmt.Errorf("%s: %w (HTTP 401): the credentials are missing or wrong; set Remote.Username and Remote.Password (GitHub: \"x-access-token\" and the token): %w", where, ErrAuth, err)
+		return fmt.Errorf("%s: %w (HTTP 401): the credentials are missing, wrong or expired: %w", where, ErrAuth, err)
 	case errors.Is(err, transport.ErrAuthorizationFailed):
-		return fmt.Errorf("%s: %w (HTTP 403): the credentials may not do this; a push needs write access (GitHub Actions: permissions: contents: write): %w", where, ErrAuth, err)
+		return fmt.Errorf("%s: %w (HTTP 403): the credentials may not do this (a push needs write access to the repository's contents): %w", where, ErrAuth, err)
 	case errors.Is(err, transport.ErrRepositoryNotFound):
 		return fmt.Errorf("%s: repository not found (HTTP 404): check Remote.URL and that the credentials can see the repository: %w", where, err)
 	}

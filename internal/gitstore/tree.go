@@ -2,6 +2,7 @@ package gitstore
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"io/fs"
@@ -25,6 +26,9 @@ import (
 type Tree struct {
 	r    *Repo
 	root plumbing.Hash // zero: the empty tree
+	// ctx is the context of the Read that made the tree: a partial Repo
+	// downloads a file's content when it is first read, under it.
+	ctx context.Context
 
 	mu   sync.Mutex
 	dirs map[plumbing.Hash]*dir
@@ -101,6 +105,15 @@ func (t *Tree) lookup(op, name string) (object.TreeEntry, error) {
 }
 
 func (t *Tree) blob(op, name string, h plumbing.Hash) ([]byte, error) {
+	if t.r.partial && !t.r.has(h) {
+		ctx := t.ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		if err := t.r.fetchObjects(ctx, []plumbing.Hash{h}); err != nil {
+			return nil, &fs.PathError{Op: op, Path: name, Err: err}
+		}
+	}
 	data, err := t.r.objectData(h, plumbing.BlobObject)
 	if err != nil {
 		return nil, &fs.PathError{Op: op, Path: name, Err: err}

@@ -35,8 +35,9 @@ type Server struct {
 	srv        *httptest.Server
 
 	mu       sync.Mutex
-	pushes   map[string]int // repository → authorised receive-pack POSTs
-	fetches  map[string]int // repository → authorised upload-pack POSTs
+	pushes   map[string]int   // repository → authorised receive-pack POSTs
+	fetches  map[string]int   // repository → authorised upload-pack POSTs
+	sent     map[string]int64 // repository → bytes of upload-pack answers
 	beforeRP func(repo string)
 }
 
@@ -55,6 +56,7 @@ func New(tb testing.TB, user, pass string) *Server {
 		backend: backend,
 		pushes:  map[string]int{},
 		fetches: map[string]int{},
+		sent:    map[string]int64{},
 	}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	tb.Cleanup(s.srv.Close)
@@ -108,7 +110,36 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 			"GIT_CONFIG_NOSYSTEM=1",
 		},
 	}
+	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/git-upload-pack") {
+		repo, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/git-upload-pack")
+		cw := &countingWriter{ResponseWriter: w}
+		h.ServeHTTP(cw, r)
+		s.mu.Lock()
+		s.sent[repo] += cw.n
+		s.mu.Unlock()
+		return
+	}
 	h.ServeHTTP(w, r)
+}
+
+// countingWriter counts the bytes of a response body.
+type countingWriter struct {
+	http.ResponseWriter
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.ResponseWriter.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// FetchedBytes counts the bytes the repository's upload-pack answers
+// carried: what clients downloaded from it.
+func (s *Server) FetchedBytes(repo string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sent[repo]
 }
 
 // BeforeReceivePack installs f, called with the repository name after a push
@@ -131,6 +162,9 @@ func (s *Server) NewRepo(tb testing.TB, name string) string {
 		{"http.receivepack", "true"},
 		{"receive.fsckObjects", "true"},
 		{"core.logAllRefUpdates", "always"},
+		// As at GitHub: partial clones, and wants of any reachable object.
+		{"uploadpack.allowFilter", "true"},
+		{"uploadpack.allowReachableSHA1InWant", "true"},
 	} {
 		s.Git(tb, name, "config", kv[0], kv[1])
 	}

@@ -1,0 +1,189 @@
+package gitstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/filemode"
+	"github.com/go-git/go-git/v5/plumbing/format/packfile"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
+	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// PartialDepth is how many commits of a branch a partial Repo downloads:
+// enough to see who wrote the last few commits of a branch, never its
+// whole history.
+const PartialDepth = 8
+
+// OpenPartial returns an in-memory Repo that reads branches the way a
+// partial, shallow clone does: Read downloads the last PartialDepth commits
+// of the branch and their trees, but no file contents; a file's content is
+// downloaded when it is first read (or, for many at once, by Tree.Fetch).
+// What a read costs therefore follows the size of the branch's tree and the
+// files actually read, never the length of its history or the size of the
+// files left unread: how the bot reads main, whose snapshots/ grows for
+// ever.
+//
+// The server must accept object filters and wants of reachable objects
+// (uploadpack.allowFilter and uploadpack.allowReachableSHA1InWant, both on
+// at GitHub). Rebuild works on a partial Repo; Update and UpdateFrom do too,
+// but only where the Edit reads what it needs.
+func OpenPartial(r Remote) (*Repo, error) {
+	repo, err := newRepo(r, memory.NewStorage(), nil)
+	if err != nil {
+		return nil, err
+	}
+	repo.partial = true
+	return repo, nil
+}
+
+// fetchShallow downloads the last PartialDepth commits of tip with their
+// trees and no blobs. A partial Repo sends no haves: its commits are
+// shallow, and a have would let the server leave out trees we lack.
+func (r *Repo) fetchShallow(ctx context.Context, ar *packp.AdvRefs, sess uploadSession, tip plumbing.Hash) error {
+	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
+	req.Capabilities.Delete(capability.ThinPack)
+	if ar.Capabilities.Supports(capability.NoProgress) {
+		_ = req.Capabilities.Set(capability.NoProgress)
+	}
+	if !ar.Capabilities.Supports(capability.Filter) || !ar.Capabilities.Supports(capability.Shallow) {
+		return errors.New("the server does not offer shallow, filtered fetches (capabilities shallow and filter): a partial read would download every file; use a full Repo")
+	}
+	_ = req.Capabilities.Set(capability.Shallow)
+	_ = req.Capabilities.Set(capability.Filter)
+	req.Filter = packp.FilterBlobNone()
+	req.Depth = packp.DepthCommits(PartialDepth)
+	req.Wants = []plumbing.Hash{tip}
+	return r.receive(ctx, sess, req)
+}
+
+// fetchObjects downloads the objects named by hashes (blobs of a tree
+// already held) in one request.
+func (r *Repo) fetchObjects(ctx context.Context, hashes []plumbing.Hash) error {
+	sess, err := r.client.NewUploadPackSession(r.ep, r.auth)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return err
+	}
+	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
+	req.Capabilities.Delete(capability.ThinPack)
+	if ar.Capabilities.Supports(capability.NoProgress) {
+		_ = req.Capabilities.Set(capability.NoProgress)
+	}
+	req.Wants = hashes
+	if err := r.receive(ctx, sess, req); err != nil {
+		return err
+	}
+	for _, h := range hashes {
+		if !r.has(h) {
+			return fmt.Errorf("the server did not send object %s (does it allow wants of reachable objects, uploadpack.allowReachableSHA1InWant?)", h)
+		}
+	}
+	return nil
+}
+
+// uploadSession is the part of go-git's upload-pack session fetch uses.
+type uploadSession interface {
+	UploadPack(ctx context.Context, req *packp.UploadPackRequest) (*packp.UploadPackResponse, error)
+}
+
+// receive sends req and stores the pack that answers it.
+func (r *Repo) receive(ctx context.Context, sess uploadSession, req *packp.UploadPackRequest) error {
+	resp, err := sess.UploadPack(ctx, req)
+	if err != nil {
+		return err
+	}
+	defer resp.Close()
+	var rd io.Reader = resp
+	switch {
+	case req.Capabilities.Supports(capability.Sideband64k):
+		rd = sideband.NewDemuxer(sideband.Sideband64k, resp)
+	case req.Capabilities.Supports(capability.Sideband):
+		rd = sideband.NewDemuxer(sideband.Sideband, resp)
+	}
+	r.mu.Lock()
+	err = packfile.UpdateObjectStorage(r.st, rd)
+	r.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("receiving objects: %w", err)
+	}
+	return nil
+}
+
+// Fetch downloads, in one request, the contents of the named files that a
+// partial Repo does not hold yet, so that reading many of them costs one
+// round trip. Names that do not exist, and directories, are skipped. On a
+// full Repo it does nothing.
+func (t *Tree) Fetch(ctx context.Context, names ...string) error {
+	if !t.r.partial {
+		return nil
+	}
+	var want []plumbing.Hash
+	for _, name := range names {
+		e, err := t.lookup("fetch", name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if e.Mode != filemode.Dir && !t.r.has(e.Hash) {
+			want = append(want, e.Hash)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	if err := t.r.fetchObjects(ctx, want); err != nil {
+		return fmt.Errorf("gitstore: fetch %d file(s) at %s: %w", len(want), t.r.remote.URL, err)
+	}
+	return nil
+}
+
+// Commit describes one commit of a branch's recent history.
+type Commit struct {
+	Hash        string
+	AuthorName  string
+	AuthorEmail string
+	Message     string
+	Parents     []string
+}
+
+// Log returns the commits from tip back along first parents, newest first,
+// at most n, stopping where the local store's history ends (a partial
+// Repo holds PartialDepth commits of what it read).
+func (r *Repo) Log(tip string, n int) ([]Commit, error) {
+	h := plumbing.NewHash(tip)
+	var out []Commit
+	for len(out) < n && !h.IsZero() && r.has(h) {
+		o, err := r.object(h, plumbing.CommitObject)
+		if err != nil {
+			return nil, err
+		}
+		var c object.Commit
+		if err := c.Decode(o); err != nil {
+			return nil, fmt.Errorf("gitstore: commit %s: %w", h, err)
+		}
+		info := Commit{Hash: h.String(), AuthorName: c.Author.Name, AuthorEmail: c.Author.Email, Message: c.Message}
+		for _, p := range c.ParentHashes {
+			info.Parents = append(info.Parents, p.String())
+		}
+		out = append(out, info)
+		h = plumbing.ZeroHash
+		if len(c.ParentHashes) > 0 {
+			h = c.ParentHashes[0]
+		}
+	}
+	return out, nil
+}
