@@ -247,7 +247,7 @@ func TestWrongCredentials(t *testing.T) {
 			if !errors.Is(err, ErrAuth) {
 				t.Fatalf("err = %v, want ErrAuth", err)
 			}
-			for _, want := range []string{f.url, `"fetch-cache"`, "401", "Remote.Username"} {
+			for _, want := range []string{f.url, `"fetch-cache"`, "401", "missing, wrong or expired"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q does not mention %q", err, want)
 				}
