@@ -1,8 +1,6 @@
 package lease
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -42,24 +40,11 @@ func Count(lines []ledger.Line, host string) Usage {
 // other hosts sharing the file name are skipped. A whole line that is not
 // JSON is an error: the count would not be trustworthy.
 func CountLedger(data []byte, host string) (Usage, error) {
-	var u Usage
-	for i, line := range wholeLines(data) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var v struct {
-			Event string `json:"event"`
-			Host  string `json:"host"`
-			Run   string `json:"run"`
-		}
-		if err := json.Unmarshal(line, &v); err != nil {
-			return Usage{}, fmt.Errorf("lease: ledger of %s, line %d: %w", host, i+1, err)
-		}
-		if v.Event == ledger.Dispatch && v.Host == host {
-			u.add(v.Run)
-		}
+	lines, err := ledger.Parse(data, host)
+	if err != nil {
+		return Usage{}, fmt.Errorf("lease: %w", err)
 	}
-	return u, nil
+	return Count(lines, host), nil
 }
 
 // Spent returns the budget already used on day (UTC "YYYY-MM-DD") for host,

@@ -371,3 +371,36 @@ func mkdirDurable(dir string) error {
 	}
 	return atomicfile.SyncDir(filepath.Dir(filepath.Clean(dir)))
 }
+
+// Path is where host's ledger of day lives, relative to a ledger directory
+// (slash-separated): "2026-11-29/www.gov.uk.jsonl". The cache branch keeps
+// the same layout under ledgers/.
+func Path(day, host string) string { return day + "/" + FileName(host) }
+
+// Parse returns the lines of host in the content of one ledger file, in
+// file order. Only whole lines count: a torn last line was never
+// acknowledged. Lines of other hosts sharing the file name are skipped. A
+// whole line that does not decode is an error naming its number: a count
+// built on it would not be trustworthy.
+func Parse(data []byte, host string) ([]Line, error) {
+	var out []Line
+	for n := 1; len(data) > 0; n++ {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		line := data[:i]
+		data = data[i+1:]
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		var v Line
+		if err := json.Unmarshal(line, &v); err != nil {
+			return nil, fmt.Errorf("ledger of %s, line %d: %w", host, n, err)
+		}
+		if v.Host == host {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}

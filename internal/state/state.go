@@ -192,34 +192,72 @@ type file struct {
 // Load reads dir/state.json and dir/robots/. A missing directory or file is
 // an empty State, not an error; a corrupt one is an error naming the file.
 func Load(dir string) (*State, error) {
-	path := filepath.Join(dir, stateFile)
-	b, err := os.ReadFile(path)
+	s, err := Decode(os.DirFS(dir))
+	if err != nil {
+		return nil, fmt.Errorf("state: %s: %w", filepath.Join(dir, stateFile), err)
+	}
+	return s, nil
+}
+
+// Decode reads a State from the files Files returns, as fsys holds them
+// (state.json and robots/ at its root: a state directory, or a branch of
+// the repository that keeps one). A missing state.json is an empty State;
+// a corrupt one is an error that says so and what to do.
+func Decode(fsys fs.FS) (*State, error) {
+	b, err := fs.ReadFile(fsys, stateFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return New(), nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("state: %w", err)
+		return nil, err
 	}
 	var doc file
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("state: %s is corrupt (%v); it only caches what the ledgers and the store hold: "+
-			"move it aside or remove it and the next run starts afresh (daily caps still hold, they are counted from the ledgers)", path, err)
+		return nil, fmt.Errorf("corrupt (%v); it only caches what the ledgers and the store hold: "+
+			"move it aside or remove it and the next run starts afresh (daily caps still hold, they are counted from the ledgers)", err)
 	}
 	s := New()
 	maps.Copy(s.sources, doc.Sources)
 	maps.Copy(s.hosts, doc.Hosts)
 	for key, r := range doc.Robots {
-		p := filepath.Join(dir, robotsDir, RobotsFileName(key))
-		body, err := os.ReadFile(p)
+		body, err := fs.ReadFile(fsys, robotsDir+"/"+RobotsFileName(key))
 		switch {
 		case err == nil:
 			r.Body = body
 		case !errors.Is(err, fs.ErrNotExist):
-			return nil, fmt.Errorf("state: robots copy of %s: %w", key, err)
+			return nil, fmt.Errorf("robots copy of %s: %w", key, err)
 		}
 		s.robots[key] = r
 	}
 	return s, nil
+}
+
+// Files returns what Save writes, keyed by slash-separated path relative
+// to the state directory: state.json and one robots/ file per kept body.
+// Decode reads them back.
+func (s *State) Files() (map[string][]byte, error) {
+	doc, b, err := s.encode()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{stateFile: b}
+	for key, r := range doc.Robots {
+		if len(r.Body) > 0 {
+			out[robotsDir+"/"+RobotsFileName(key)] = r.Body
+		}
+	}
+	return out, nil
+}
+
+func (s *State) encode() (file, []byte, error) {
+	s.mu.Lock()
+	doc := file{Sources: maps.Clone(s.sources), Hosts: maps.Clone(s.hosts), Robots: maps.Clone(s.robots)}
+	s.mu.Unlock()
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return doc, nil, fmt.Errorf("state: encode %s: %w", stateFile, err)
+	}
+	return doc, append(b, '\n'), nil
 }
 
 // Save writes dir/state.json and the robots copies atomically, in a
@@ -235,15 +273,10 @@ func (s *State) Save(dir string) error {
 	s.saveMu.Lock()
 	defer s.saveMu.Unlock()
 
-	s.mu.Lock()
-	doc := file{Sources: maps.Clone(s.sources), Hosts: maps.Clone(s.hosts), Robots: maps.Clone(s.robots)}
-	s.mu.Unlock()
-
-	b, err := json.MarshalIndent(doc, "", "  ")
+	doc, b, err := s.encode()
 	if err != nil {
-		return fmt.Errorf("state: encode %s: %w", filepath.Join(dir, stateFile), err)
+		return err
 	}
-	b = append(b, '\n')
 
 	var stale []string
 	for _, key := range slices.Sorted(maps.Keys(doc.Robots)) {

@@ -177,10 +177,18 @@ func (s *Store) Has(sum string) bool {
 // hex digits gets <root>/sha256/invalid, a name no blob has, so that a bad
 // sum can never name a file outside the store.
 func (s *Store) Path(sum string) string {
+	return filepath.Join(s.root, filepath.FromSlash(BlobPath(sum)))
+}
+
+// BlobPath is where a blob with sum lives relative to a store's root,
+// slash-separated: "sha256/<first two hex>/<64 hex>" (the same layout
+// under snapshots/ in the repository), or "sha256/invalid" for a sum that
+// is not 64 lower-case hex digits.
+func BlobPath(sum string) string {
 	if !validSum(sum) {
-		return filepath.Join(s.root, blobDir, "invalid")
+		return blobDir + "/invalid"
 	}
-	return filepath.Join(s.root, blobDir, sum[:2], sum)
+	return blobDir + "/" + sum[:2] + "/" + sum
 }
 
 // Open returns the blob; reading it to EOF re-hashes it and returns
