@@ -10,6 +10,8 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 )
 
 // UserAgent is sent with every API request, so that the bot's calls are
@@ -34,7 +36,11 @@ type Client struct {
 // Server's https://host/api/v3, or a test server's root: the URL is used
 // as given, trailing slash or not). httpClient may be nil; it is copied,
 // never modified. ctx is not kept.
-func NewClient(ctx context.Context, c Config, httpClient *http.Client) (*Client, error) {
+//
+// Every call is retried, a bounded number of times, when GitHub answers
+// with a server error or a secondary rate limit (see WithAttempts,
+// WithClock).
+func NewClient(ctx context.Context, c Config, httpClient *http.Client, opts ...Option) (*Client, error) {
 	_ = ctx // nothing to exchange yet: the token is used as it is
 	if c.Owner == "" || c.Repo == "" {
 		return nil, errors.New("github: no repository: set GITHUB_REPOSITORY to owner/name")
@@ -57,7 +63,16 @@ func NewClient(ctx context.Context, c Config, httpClient *http.Client) (*Client,
 	if httpClient == nil {
 		httpClient = &http.Client{Timeout: time.Minute}
 	}
-	client := gh.NewClient(httpClient).WithAuthToken(c.Token)
+	rt := &retry{base: httpClient.Transport, clock: clock.Real{}, attempts: DefaultAttempts}
+	if rt.base == nil {
+		rt.base = http.DefaultTransport
+	}
+	for _, o := range opts {
+		o(rt)
+	}
+	hc := *httpClient
+	hc.Transport = rt
+	client := gh.NewClient(&hc).WithAuthToken(c.Token)
 	client.BaseURL = base
 	client.UserAgent = UserAgent
 	return &Client{gh: client, owner: c.Owner, repo: c.Repo, api: strings.TrimRight(api, "/")}, nil
@@ -195,15 +210,23 @@ func (c *Client) explain(err error, on422 string) error {
 	)
 	switch {
 	case errors.As(err, &rate):
-		hint = "rate limit exhausted until " + rate.Rate.Reset.UTC().Format(time.RFC3339) + ": run again later"
+		hint = "GitHub's API rate limit for this token is used up until " + rate.Rate.Reset.UTC().Format(time.RFC3339) +
+			": the next scheduled run after that publishes; nothing fetched is lost"
+	case errors.As(err, &resp) && resp.Response != nil && isPrimaryLimit(resp.Response):
+		reset, _ := primaryLimit(resp.Response)
+		hint = "GitHub's API rate limit for this token is used up until " + reset +
+			": the next scheduled run after that publishes; nothing fetched is lost"
 	case errors.As(err, &abuse):
-		hint = "secondary rate limit: run again later"
+		hint = "GitHub's secondary rate limit held after " + fmt.Sprint(DefaultAttempts) + " tries: the next scheduled run publishes; nothing fetched is lost"
 	case errors.As(err, &resp) && resp.Response != nil:
 		switch resp.Response.StatusCode {
 		case http.StatusUnauthorized:
-			hint = "the token was rejected (expired, revoked or malformed): check GITHUB_TOKEN"
+			hint = "the token was rejected (expired, revoked or malformed): check the repository secret TAXKERNELBOT_TOKEN " +
+				"(or, when it is not set, the workflow's GITHUB_TOKEN), which the workflow passes as GITHUB_TOKEN"
+		case http.StatusTooManyRequests:
+			hint = "GitHub's secondary rate limit held after " + fmt.Sprint(DefaultAttempts) + " tries: the next scheduled run publishes; nothing fetched is lost"
 		case http.StatusForbidden:
-			hint = "the token lacks permission: give the workflow `permissions: contents: write, pull-requests: write`; " +
+			hint = "the token (secret TAXKERNELBOT_TOKEN, else the workflow's GITHUB_TOKEN) lacks permission: give the workflow `permissions: contents: write, pull-requests: write`; " +
 				"with GITHUB_TOKEN, also allow it in Settings → Actions → General → Workflow permissions → " +
 				"\"Allow GitHub Actions to create and approve pull requests\" (repository and organisation), or use a GitHub App token"
 		case http.StatusNotFound:
@@ -213,7 +236,7 @@ func (c *Client) explain(err error, on422 string) error {
 			hint = on422
 		default:
 			if resp.Response.StatusCode >= 500 {
-				hint = "GitHub answered with a server error: run again later"
+				hint = fmt.Sprintf("GitHub answered with a server error %d times in a row: the next scheduled run tries again; nothing fetched is lost", DefaultAttempts)
 			}
 		}
 	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
@@ -232,3 +255,5 @@ func hasStatus(err error, code int) bool {
 }
 
 func crlf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+func isPrimaryLimit(r *http.Response) bool { _, ok := primaryLimit(r); return ok }

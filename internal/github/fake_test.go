@@ -31,6 +31,7 @@ type stub struct {
 	query        url.Values // each value must be present as given
 	status       int
 	resp         any // encoded as JSON
+	header       http.Header
 	used         bool
 }
 
@@ -60,6 +61,13 @@ func newFake(t *testing.T) *fakeAPI {
 		}
 	})
 	return f
+}
+
+// onHeader is on with response headers (rate limits, Retry-After).
+func (f *fakeAPI) onHeader(method, path string, query url.Values, status int, header http.Header, resp any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stubs = append(f.stubs, &stub{method: method, path: path, query: query, status: status, resp: resp, header: header})
 }
 
 // on registers one expected call; calls to the same method and path are
@@ -100,6 +108,9 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotImplemented)
 		io.WriteString(w, `{"message":"unexpected call in fake GitHub API"}`)
 		return
+	}
+	for k, vs := range match.header {
+		w.Header()[k] = vs
 	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(match.status)
