@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -142,6 +143,10 @@ func (r Request) ID() ID { return ID{r.RunID, r.Holder, r.Shard} }
 //   - An expired, never-released lease (anyone's, the caller's own too) is
 //     taken over and kept as a record in Superseded, so its reservation
 //     still counts for its day.
+//   - A live lease of an earlier attempt of the same workflow run
+//     (EarlierAttempt) is taken over like an expired one: a re-run starts
+//     only once every job of the attempt before it has ended, so that
+//     attempt is dead even if it could not release its lease.
 //   - A released lease is replaced; its ledger lines are its record.
 //
 // Records whose day ended more than a day before now are dropped. A record
@@ -168,11 +173,11 @@ func Acquire(existing []byte, req Request, now time.Time) (Lease, error) {
 			return Lease{}, fmt.Errorf("lease: %s holds a lease of shard %q", Path(req.Shard), cur.Shard)
 		}
 		same := cur.RunID == req.RunID && cur.Holder == req.Holder
-		if cur.Live(now) && !same {
+		if cur.Live(now) && !same && !EarlierAttempt(cur.RunID, req.RunID) {
 			return Lease{}, &HeldError{Shard: cur.Shard, RunID: cur.RunID, Holder: cur.Holder, Expires: cur.Expires}
 		}
 		records = slices.Clone(cur.Superseded)
-		if !cur.Released && !cur.Live(now) { // expired, never released: keep its record
+		if !cur.Released && (!cur.Live(now) || EarlierAttempt(cur.RunID, req.RunID)) { // dead, never released: keep its record
 			rec := cur
 			rec.Superseded = nil
 			rec.SupersededAt = now
@@ -201,6 +206,27 @@ func Acquire(existing []byte, req Request, now time.Time) (Lease, error) {
 		l.Superseded = records
 	}
 	return l, nil
+}
+
+// EarlierAttempt reports whether run id held names an earlier attempt of
+// the same workflow run as mine: both "<run>-<attempt>" (GITHUB_RUN_ID and
+// GITHUB_RUN_ATTEMPT), same run, smaller attempt.
+func EarlierAttempt(held, mine string) bool {
+	hr, ha, ok1 := cutAttempt(held)
+	mr, ma, ok2 := cutAttempt(mine)
+	return ok1 && ok2 && hr == mr && ha < ma
+}
+
+func cutAttempt(id string) (run string, attempt int, ok bool) {
+	i := strings.LastIndexByte(id, '-')
+	if i <= 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(id[i+1:])
+	if err != nil || n < 1 {
+		return "", 0, false
+	}
+	return id[:i], n, true
 }
 
 // Release returns l released at now, with what was actually dispatched per

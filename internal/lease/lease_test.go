@@ -537,3 +537,40 @@ func TestEncodeDeterministic(t *testing.T) {
 		t.Errorf("DecodeAll error %v does not name the file", err)
 	}
 }
+
+func TestEarlierAttemptOfTheSameRunIsTakenOver(t *testing.T) {
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	req := func(run string) Request {
+		return Request{RunID: run, Holder: "runner/" + run, Shard: "1-of-1", TTL: time.Hour,
+			Want: map[string]int{"a.gov": 4}, Remaining: map[string]int{"a.gov": 10}}
+	}
+	first, err := Acquire(nil, req("555-1"), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first attempt could not push its release; its lease is still live.
+	if _, err := Acquire(first.Encode(), req("556-1"), now.Add(time.Minute)); !errors.Is(err, ErrHeld) {
+		t.Fatalf("another workflow run: %v, want ErrHeld", err)
+	}
+	if _, err := Acquire(first.Encode(), req("555-0"), now.Add(time.Minute)); !errors.Is(err, ErrHeld) {
+		t.Fatalf("a smaller attempt number: %v, want ErrHeld", err)
+	}
+	second, err := Acquire(first.Encode(), req("555-2"), now.Add(time.Minute))
+	if err != nil {
+		t.Fatalf("the re-run of the same workflow run: %v", err)
+	}
+	if len(second.Superseded) != 1 || second.Superseded[0].RunID != "555-1" {
+		t.Fatalf("the dead attempt's reservation is not kept as a record: %+v", second.Superseded)
+	}
+	if got := Spent(second.Day, "a.gov", Usage{}, Flatten(second), second.ID()); got != 4 {
+		t.Errorf("spent %d, want the dead attempt's whole reservation 4", got)
+	}
+	for _, c := range []struct {
+		held, mine string
+		want       bool
+	}{{"7-1", "7-2", true}, {"7-2", "7-2", false}, {"7-3", "7-2", false}, {"7-1", "8-2", false}, {"a-b-1", "a-b-2", true}, {"x", "x-2", false}, {"7-a", "7-2", false}} {
+		if got := EarlierAttempt(c.held, c.mine); got != c.want {
+			t.Errorf("EarlierAttempt(%q, %q) = %v", c.held, c.mine, got)
+		}
+	}
+}
