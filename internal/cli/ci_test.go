@@ -3,9 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +12,8 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/cycle"
+	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore/gittest"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -22,85 +22,11 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
-// fakeGitHub is the GitHub API as far as the bot uses it. It records every
-// call and fails the test on any call it does not know.
-type fakeGitHub struct {
-	t   testing.TB
-	srv *httptest.Server
-
-	mu     sync.Mutex
-	calls  []string
-	prs    []map[string]any // open pull requests
-	bodies []string         // bodies sent on create or edit
-}
-
-func newFakeGitHub(t testing.TB) *fakeGitHub {
-	f := &fakeGitHub{t: t}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeGitHub) serve(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	call := r.Method + " " + r.URL.Path
-	f.calls = append(f.calls, call)
-	if got := r.Header.Get("Authorization"); got != "Bearer tok" {
-		f.t.Errorf("%s: Authorization %q, want the token", call, got)
-	}
-	var body map[string]any
-	if data, _ := io.ReadAll(r.Body); len(data) > 0 {
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
-			f.t.Errorf("%s: body is not JSON: %v", call, err)
-		}
-		body, _ = v.(map[string]any)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	switch {
-	case call == "GET /repos/acme/tax/pulls":
-		if got := r.URL.Query().Get("head"); got != "acme:taxkernelbot/update" {
-			f.t.Errorf("list: head %q", got)
-		}
-		json.NewEncoder(w).Encode(f.prs)
-	case call == "POST /repos/acme/tax/pulls":
-		if body["head"] != "taxkernelbot/update" || body["base"] != "main" {
-			f.t.Errorf("create: head %v base %v", body["head"], body["base"])
-		}
-		pr := map[string]any{"number": 1, "html_url": "http://github.invalid/acme/tax/pull/1", "title": body["title"], "body": body["body"],
-			"head": map[string]any{"ref": "taxkernelbot/update"}, "base": map[string]any{"ref": "main"}}
-		f.prs = append(f.prs, pr)
-		f.bodies = append(f.bodies, fmt.Sprint(body["body"]))
-		w.WriteHeader(http.StatusCreated)
-		json.NewEncoder(w).Encode(pr)
-	case call == "PATCH /repos/acme/tax/pulls/1":
-		for k, v := range body {
-			f.prs[0][k] = v
-		}
-		if b, ok := body["body"]; ok {
-			f.bodies = append(f.bodies, fmt.Sprint(b))
-		}
-		json.NewEncoder(w).Encode(f.prs[0])
-	case call == "POST /repos/acme/tax/issues/1/labels":
-		json.NewEncoder(w).Encode([]map[string]any{{"name": "taxkernelbot"}})
-	default:
-		f.t.Errorf("unexpected GitHub API call %s", call)
-		http.Error(w, "not faked", http.StatusNotFound)
-	}
-}
-
-func (f *fakeGitHub) callList() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.calls...)
-}
-
 // pipelineRepo is a repository on a real git server plus a fake GitHub API
 // in front of it: what `taxkernelbot ci` sees in GitHub Actions.
 type pipelineRepo struct {
 	git *gittest.Server
-	gh  *fakeGitHub
+	gh  *githubtest.Fake
 	env map[string]string
 }
 
@@ -108,9 +34,9 @@ func newPipelineRepo(t *testing.T) *pipelineRepo {
 	git := gittest.New(t, "x-access-token", "tok")
 	git.NewRepo(t, "acme/tax.git")
 	git.Commit(t, "acme/tax.git", "main", "start", map[string][]byte{"README.md": []byte("tax\n")})
-	gh := newFakeGitHub(t)
+	gh := githubtest.New(t, "acme", "tax", "tok")
 	return &pipelineRepo{git: git, gh: gh, env: map[string]string{
-		"GITHUB_REPOSITORY": "acme/tax", "GITHUB_SERVER_URL": git.URL, "GITHUB_API_URL": gh.srv.URL,
+		"GITHUB_REPOSITORY": "acme/tax", "GITHUB_SERVER_URL": git.URL, "GITHUB_API_URL": gh.URL,
 		"GITHUB_TOKEN": "tok", "GITHUB_RUN_ID": "100", "GITHUB_RUN_ATTEMPT": "1",
 	}}
 }
@@ -186,47 +112,47 @@ func TestCIFullLoop(t *testing.T) {
 	}
 	delete(p.env, "GITHUB_STEP_SUMMARY")
 	sum, _ := os.ReadFile(summary)
-	for _, want := range []string{"shard 1/1", "3 request(s) to 1 host(s)", "pull request: http://github.invalid/acme/tax/pull/1", "| test |"} {
+	for _, want := range []string{"shard 1/1", "3 request(s) to 1 host(s)", "pull request: " + p.gh.URL + "/acme/tax/pull/1", "| test |"} {
 		if !strings.Contains(string(sum), want) {
 			t.Errorf("step summary lacks %q:\n%s", want, sum)
 		}
 	}
 	// The cache branch holds the ledger, the state and the released lease.
 	day := ledger.Day(time.Now())
-	led := p.file(t, cacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
+	led := p.file(t, cycle.CacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
 	if strings.Count(led, `"event":"dispatch"`) != 3 {
 		t.Errorf("cache branch ledger has %d dispatch lines, want 3:\n%s", strings.Count(led, `"event":"dispatch"`), led)
 	}
-	if !strings.Contains(p.file(t, cacheBranch, "state.json"), `"t-rates"`) {
+	if !strings.Contains(p.file(t, cycle.CacheBranch, "state.json"), `"t-rates"`) {
 		t.Error("cache branch has no state for t-rates")
 	}
-	l, err := lease.Decode([]byte(p.file(t, cacheBranch, lease.Path("1-of-1"))))
+	l, err := lease.Decode([]byte(p.file(t, cycle.CacheBranch, lease.Path("1-of-1"))))
 	if err != nil || !l.Released || l.Dispatched[a.host()] != 3 {
 		t.Errorf("lease after the run: %+v, %v; want released with 3 dispatched", l, err)
 	}
 	// The rolling branch holds the blob, the index and the report; one PR.
 	e := w1.report()["t-rates"]
-	if p.file(t, prBranch, "snapshots/sha256/"+e.SHA256[:2]+"/"+e.SHA256) != "income tax rates 2026 v1" {
+	if p.file(t, cycle.BotBranch, "snapshots/sha256/"+e.SHA256[:2]+"/"+e.SHA256) != "income tax rates 2026 v1" {
 		t.Error("the rolling branch lacks the new blob")
 	}
-	if !strings.Contains(p.file(t, prBranch, "snapshots/index.json"), e.SHA256) {
+	if !strings.Contains(p.file(t, cycle.BotBranch, "snapshots/index.json"), e.SHA256) {
 		t.Error("the rolling branch's index lacks the new hash")
 	}
-	if !strings.Contains(p.file(t, prBranch, "reports/coverage.json"), `"t-gone"`) {
+	if !strings.Contains(p.file(t, cycle.BotBranch, "reports/coverage.json"), `"t-gone"`) {
 		t.Error("the rolling branch lacks the report")
 	}
-	want := []string{"GET /repos/acme/tax/pulls", "POST /repos/acme/tax/pulls", "POST /repos/acme/tax/issues/1/labels"}
-	if got := p.gh.callList(); strings.Join(got, ",") != strings.Join(want, ",") {
+	want := []string{"GET /repos/acme/tax/pulls", "GET /repos/acme/tax/pulls", "POST /repos/acme/tax/pulls", "POST /repos/acme/tax/issues/1/labels"}
+	if got := p.gh.Calls(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("GitHub calls %v, want %v", got, want)
 	}
-	body := p.gh.bodies[0]
+	body := p.gh.PRs()[0].Body
 	for _, s := range []string{"t-rates", "t-gone"} {
 		if !strings.Contains(body, s) {
 			t.Errorf("PR body does not mention %s", s)
 		}
 	}
 	t.Logf("pull request body:\n%s", body)
-	prTip, _ := p.git.Run("acme/tax.git", "rev-parse", prBranch)
+	prTip, _ := p.git.Run("acme/tax.git", "rev-parse", cycle.BotBranch)
 
 	// A second run on a fresh checkout of main: the blob waiting in the PR is
 	// carried, its validator sent, the server answers 304, nothing changes.
@@ -243,13 +169,13 @@ func TestCIFullLoop(t *testing.T) {
 	if cond != 1 {
 		t.Errorf("second run sent %d conditional requests for /rates, want 1", cond)
 	}
-	if tip, _ := p.git.Run("acme/tax.git", "rev-parse", prBranch); tip != prTip {
+	if tip, _ := p.git.Run("acme/tax.git", "rev-parse", cycle.BotBranch); tip != prTip {
 		t.Errorf("a quiet run moved the rolling branch")
 	}
-	if got := p.gh.callList(); len(got) != 4 || got[3] != "GET /repos/acme/tax/pulls" {
+	if got := p.gh.Calls(); len(got) != 5 || got[4] != "GET /repos/acme/tax/pulls" {
 		t.Errorf("second run's GitHub calls: %v, want only a list (no new PR, no edit)", got[len(want):])
 	}
-	led = p.file(t, cacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
+	led = p.file(t, cycle.CacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
 	if strings.Count(led, `"event":"dispatch"`) != 5 {
 		t.Errorf("the ledger has %d dispatch lines after two runs, want 5 (the robots.txt copy is kept)", strings.Count(led, `"event":"dispatch"`))
 	}
@@ -257,10 +183,8 @@ func TestCIFullLoop(t *testing.T) {
 	// branch). Then the document changes: the next run opens a new pull
 	// request that shows the change against main.
 	p.git.Git(t, "acme/tax.git", "update-ref", "refs/heads/main", prTip)
-	p.git.Git(t, "acme/tax.git", "update-ref", "-d", "refs/heads/"+prBranch)
-	p.gh.mu.Lock()
-	p.gh.prs = nil
-	p.gh.mu.Unlock()
+	p.git.Git(t, "acme/tax.git", "update-ref", "-d", "refs/heads/"+cycle.BotBranch)
+	p.gh.Merge(1)
 	mu.Lock()
 	version = "v2"
 	mu.Unlock()
@@ -268,21 +192,21 @@ func TestCIFullLoop(t *testing.T) {
 	if code := p.ci(w3, "102-1"); code != ExitOK {
 		t.Fatalf("third ci: exit %d\n%s", code, w3.out.String())
 	}
-	if got := p.gh.callList(); len(got) != 7 || got[5] != "POST /repos/acme/tax/pulls" {
-		t.Errorf("third run's GitHub calls: %v, want a list, a create and labels", got[4:])
+	if got := p.gh.Calls(); len(got) != 9 || got[7] != "POST /repos/acme/tax/pulls" {
+		t.Errorf("third run's GitHub calls: %v, want two lists, a create and labels", got[5:])
 	}
 	e3 := w3.report()["t-rates"]
-	last := p.gh.bodies[len(p.gh.bodies)-1]
+	last := p.gh.PRs()[1].Body
 	if !strings.Contains(last, "Documents that changed (1)") || !strings.Contains(last, e.SHA256[:12]) || !strings.Contains(last, e3.SHA256[:12]) {
 		t.Errorf("the new body does not show the change %s → %s", e.SHA256[:12], e3.SHA256[:12])
 	}
-	if p.file(t, prBranch, "snapshots/sha256/"+e3.SHA256[:2]+"/"+e3.SHA256) == "" {
+	if p.file(t, cycle.BotBranch, "snapshots/sha256/"+e3.SHA256[:2]+"/"+e3.SHA256) == "" {
 		t.Errorf("the new rolling branch lacks blob %s", e3.SHA256[:12])
 	}
 	t.Logf("pull request body after the document changed:\n%s", last)
 
 	// The branch only moved forward.
-	for _, u := range p.git.RefLog(t, "acme/tax.git", "refs/heads/"+cacheBranch) {
+	for _, u := range p.git.RefLog(t, "acme/tax.git", "refs/heads/"+cycle.CacheBranch) {
 		if u.Old != strings.Repeat("0", 40) {
 			if _, err := p.git.Run("acme/tax.git", "merge-base", "--is-ancestor", u.Old, u.New); err != nil {
 				t.Errorf("cache branch moved from %s to %s, not a descendant: a forced update", u.Old, u.New)
@@ -298,7 +222,7 @@ func TestCILeaseHeldExit3WithoutRequest(t *testing.T) {
 	held, err := lease.Acquire(nil, lease.Request{RunID: "99-1", Holder: "elsewhere", Shard: "1-of-1", TTL: time.Hour,
 		Want: map[string]int{a.host(): 5}, Remaining: map[string]int{a.host(): 5}}, now)
 	must(t, err)
-	p.git.Commit(t, "acme/tax.git", cacheBranch, "lease", map[string][]byte{lease.Path("1-of-1"): held.Encode()})
+	p.git.Commit(t, "acme/tax.git", cycle.CacheBranch, "lease", map[string][]byte{lease.Path("1-of-1"): held.Encode()})
 	w := newWorkspace(t, testPolicy, "", src{"t-doc", a.url("/doc"), ""})
 	if code := p.ci(w, "100-1"); code != ExitCannot {
 		t.Fatalf("exit %d, want 3 while another run holds the lease\n%s", code, w.out.String())
@@ -357,7 +281,7 @@ func TestCIKilledRunKeepsItsReservationSpent(t *testing.T) {
 		b, _ := json.Marshal(ledger.Line{Event: ledger.Dispatch, Time: now.Add(-time.Minute).UTC(), Host: a.host(), URL: a.url(fmt.Sprintf("/x%d", i)), Purpose: "document", RunID: "98-1"})
 		led.Write(append(b, '\n'))
 	}
-	p.git.Commit(t, "acme/tax.git", cacheBranch, "dead run", map[string][]byte{
+	p.git.Commit(t, "acme/tax.git", cycle.CacheBranch, "dead run", map[string][]byte{
 		lease.Path("1-of-1"): dead.Encode(),
 		"ledgers/" + ledger.Day(now) + "/" + ledger.FileName(a.host()): []byte(led.String()),
 	})
@@ -391,7 +315,7 @@ func TestCIShardsTouchEveryHostOnce(t *testing.T) {
 		}
 	}
 	// The last shard to publish reports what every shard fetched.
-	cov := p.file(t, prBranch, "reports/coverage.json")
+	cov := p.file(t, cycle.BotBranch, "reports/coverage.json")
 	if n := strings.Count(cov, `"status": "fresh"`); n != len(auths) {
 		t.Errorf("the rolling branch's report has %d fresh sources, want %d:\n%s", n, len(auths), cov)
 	}
@@ -408,7 +332,7 @@ func TestCIPushesLedgersDuringALongRun(t *testing.T) {
 	if code := p.ci(w, "100-1", func(o *ciOptions) { o.PushEvery = 100 * time.Millisecond; o.NoPublish = true }); code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, w.out.String())
 	}
-	log := p.git.Git(t, "acme/tax.git", "log", "--format=%s", cacheBranch)
+	log := p.git.Git(t, "acme/tax.git", "log", "--format=%s", cycle.CacheBranch)
 	if !strings.Contains(log, "ledgers: shard 1-of-1") {
 		t.Fatalf("no ledger push during the run; cache branch history:\n%s", log)
 	}
@@ -428,10 +352,10 @@ func TestRunThenPublish(t *testing.T) {
 	if err != nil {
 		t.Fatalf("publish: %v\n%s", err, w.out.String())
 	}
-	if !strings.Contains(p.file(t, cacheBranch, "state.json"), `"t-doc"`) {
+	if !strings.Contains(p.file(t, cycle.CacheBranch, "state.json"), `"t-doc"`) {
 		t.Error("publish did not push the state")
 	}
-	if got := p.gh.callList(); len(got) < 2 || got[1] != "POST /repos/acme/tax/pulls" {
+	if got := p.gh.Writes(); len(got) < 1 || got[0] != "POST /repos/acme/tax/pulls" {
 		t.Errorf("GitHub calls %v, want a pull request created", got)
 	}
 }
@@ -445,7 +369,7 @@ func TestCIDeliversLinesAnEarlierPushLost(t *testing.T) {
 		return append(b, '\n')
 	}
 	rel := "ledgers/" + ledger.Day(now) + "/" + ledger.FileName(a.host())
-	p.git.Commit(t, "acme/tax.git", cacheBranch, "another run", map[string][]byte{rel: line("96-1", "/on-branch")})
+	p.git.Commit(t, "acme/tax.git", cycle.CacheBranch, "another run", map[string][]byte{rel: line("96-1", "/on-branch")})
 	w := newWorkspace(t, testPolicy, "", src{"t-doc", a.url("/doc"), ""})
 	// A line this machine recorded but never managed to push.
 	must(t, os.MkdirAll(filepath.Join(w.State, filepath.Dir(rel)), 0o755))
@@ -453,7 +377,7 @@ func TestCIDeliversLinesAnEarlierPushLost(t *testing.T) {
 	if code := p.ci(w, "100-1", func(o *ciOptions) { o.NoPublish = true }); code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, w.out.String())
 	}
-	led := p.file(t, cacheBranch, rel)
+	led := p.file(t, cycle.CacheBranch, rel)
 	for _, want := range []string{"/on-branch", "/only-local", "/doc"} {
 		if !strings.Contains(led, want) {
 			t.Errorf("the branch's ledger lacks the line for %s:\n%s", want, led)

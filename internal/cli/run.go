@@ -33,6 +33,8 @@ type runOptions struct {
 	Hosts    func(host string) bool
 	Spent    func(host, day string) (int, error)
 	Deadline time.Time
+	// AfterRequest is called after each request the run completes.
+	AfterRequest func()
 }
 
 func cmdRun(ctx context.Context, io IO, args []string) error {
@@ -106,7 +108,12 @@ func runRun(ctx context.Context, opts runOptions) error {
 		Hosts:    opts.Hosts,
 		Spent:    opts.Spent,
 		Log:      prog.event,
-		Progress: prog.update,
+		Progress: func(r pipeline.Result) {
+			prog.update(r)
+			if opts.AfterRequest != nil {
+				opts.AfterRequest()
+			}
+		},
 	})
 	prog.done()
 	if opts.DryRun {

@@ -225,3 +225,20 @@ func (r *Repo) fail(op string, ref plumbing.ReferenceName, err error) error {
 	}
 	return fmt.Errorf("%s: %w", where, err)
 }
+
+// LastSeen returns the tip of branch this Repo last saw on the remote (by
+// a read or its own push), or "" if it never saw the branch: how an
+// on-disk Repo remembers, from one run to the next, that a branch existed.
+func (r *Repo) LastSeen(branch string) string {
+	ref, err := branchRef(branch)
+	if err != nil {
+		return ""
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	got, err := r.st.Reference(trackingRef(ref))
+	if err != nil {
+		return ""
+	}
+	return hashString(got.Hash())
+}

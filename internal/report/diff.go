@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -99,4 +100,16 @@ func equal(a, b Entry) bool {
 	ja, errA := json.Marshal(a)
 	jb, errB := json.Marshal(b)
 	return errA == nil && errB == nil && bytes.Equal(ja, jb)
+}
+
+// Key names what a change proposes, the state it brings a source to, in
+// the terms a reviewer decides on: status, bytes and URLs; not the wording
+// of a detail, which may vary from check to check while the source stays
+// where it is. Two proposals with the same keys say the same thing.
+func (c Change) Key() string {
+	n := c.New
+	if c.Kind == KindRemovedSource {
+		return c.ID + " removed"
+	}
+	return fmt.Sprintf("%s %s %s %s %s", c.ID, n.Status, n.SHA256, n.URL, n.FinalURL)
 }

@@ -1,0 +1,426 @@
+package cycle
+
+// The cache branch (fetch-cache): pulling the state before a run, and
+// pushing ledgers, state and lease changes after, each as one
+// compare-and-swap edit re-applied on the newest tip.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+)
+
+// pull brings the cache branch's state, robots copies and today's ledgers
+// into the state directory, merging, never overwriting: the local copy may
+// hold lines and state that an earlier push failed to deliver. It returns
+// why no request may be sent today, if a halt is in force (see halt).
+func (c *Cycle) pull(ctx context.Context) (halted string, err error) {
+	if m, ok := c.unpushed(); ok {
+		c.note("restoring the ledgers and state of run %s, which could not push them: they are pushed with this run's", m.RunID)
+	}
+	_, tip, err := c.repo.Read(ctx, CacheBranch)
+	if errors.Is(err, gitstore.ErrNoBranch) {
+		return c.missingCacheBranch(ctx)
+	}
+	if err != nil {
+		return "", err
+	}
+	dir := "ledgers/" + c.day
+	ents, err := fs.ReadDir(tip, dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	for _, e := range ents {
+		remote, err := fs.ReadFile(tip, dir+"/"+e.Name())
+		if err != nil {
+			return "", err
+		}
+		p := filepath.Join(c.o.State, filepath.FromSlash(dir), e.Name())
+		local, err := os.ReadFile(p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", err
+		}
+		if err := atomicfile.WriteFile(p, lease.MergeLedger(remote, local), 0o644); err != nil {
+			return "", err
+		}
+	}
+	remote, err := state.Decode(tip)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", CacheBranch, err)
+	}
+	local, err := state.Load(c.o.State)
+	if err != nil {
+		return "", err
+	}
+	if err := lease.MergeState(remote, local).Save(c.o.State); err != nil {
+		return "", err
+	}
+	return haltReason(tip, c.o.Clock.Now())
+}
+
+// carryPending copies into the local store the held bytes that only the
+// unmerged pull request has, so that their validators can be sent (a 304
+// instead of the whole document) and the next publish keeps them.
+func (c *Cycle) carryPending(ctx context.Context) error {
+	st, err := state.Load(c.o.State)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, id := range st.SourceIDs() {
+		if sum := st.Source(id).SHA256; sum != "" && !hasBlob(c.o.Snapshots, sum) {
+			missing = append(missing, sum)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	reader, err := gitstore.OpenPartial(c.o.Remote)
+	if err != nil {
+		return err
+	}
+	defer reader.Close()
+	_, tip, err := reader.Read(ctx, BotBranch)
+	if errors.Is(err, gitstore.ErrNoBranch) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return copyBlobs(ctx, tip, c.o.Snapshots, missing)
+}
+
+// want is the number of requests the run would like per host: its due
+// sources, robots.txt, and room for redirect hops.
+func (c *Cycle) want(ctx context.Context) (map[string]int, error) {
+	planned, err := plan(ctx, c.o)
+	if err != nil {
+		return nil, err
+	}
+	want := map[string]int{}
+	for _, host := range planned {
+		if want[host] == 0 {
+			want[host] = 1 // robots.txt
+		}
+		want[host] += 2 // the document and one redirect hop
+	}
+	return want, nil
+}
+
+// acquire takes the shard's lease, reserving out of what today's caps have
+// left once every other run's ledger lines and reservations are counted.
+func (c *Cycle) acquire(ctx context.Context, want map[string]int) error {
+	sig, msg := c.signature("lease")
+	now := c.o.Clock.Now()
+	self := lease.ID{RunID: c.o.RunID, Holder: c.o.Holder, Shard: c.o.Shard.Name()}
+	_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+		files, err := leaseFiles(tip)
+		if err != nil {
+			return nil, err
+		}
+		leases, err := lease.DecodeAll(files)
+		if err != nil {
+			return nil, err
+		}
+		caps, usage := map[string]int{}, map[string]lease.Usage{}
+		for host := range want {
+			caps[host] = c.o.Set.Host(host).DailyCap
+			data, err := fs.ReadFile(tip, "ledgers/"+ledger.Path(c.day, host))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, err
+			}
+			if usage[host], err = lease.CountLedger(data, host); err != nil {
+				return nil, err
+			}
+		}
+		l, err := lease.Acquire(files[lease.Path(c.o.Shard.Name())], lease.Request{
+			RunID: self.RunID, Holder: self.Holder, Shard: self.Shard,
+			TTL:  c.ttl(),
+			Want: want, Remaining: lease.Remaining(c.day, caps, usage, leases, self, now),
+		}, now)
+		if err != nil {
+			return nil, err
+		}
+		c.lease = l
+		return []gitstore.Change{{Path: lease.Path(c.o.Shard.Name()), Data: l.Encode()}}, nil
+	}, 0)
+	if errors.Is(err, lease.ErrHeld) {
+		return cannot("%v: another run is fetching shard %s; nothing was requested", err, c.o.Shard)
+	}
+	if err != nil {
+		return cannot("take the lease of shard %s: %v", c.o.Shard, explainGit(err))
+	}
+	return nil
+}
+
+func (c *Cycle) ttl() time.Duration { return c.o.MaxDuration + 2*c.o.Margin }
+
+func (c *Cycle) pushLedgers(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sig, msg := c.signature("ledgers")
+	_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+		changes, err := c.ledgerChanges(tip)
+		if err != nil {
+			return nil, err
+		}
+		existing, _ := fs.ReadFile(tip, lease.Path(c.o.Shard.Name()))
+		l, err := lease.RenewFile(existing, c.lease, c.o.Clock.Now(), c.ttl())
+		if err != nil {
+			return nil, err
+		}
+		return append(changes, gitstore.Change{Path: lease.Path(c.o.Shard.Name()), Data: l.Encode()}), nil
+	}, 0)
+	return err
+}
+
+// pushFinal pushes, in one commit, the run's ledgers, the merged state and
+// the released lease: the release and the lines it accounts for must land
+// together. It tries PushAttempts times; when every try fails, the run's
+// ledgers and state stay in the state directory with a marker naming the
+// run and its lease, so that a re-run of the same workflow run (which the
+// workflow gives that directory back to) takes the lease over and pushes
+// them.
+func (c *Cycle) pushFinal(ctx context.Context) error {
+	dispatched, err := c.dispatched()
+	if err != nil {
+		return cannot("count this run's requests: %v", err)
+	}
+	marker, restored := c.unpushed()
+	release := func(tip fs.FS) ([]gitstore.Change, error) {
+		p := lease.Path(c.o.Shard.Name())
+		existing, _ := fs.ReadFile(tip, p)
+		l, err := lease.ReleaseFile(existing, c.lease, dispatched, c.o.Clock.Now())
+		if err != nil {
+			return nil, err
+		}
+		if restored && marker.Lease.Shard == c.o.Shard.Name() {
+			// The earlier attempt's lines are all here: count what it sent,
+			// not its whole reservation.
+			sent, err := c.dispatchedBy(marker.Lease, marker.RunID)
+			if err != nil {
+				return nil, err
+			}
+			if r, err := lease.ReleaseFile(l.Encode(), marker.Lease, sent, c.o.Clock.Now()); err == nil {
+				l = r
+			}
+		}
+		return []gitstore.Change{{Path: p, Data: l.Encode()}}, nil
+	}
+	wait := 2 * time.Second
+	for attempt := 1; ; attempt++ {
+		err = c.pushState(ctx, "release", release)
+		if err == nil {
+			c.clearUnpushed()
+			return nil
+		}
+		if attempt == c.o.PushAttempts || errors.Is(err, lease.ErrLost) {
+			break
+		}
+		c.logf("push %s: %v; trying again in %s (%d of %d)", CacheBranch, explainGit(err), wait, attempt+1, c.o.PushAttempts)
+		if err := c.o.Clock.Sleep(ctx, wait); err != nil {
+			break
+		}
+		wait *= 2
+	}
+	if merr := c.markUnpushed(); merr != nil {
+		return cannot("push %s: %v; and keeping this run's record for a re-run failed too: %v", CacheBranch, explainGit(err), merr)
+	}
+	return cannot("push %s failed %d times: %v. This run's ledgers and state are kept in %s (in GitHub Actions the workflow uploads them as the artifact %q). "+
+		"Re-run the workflow run (Re-run all jobs): the re-run gets them back, takes over this run's lease and pushes them; nothing else is needed",
+		CacheBranch, c.o.PushAttempts, explainGit(err), c.o.State, "taxkernelbot-state-"+runOf(c.o.RunID))
+}
+
+// pushState pushes the local ledgers of the day and the local state merged
+// into the branch's, plus what extra returns, in one commit.
+func (c *Cycle) pushState(ctx context.Context, what string, extra func(tip fs.FS) ([]gitstore.Change, error)) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	local, err := state.Load(c.o.State)
+	if err != nil {
+		return err
+	}
+	sig, msg := c.signature(what)
+	_, err = c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+		changes, err := c.ledgerChanges(tip)
+		if err != nil {
+			return nil, err
+		}
+		remote, err := state.Decode(tip)
+		if err != nil {
+			return nil, err
+		}
+		files, err := lease.MergeState(remote, local).Files()
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, changed(tip, files)...)
+		if extra == nil {
+			return changes, nil
+		}
+		more, err := extra(tip)
+		if err != nil {
+			return nil, err
+		}
+		return append(changes, more...), nil
+	}, 0)
+	return err
+}
+
+// changed returns a Change for each file whose bytes the tip lacks, in
+// path order.
+func changed(tip fs.FS, files map[string][]byte) []gitstore.Change {
+	var out []gitstore.Change
+	for _, p := range sortedKeys(files) {
+		if held, err := fs.ReadFile(tip, p); err == nil && string(held) == string(files[p]) {
+			continue
+		}
+		out = append(out, gitstore.Change{Path: p, Data: files[p]})
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range maps.Keys(m) {
+		keys = append(keys, k)
+	}
+	sortStrings(keys)
+	return keys
+}
+
+// ledgerChanges appends the lines of every local ledger file of the day
+// that the tip does not hold yet.
+func (c *Cycle) ledgerChanges(tip fs.FS) ([]gitstore.Change, error) {
+	dir := filepath.Join(c.o.State, "ledgers", c.day)
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	var out []gitstore.Change
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		local, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		p := "ledgers/" + c.day + "/" + e.Name()
+		remote, err := fs.ReadFile(tip, p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		if merged := lease.MergeLedger(remote, local); string(merged) != string(remote) {
+			out = append(out, gitstore.Change{Path: p, Data: merged})
+		}
+	}
+	return out, nil
+}
+
+// dispatched counts this run's own dispatch lines per host on its lease's day.
+func (c *Cycle) dispatched() (map[string]int, error) {
+	return c.dispatchedBy(c.lease, c.o.RunID)
+}
+
+func (c *Cycle) dispatchedBy(l lease.Lease, runID string) (map[string]int, error) {
+	out := map[string]int{}
+	for host := range l.Reservations {
+		data, err := os.ReadFile(filepath.Join(c.o.State, "ledgers", filepath.FromSlash(ledger.Path(l.Day, host))))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		u, err := lease.CountLedger(data, host)
+		if err != nil {
+			return nil, err
+		}
+		if n := u.ByRun[runID]; n > 0 {
+			out[host] = n
+		}
+	}
+	return out, nil
+}
+
+func leaseFiles(tip fs.FS) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	ents, err := fs.ReadDir(tip, lease.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return files, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		p := lease.Dir + "/" + e.Name()
+		if files[p], err = fs.ReadFile(tip, p); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// unpushedFile, in the state directory, marks ledgers and state that a run
+// could not push: which run, under which lease.
+const unpushedFile = "unpushed.json"
+
+type unpushedMarker struct {
+	RunID string      `json:"run_id"`
+	At    time.Time   `json:"at"`
+	Lease lease.Lease `json:"lease"`
+}
+
+func (c *Cycle) unpushed() (unpushedMarker, bool) {
+	var m unpushedMarker
+	data, err := os.ReadFile(filepath.Join(c.o.State, unpushedFile))
+	if err != nil || json.Unmarshal(data, &m) != nil || m.RunID == "" || m.RunID == c.o.RunID {
+		return m, false
+	}
+	return m, true
+}
+
+func (c *Cycle) markUnpushed() error {
+	data, err := json.MarshalIndent(unpushedMarker{RunID: c.o.RunID, At: c.o.Clock.Now().UTC(), Lease: c.lease}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(c.o.State, unpushedFile), append(data, '\n'), 0o644)
+}
+
+func (c *Cycle) clearUnpushed() {
+	if err := os.Remove(filepath.Join(c.o.State, unpushedFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.logf("remove %s: %v", unpushedFile, err)
+	}
+}
+
+// runOf is the workflow run of a run id "<run>-<attempt>".
+func runOf(runID string) string {
+	if i := strings.LastIndexByte(runID, '-'); i > 0 {
+		return runID[:i]
+	}
+	return runID
+}
+
+// explainGit adds to a git error what a maintainer must fix.
+func explainGit(err error) error {
+	if errors.Is(err, gitstore.ErrAuth) {
+		return fmt.Errorf("%w (the token is the repository secret TAXKERNELBOT_TOKEN or, when it is not set, the workflow's GITHUB_TOKEN: "+
+			"it needs `contents: write`; a GitHub App token expires after an hour, so mint it in the same job)", err)
+	}
+	return err
+}

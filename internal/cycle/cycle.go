@@ -1,0 +1,266 @@
+package cycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+)
+
+// The branches the bot writes, and the label that hands its branch back.
+const (
+	CacheBranch = "fetch-cache"
+	BotBranch   = "taxkernelbot/update"
+	BaseBranch  = "main"
+	RebaseLabel = "taxkernelbot:rebase"
+	PRLabel     = "taxkernelbot"
+)
+
+// The identity of the bot's commits: how it tells its own commits on the
+// bot branch from anyone else's.
+const (
+	BotName  = "TaxKernelBot"
+	BotEmail = "bot@taxkernel.com"
+)
+
+// ErrCannotRun wraps every reason a cycle could not run or finish its
+// writes (a lease held by another run, a branch that cannot be read or
+// pushed): the command maps it to its "could not run" exit code.
+var ErrCannotRun = errors.New("could not run")
+
+func cannot(format string, args ...any) error {
+	return fmt.Errorf("%w: %w", ErrCannotRun, fmt.Errorf(format, args...))
+}
+
+// Limits is what the cycle asks of one fetch run.
+type Limits struct {
+	DryRun bool
+	// Hosts the run may send to (its shard); nil: all.
+	Hosts func(host string) bool
+	// Spent, for the gates: what each host has already spent today, so that
+	// the run sends at most its lease's reservation.
+	Spent func(host, day string) (int, error)
+	// Deadline: no dispatch after it (the lease's expiry less a margin).
+	Deadline time.Time
+	// Progress is called after each request the run completes; the cycle
+	// pushes the ledgers from it when PushEvery has passed.
+	Progress func()
+}
+
+// Runner performs one fetch run in the state directory with the limits
+// given, and saves the state, the index and the reports, also when
+// interrupted. Its error is returned by Run as it is (exit codes of a run
+// belong to the run).
+type Runner func(ctx context.Context, lim Limits) error
+
+// PullRequests is the part of the GitHub API a cycle uses; *github.Client
+// is the real one.
+type PullRequests interface {
+	LatestPR(ctx context.Context, head string) (*github.PRState, error)
+	EnsurePR(ctx context.Context, pr github.PR) (number int, url string, created bool, err error)
+	EditPR(ctx context.Context, number int, title, body string) error
+	Comment(ctx context.Context, number int, body string) error
+	RemoveLabel(ctx context.Context, number int, label string) error
+}
+
+// Options configures a cycle.
+type Options struct {
+	Set                       *manifest.Set
+	Snapshots, Reports, State string // the local store, reports and state directories
+
+	Shard         lease.Shard
+	RunID, Holder string
+	// MaxDuration bounds the run; Margin is how long before its lease
+	// expires a run stops sending (the longest request plus clock skew).
+	MaxDuration, Margin time.Duration
+	// PushEvery: the ledgers are pushed during a run this often, so a
+	// runner that dies loses at most that much of the record.
+	PushEvery time.Duration
+	// PushAttempts: how many times the final push is tried (default 4).
+	PushAttempts int
+	// Only limits the run to one source id or one jurisdiction.
+	Only      string
+	DryRun    bool
+	NoPublish bool
+
+	Clock  clock.Clock
+	Remote gitstore.Remote
+	GitHub PullRequests
+	Links  github.Config // where blobs and the workflow run are linked from
+	Run    Runner
+	Log    io.Writer
+	// StepSummary is the file the cycle appends its Markdown summary to
+	// ($GITHUB_STEP_SUMMARY), "" for none.
+	StepSummary string
+}
+
+// Cycle is one cycle in progress. Use Run, or Publish for a run made
+// without a lease.
+type Cycle struct {
+	o     Options
+	repo  *gitstore.Repo // the cache branch, objects kept on disk
+	day   string
+	lease lease.Lease
+	notes []string // for the step summary: what a maintainer should know
+	mu    sync.Mutex
+
+	lastPush time.Time
+	pushing  sync.Mutex
+}
+
+// open prepares a cycle: the on-disk store of the cache branch's objects
+// lives in the state directory (never pushed), so a runner that keeps it
+// (an Actions cache) downloads only what is new.
+func open(o Options) (*Cycle, error) {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+	if o.PushAttempts <= 0 {
+		o.PushAttempts = 4
+	}
+	repo, err := gitstore.Open(filepath.Join(o.State, ".gitstore"), o.Remote)
+	if err != nil {
+		return nil, cannot("%v", err)
+	}
+	return &Cycle{o: o, repo: repo, day: ledger.Day(o.Clock.Now())}, nil
+}
+
+func (c *Cycle) close() {
+	if err := c.repo.Compact(); err != nil {
+		c.logf("compacting the local git store: %v (harmless: it is only a cache)", err)
+	}
+	c.repo.Close()
+}
+
+func (c *Cycle) logf(format string, args ...any) {
+	fmt.Fprintf(c.o.Log, format+"\n", args...)
+}
+
+// note logs a line and keeps it for the step summary.
+func (c *Cycle) note(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	c.logf("%s", msg)
+	c.mu.Lock()
+	c.notes = append(c.notes, msg)
+	c.mu.Unlock()
+}
+
+func (c *Cycle) signature(what string) (gitstore.Signature, string) {
+	return gitstore.Signature{Name: BotName, Email: BotEmail, When: c.o.Clock.Now().UTC().Truncate(time.Second)},
+		fmt.Sprintf("%s: shard %s, run %s", what, c.o.Shard.Name(), c.o.RunID)
+}
+
+// Outcome is what a cycle did, for its caller and the step summary.
+type Outcome struct {
+	Requests int    // requests this run dispatched
+	Hosts    int    // hosts it sent to
+	Reserved int    // requests its lease reserved
+	PR       string // the pull request opened or updated, "" when none
+}
+
+// Run performs one whole cycle. The error of the fetch run is returned as
+// it is; a failure of the cycle's own work wraps ErrCannotRun. The final
+// push is never cut short by ctx: what was dispatched must reach the branch.
+func Run(ctx context.Context, o Options) (Outcome, error) {
+	c, err := open(o)
+	if err != nil {
+		return Outcome{}, err
+	}
+	defer c.close()
+	var out Outcome
+	runErr, err := c.fetch(ctx, &out)
+	if err != nil {
+		c.summarize(out)
+		return out, err
+	}
+	if !o.DryRun && !o.NoPublish {
+		url, err := c.publish(context.WithoutCancel(ctx))
+		if err != nil {
+			c.summarize(out)
+			return out, cannot("publish: %v", err)
+		}
+		out.PR = url
+	}
+	c.summarize(out)
+	return out, runErr
+}
+
+// fetch is the first half of a cycle: pull, lease, run, push, release.
+// runErr is the fetch run's own error; err a failure of the cycle.
+func (c *Cycle) fetch(ctx context.Context, out *Outcome) (runErr, err error) {
+	halted, err := c.pull(ctx)
+	if err != nil {
+		return nil, cannot("pull %s: %v", CacheBranch, err)
+	}
+	if err := c.carryPending(ctx); err != nil {
+		return nil, cannot("carry the blobs of %s: %v", BotBranch, err)
+	}
+	if c.o.DryRun {
+		return c.o.Run(ctx, Limits{DryRun: true, Hosts: c.o.Shard.Owns}), nil
+	}
+	if halted != "" {
+		c.note("no request this run: %s", halted)
+		return nil, nil
+	}
+	want, err := c.want(ctx)
+	if err != nil {
+		return nil, cannot("plan: %v", err)
+	}
+	if err := c.acquire(ctx, want); err != nil {
+		return nil, err
+	}
+	for _, n := range c.lease.Reservations {
+		out.Reserved += n
+	}
+	c.logf("lease %s taken until %s for %d host(s)", c.o.Shard.Name(), c.lease.Expires.UTC().Format(time.RFC3339), len(c.lease.Reservations))
+	c.lastPush = c.o.Clock.Now()
+	runErr = c.o.Run(ctx, Limits{
+		Hosts:    c.o.Shard.Owns,
+		Spent:    c.lease.GateSpent(func(host string) int { return c.o.Set.Host(host).DailyCap }),
+		Deadline: c.lease.StopBy(c.o.Margin),
+		Progress: func() { c.pushIfDue(ctx) },
+	})
+	c.pushing.Lock() // wait for a push under way
+	c.pushing.Unlock()
+	if dispatched, err := c.dispatched(); err == nil {
+		for _, n := range dispatched {
+			out.Requests += n
+			out.Hosts++
+		}
+	}
+	if err := c.pushFinal(context.WithoutCancel(ctx)); err != nil {
+		return runErr, err
+	}
+	return runErr, nil
+}
+
+// pushIfDue pushes the ledgers when PushEvery has passed since the last
+// push. It is called from the run's goroutines after each request; one
+// push at a time, and a caller never waits for another's push.
+func (c *Cycle) pushIfDue(ctx context.Context) {
+	if c.o.PushEvery <= 0 || !c.pushing.TryLock() {
+		return
+	}
+	defer c.pushing.Unlock()
+	now := c.o.Clock.Now()
+	if now.Sub(c.lastPush) < c.o.PushEvery {
+		return
+	}
+	c.lastPush = now
+	if err := c.pushLedgers(ctx); err != nil && ctx.Err() == nil {
+		c.logf("push ledgers: %v (retried at the next push)", err)
+	}
+}

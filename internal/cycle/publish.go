@@ -1,0 +1,521 @@
+package cycle
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// Paths of what the bot proposes, in the repository.
+const (
+	coverageJSON = "reports/coverage.json"
+	coverageMD   = "reports/coverage.md"
+	indexJSON    = "snapshots/index.json"
+)
+
+// Publish is the second half of a cycle for a run made with a plain `run`
+// (no lease: use it only where no other run can overlap): push today's
+// ledgers and the state to the cache branch, then publish.
+func Publish(ctx context.Context, o Options) (string, error) {
+	c, err := open(o)
+	if err != nil {
+		return "", err
+	}
+	defer c.close()
+	if err := c.pushState(ctx, "state", nil); err != nil {
+		return "", cannot("push %s: %v", CacheBranch, explainGit(err))
+	}
+	url, err := c.publish(ctx)
+	if err != nil {
+		return "", cannot("publish: %v", err)
+	}
+	return url, nil
+}
+
+// publishAttempts bounds how often a cycle starts its publishing over
+// because another shard moved the bot branch meanwhile.
+const publishAttempts = 3
+
+// publish brings the cycle's outcome to reviewers and returns the pull
+// request's address when one is open with it.
+func (c *Cycle) publish(ctx context.Context) (string, error) {
+	local, err := store.LoadIndex(filepath.Join(c.o.Snapshots, "index.json"))
+	if err != nil {
+		return "", err
+	}
+	pr, err := c.o.GitHub.LatestPR(ctx, BotBranch)
+	if err != nil {
+		return "", err
+	}
+	for attempt := 1; ; attempt++ {
+		url, err := c.publishOnce(ctx, local, pr)
+		if !errors.Is(err, gitstore.ErrMoved) || attempt == publishAttempts {
+			return url, err
+		}
+		c.logf("publish: %s moved while this cycle built it (another shard published): looking again", BotBranch)
+	}
+}
+
+// view is one reading of the repository, for one publishing attempt.
+type view struct {
+	reader   *gitstore.Repo
+	mainTree *gitstore.Tree
+	onMain   *report.Report
+	botTip   string
+	botTree  *gitstore.Tree // nil when the branch does not exist
+}
+
+func (c *Cycle) read(ctx context.Context) (*view, error) {
+	reader, err := gitstore.OpenPartial(c.o.Remote)
+	if err != nil {
+		return nil, err
+	}
+	v := &view{reader: reader}
+	if _, v.mainTree, err = reader.Read(ctx, BaseBranch); err != nil {
+		return nil, explainGit(err)
+	}
+	if err := v.mainTree.Fetch(ctx, coverageJSON, indexJSON); err != nil {
+		return nil, err
+	}
+	if v.onMain, err = reportIn(v.mainTree, BaseBranch); err != nil {
+		return nil, err
+	}
+	v.botTip, v.botTree, err = reader.Read(ctx, BotBranch)
+	if errors.Is(err, gitstore.ErrNoBranch) {
+		return v, nil
+	}
+	return v, explainGit(err)
+}
+
+func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.PRState) (string, error) {
+	v, err := c.read(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer v.reader.Close()
+	rec, err := c.readRecord(ctx)
+	if err != nil {
+		return "", err
+	}
+	saved := rec.encode()
+	open := pr != nil && pr.Open
+
+	// Whose is the branch? A commit by anyone else is never dropped.
+	rebase := false
+	if open && v.botTip != "" {
+		if theirs := foreignCommits(v.reader, v.botTip); len(theirs) > 0 {
+			if !pr.HasLabel(RebaseLabel) {
+				return pr.URL, c.leaveAlone(ctx, pr, theirs, rec)
+			}
+			rebase = true
+			c.note("%s: the label %s is on pull request #%d, so the bot rebuilds its branch over %s", BotBranch, RebaseLabel, pr.Number, describe(theirs))
+		}
+	}
+	if v.botTip == "" && rec.Head != "" && !(pr != nil && pr.Merged) {
+		c.note("branch %s was missing (deleted?): it is recreated from %s if there is anything to propose", BotBranch, BaseBranch)
+	}
+	if pr != nil && !pr.Open && !pr.Merged && pr.Number == rec.Number && rec.DeclinedPR != pr.Number {
+		rec.Declined, rec.DeclinedPR = rec.Proposal, pr.Number
+		c.note("pull request #%d was closed without merging: what it proposed is not proposed again; a new pull request opens only for a new change", pr.Number)
+	}
+
+	// What the bot branch should propose now, built from the cache
+	// branch's newest state: a shard that publishes later has seen every
+	// state pushed before it.
+	st, err := c.cacheState(ctx)
+	if err != nil {
+		return "", err
+	}
+	rep := report.Build(c.o.Set, st)
+	changes := report.Diff(v.onMain, rep)
+	extra, err := c.extraReports(v.mainTree)
+	if err != nil {
+		return "", err
+	}
+	keys := proposal(changes, extra)
+	rec.Declined = keep(rec.Declined, keys)
+	persist := func() error {
+		if string(rec.encode()) == string(saved) {
+			return nil
+		}
+		return c.saveRecord(ctx, rec)
+	}
+	switch {
+	case len(keys) == 0:
+		c.logf("publish: nothing differs from %s: no pull request", BaseBranch)
+		return "", persist()
+	case open && v.botTip != "" && !rebase:
+		held, err := c.branchProposal(v)
+		if err != nil {
+			return "", err
+		}
+		if slices.Equal(held, keys) {
+			c.logf("publish: pull request #%d already proposes all of this: no push, no edit", pr.Number)
+			return pr.URL, persist()
+		}
+	case !open && rec.DeclinedPR != 0 && subset(keys, rec.Declined):
+		c.logf("publish: only what pull request #%d proposed before a reviewer closed it: nothing opened", rec.DeclinedPR)
+		return "", persist()
+	}
+
+	sig, msg := c.signature("snapshots and coverage")
+	if seen := c.repo.LastSeen(CacheBranch); seen != "" {
+		msg += "\n\n" + cacheTrailer + seen
+	}
+	tip, err := v.reader.Rebuild(ctx, BotBranch, BaseBranch, v.botTip, msg, sig, func(base fs.FS) ([]gitstore.Change, error) {
+		return c.botChanges(ctx, base, v, local, rep, extra)
+	})
+	if err != nil {
+		return "", explainGit(err)
+	}
+	if tip == "" {
+		return "", persist()
+	}
+	title, body := github.Title(changes), github.Body(changes, github.SummaryOf(rep), c.o.Links.BlobURL(tip), c.o.Links.RunURL())
+	var number int
+	var url string
+	if open {
+		number, url = pr.Number, pr.URL
+		err = c.o.GitHub.EditPR(ctx, number, title, body)
+	} else {
+		var created bool
+		number, url, created, err = c.o.GitHub.EnsurePR(ctx, github.PR{Head: BotBranch, Base: BaseBranch, Title: title, Body: body, Labels: []string{PRLabel}})
+		if errors.Is(err, github.ErrLabels) {
+			c.logf("publish: %v", err)
+			err = nil
+		}
+		if created {
+			c.logf("publish: pull request #%d opened: %s", number, url)
+		}
+	}
+	rec.Number, rec.Head, rec.Proposal = number, tip, keys
+	if perr := persist(); err == nil {
+		err = perr
+	}
+	if err != nil {
+		return "", err
+	}
+	if rebase {
+		if err := c.o.GitHub.RemoveLabel(ctx, number, RebaseLabel); err != nil {
+			c.logf("publish: %v", err)
+		}
+	}
+	c.logf("publish: %s is %.12s, pull request #%d: %s", BotBranch, tip, number, url)
+	return url, c.settle(ctx, v, number, tip)
+}
+
+// settle makes the pull request's body describe the branch's tip as it is
+// now. When another shard pushed after this one, whichever edits last must
+// not leave the older picture: each publisher looks at the tip after its
+// edit and, if it moved, describes the newer tip instead.
+func (c *Cycle) settle(ctx context.Context, v *view, number int, ours string) error {
+	for range publishAttempts {
+		tip, tree, err := v.reader.Read(ctx, BotBranch)
+		if err != nil || tip == ours {
+			return explainGit(err)
+		}
+		if err := tree.Fetch(ctx, coverageJSON); err != nil {
+			return err
+		}
+		rep, err := reportIn(tree, BotBranch)
+		if err != nil || rep == nil {
+			return err
+		}
+		changes := report.Diff(v.onMain, rep)
+		if err := c.o.GitHub.EditPR(ctx, number, github.Title(changes), github.Body(changes, github.SummaryOf(rep), c.o.Links.BlobURL(tip), c.o.Links.RunURL())); err != nil {
+			return err
+		}
+		ours = tip
+	}
+	return nil
+}
+
+// leaveAlone is what the bot does while someone else's commit is on its
+// branch: fetch results keep flowing to the cache branch, the bot branch
+// and the pull request stay as they are, and the bot says so once.
+func (c *Cycle) leaveAlone(ctx context.Context, pr *github.PRState, theirs []gitstore.Commit, rec record) error {
+	c.note("%s has %s: the bot leaves the branch alone until a maintainer adds the label %s to pull request #%d, or it is merged or closed",
+		BotBranch, describe(theirs), RebaseLabel, pr.Number)
+	if rec.ForeignNoted == theirs[0].Hash {
+		return nil
+	}
+	body := fmt.Sprintf("TaxKernelBot will not rewrite this branch: it has %s, which the bot did not write.\n\n"+
+		"New fetch results keep being recorded, but this pull request is not updated while that commit is here. "+
+		"To let the bot rebuild the branch on `%s` (dropping that commit), add the label `%s`; or merge or close this pull request.",
+		describe(theirs), BaseBranch, RebaseLabel)
+	if err := c.o.GitHub.Comment(ctx, pr.Number, body); err != nil {
+		return err
+	}
+	rec.ForeignNoted = theirs[0].Hash
+	return c.saveRecord(ctx, rec)
+}
+
+// foreignCommits returns the commits at the tip of the bot branch that
+// the bot did not write, newest first: a bot commit sits directly on a
+// commit of main, so the walk stops at the first one of the bot's.
+func foreignCommits(reader *gitstore.Repo, tip string) []gitstore.Commit {
+	log, err := reader.Log(tip, gitstore.PartialDepth)
+	if err != nil {
+		return nil
+	}
+	var theirs []gitstore.Commit
+	for _, cm := range log {
+		if cm.AuthorEmail == BotEmail {
+			break
+		}
+		theirs = append(theirs, cm)
+	}
+	return theirs
+}
+
+func describe(commits []gitstore.Commit) string {
+	var parts []string
+	for _, cm := range commits {
+		subject, _, _ := strings.Cut(cm.Message, "\n")
+		parts = append(parts, fmt.Sprintf("%.12s (%s: %q)", cm.Hash, cm.AuthorName, subject))
+	}
+	if len(parts) == 1 {
+		return "a commit by someone else, " + parts[0]
+	}
+	return fmt.Sprintf("%d commits by someone else, %s", len(parts), strings.Join(parts, ", "))
+}
+
+// proposal lists the keys of what the bot would propose: one per change
+// of the coverage report, one per other report file that differs.
+func proposal(changes []report.Change, extra map[string][]byte) []string {
+	keys := make([]string, 0, len(changes)+len(extra))
+	for _, ch := range changes {
+		keys = append(keys, ch.Key())
+	}
+	for _, p := range sortedKeys(extra) {
+		keys = append(keys, fileKey(p, extra[p]))
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func fileKey(path string, data []byte) string {
+	sum := sha256.Sum256(data)
+	return "file " + path + " " + hex.EncodeToString(sum[:])
+}
+
+// branchProposal is what the bot branch proposes against main as it is
+// now, in the same keys.
+func (c *Cycle) branchProposal(v *view) ([]string, error) {
+	if err := v.botTree.Fetch(context.Background(), coverageJSON); err != nil {
+		return nil, err
+	}
+	rep, err := reportIn(v.botTree, BotBranch)
+	if err != nil {
+		return nil, err
+	}
+	if rep == nil {
+		return nil, nil
+	}
+	extra, err := c.extraReports(v.mainTree)
+	if err != nil {
+		return nil, err
+	}
+	held := map[string][]byte{}
+	for p := range extra {
+		if data, err := fs.ReadFile(v.botTree, p); err == nil {
+			if main, err := fs.ReadFile(v.mainTree, p); err != nil || string(main) != string(data) {
+				held[p] = data
+			}
+		}
+	}
+	return proposal(report.Diff(v.onMain, rep), held), nil
+}
+
+// extraReports returns the report files the run wrote besides the coverage
+// report (the rules page, say) whose bytes differ from main's.
+func (c *Cycle) extraReports(mainTree *gitstore.Tree) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	ents, err := os.ReadDir(c.o.Reports)
+	if errors.Is(err, fs.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		p := "reports/" + e.Name()
+		if !e.Type().IsRegular() || p == coverageJSON || p == coverageMD || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(c.o.Reports, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if main, err := fs.ReadFile(mainTree, p); err == nil && string(main) == string(data) {
+			continue
+		}
+		out[p] = data
+	}
+	return out, nil
+}
+
+// botChanges is the bot commit on top of main: the hash index (main's,
+// the bot branch's and this runner's, united: nothing served is ever
+// dropped), every blob it names that main lacks, and the reports.
+func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *store.Index, rep *report.Report, extra map[string][]byte) ([]gitstore.Change, error) {
+	ix, err := indexIn(base, BaseBranch)
+	if err != nil {
+		return nil, err
+	}
+	var fromBot *store.Index
+	if v.botTree != nil {
+		if err := v.botTree.Fetch(ctx, indexJSON); err != nil {
+			return nil, err
+		}
+		if fromBot, err = indexIn(v.botTree, BotBranch); err != nil {
+			return nil, err
+		}
+		unite(ix, fromBot)
+	}
+	unite(ix, local)
+	var out []gitstore.Change
+	var fromBranch []string // blobs only the bot branch holds
+	onBase := lister(base)
+	added := map[string]bool{}
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			p := "snapshots/" + store.BlobPath(e.SHA256)
+			if onBase(p) || added[p] {
+				continue // two sources may have served the same bytes
+			}
+			added[p] = true
+			data, err := readLocal(c.o.Snapshots, e.SHA256)
+			if errors.Is(err, fs.ErrNotExist) {
+				fromBranch = append(fromBranch, p)
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, gitstore.Change{Path: p, Data: data})
+		}
+	}
+	if len(fromBranch) > 0 {
+		if v.botTree == nil {
+			return nil, fmt.Errorf("the hash index names %d blob(s) that neither %s nor this runner holds, e.g. %s", len(fromBranch), BaseBranch, fromBranch[0])
+		}
+		if err := v.botTree.Fetch(ctx, fromBranch...); err != nil {
+			return nil, err
+		}
+		for _, p := range fromBranch {
+			data, err := fs.ReadFile(v.botTree, p)
+			if err != nil {
+				return nil, fmt.Errorf("the hash index names %s, which neither %s, %s nor this runner holds: %w", p, BaseBranch, BotBranch, err)
+			}
+			out = append(out, gitstore.Change{Path: p, Data: data})
+		}
+	}
+	idx, err := ix.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	js, err := rep.JSON()
+	if err != nil {
+		return nil, err
+	}
+	out = append(out,
+		gitstore.Change{Path: indexJSON, Data: idx},
+		gitstore.Change{Path: coverageJSON, Data: js},
+		gitstore.Change{Path: coverageMD, Data: rep.Markdown()},
+	)
+	for _, p := range sortedKeys(extra) {
+		out = append(out, gitstore.Change{Path: p, Data: extra[p]})
+	}
+	return out, nil
+}
+
+// lister returns a test of whether a file exists in fsys that reads
+// directory listings only (once each), never contents: on a partial tree,
+// looking for thousands of blobs must not download them.
+func lister(fsys fs.FS) func(name string) bool {
+	dirs := map[string]map[string]bool{}
+	return func(name string) bool {
+		dir, file := path.Split(name)
+		dir = strings.TrimSuffix(dir, "/")
+		names, ok := dirs[dir]
+		if !ok {
+			names = map[string]bool{}
+			ents, _ := fs.ReadDir(fsys, dir)
+			for _, e := range ents {
+				names[e.Name()] = !e.IsDir()
+			}
+			dirs[dir] = names
+		}
+		return names[file]
+	}
+}
+
+func unite(into, from *store.Index) {
+	for _, id := range from.IDs() {
+		for _, e := range from.Entries(id) {
+			into.Add(id, e)
+		}
+	}
+}
+
+// cacheState is the state on the cache branch's tip now.
+func (c *Cycle) cacheState(ctx context.Context) (*state.State, error) {
+	_, tip, err := c.repo.Read(ctx, CacheBranch)
+	if errors.Is(err, gitstore.ErrNoBranch) {
+		return state.New(), nil
+	}
+	if err != nil {
+		return nil, explainGit(err)
+	}
+	st, err := state.Decode(tip)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", CacheBranch, err)
+	}
+	return st, nil
+}
+
+// reportIn is the coverage report of a branch's tree (nil when it has none).
+func reportIn(tree fs.FS, branch string) (*report.Report, error) {
+	data, err := fs.ReadFile(tree, coverageJSON)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, err := report.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", branch, coverageJSON, err)
+	}
+	return r, nil
+}
+
+func indexIn(tree fs.FS, branch string) (*store.Index, error) {
+	data, err := fs.ReadFile(tree, indexJSON)
+	if errors.Is(err, fs.ErrNotExist) {
+		return store.NewIndex(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ix, err := store.ParseIndex(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s: %w", branch, indexJSON, err)
+	}
+	return ix, nil
+}

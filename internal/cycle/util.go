@@ -1,0 +1,80 @@
+package cycle
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+func sortStrings(s []string) { slices.Sort(s) }
+
+func hasBlob(snapshots, sum string) bool { return store.ReadOnly(snapshots).Has(sum) }
+
+// copyBlobs copies the blobs named by sums from a branch's tree into the
+// local store, checking each one's hash; those the tree lacks are skipped
+// (the next check fetches them whole).
+func copyBlobs(ctx context.Context, tree *gitstore.Tree, snapshots string, sums []string) error {
+	paths := make([]string, len(sums))
+	for i, sum := range sums {
+		paths[i] = "snapshots/" + store.BlobPath(sum)
+	}
+	if err := tree.Fetch(ctx, paths...); err != nil {
+		return err
+	}
+	s, err := store.Open(snapshots)
+	if err != nil {
+		return err
+	}
+	for i, sum := range sums {
+		data, err := fs.ReadFile(tree, paths[i])
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		got, _, err := s.Put(ctx, bytes.NewReader(data))
+		if err != nil {
+			return err
+		}
+		if got != sum {
+			return fmt.Errorf("%s holds bytes that hash to %s under %s", BotBranch, got, sum)
+		}
+	}
+	return nil
+}
+
+// plan returns the host of each source a run now would request.
+func plan(ctx context.Context, o Options) ([]string, error) {
+	st, err := state.Load(o.State)
+	if err != nil {
+		return nil, err
+	}
+	res, err := pipeline.Run(ctx, pipeline.Options{
+		Set: o.Set, Store: store.ReadOnly(o.Snapshots), Index: store.NewIndex(), State: st,
+		Clock: o.Clock, Only: o.Only, DryRun: true, Hosts: o.Shard.Owns,
+	})
+	if err != nil {
+		return nil, err
+	}
+	hosts := make([]string, len(res.Planned))
+	for i, p := range res.Planned {
+		hosts[i] = p.Host
+	}
+	return hosts, nil
+}
+
+// readLocal reads a file of the local store (its bytes as served).
+func readLocal(snapshots, sum string) ([]byte, error) {
+	return os.ReadFile(filepath.Join(snapshots, filepath.FromSlash(store.BlobPath(sum))))
+}

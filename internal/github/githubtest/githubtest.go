@@ -1,0 +1,308 @@
+// Package githubtest is a local fake of the part of GitHub's REST API the
+// bot uses — pull requests, their labels and comments — that behaves like
+// the real one where the bot's decisions depend on it: open, closed and
+// merged pull requests, the state and head filters of the list, 422 for a
+// second open pull request from one branch, error bodies and rate-limit
+// headers. It checks what go-github sends (the token, JSON bodies) and
+// fails the test on any call it does not know. Tests script reviewers with
+// Merge, Close and AddLabel, and inject failures with FailNext.
+package githubtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// PR is a pull request as the fake keeps it.
+type PR struct {
+	Number      int
+	State       string // "open" or "closed"
+	Merged      bool
+	Head, Base  string
+	Title, Body string
+	Labels      []string
+	Comments    []string
+}
+
+// Fake is the API of one repository, Owner/Repo, that accepts Token.
+type Fake struct {
+	URL                string
+	Owner, Repo, Token string
+
+	t   testing.TB
+	srv *httptest.Server
+
+	mu    sync.Mutex
+	prs   []*PR
+	calls []string
+	fails []failure
+}
+
+type failure struct {
+	method, path string
+	status       int
+	header       http.Header
+	body         string
+}
+
+// New starts a fake for owner/repo on 127.0.0.1, stopped when the test ends.
+func New(t testing.TB, owner, repo, token string) *Fake {
+	f := &Fake{Owner: owner, Repo: repo, Token: token, t: t}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	t.Cleanup(f.srv.Close)
+	f.URL = f.srv.URL
+	return f
+}
+
+// FailNext makes the next call to method and path (e.g. "GET",
+// "/repos/o/r/pulls") answer status with header and a JSON body carrying
+// message, instead of doing its work. Several queue up in order.
+func (f *Fake) FailNext(method, path string, status int, header http.Header, message string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	body, _ := json.Marshal(map[string]string{"message": message, "documentation_url": "https://docs.github.com/rest"})
+	f.fails = append(f.fails, failure{method, path, status, header, string(body)})
+}
+
+// Calls returns every call so far, as "METHOD /path".
+func (f *Fake) Calls() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.calls)
+}
+
+// Writes returns the calls so far that are not reads.
+func (f *Fake) Writes() []string {
+	var out []string
+	for _, c := range f.Calls() {
+		if !strings.HasPrefix(c, "GET ") {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// PRs returns a copy of every pull request, oldest first.
+func (f *Fake) PRs() []PR {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]PR, len(f.prs))
+	for i, p := range f.prs {
+		out[i] = *p
+		out[i].Labels = slices.Clone(p.Labels)
+		out[i].Comments = slices.Clone(p.Comments)
+	}
+	return out
+}
+
+// Merge closes pull request n as merged (the test moves the branches).
+func (f *Fake) Merge(n int) { f.set(n, func(p *PR) { p.State, p.Merged = "closed", true }) }
+
+// Close closes pull request n without merging: a reviewer's "no".
+func (f *Fake) Close(n int) { f.set(n, func(p *PR) { p.State = "closed" }) }
+
+// AddLabel puts label on pull request n, as a maintainer would.
+func (f *Fake) AddLabel(n int, label string) {
+	f.set(n, func(p *PR) { p.Labels = append(p.Labels, label) })
+}
+
+func (f *Fake) set(n int, fn func(*PR)) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.prs {
+		if p.Number == n {
+			fn(p)
+			return
+		}
+	}
+	f.t.Fatalf("githubtest: no pull request #%d", n)
+}
+
+var (
+	rePulls    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls$`)
+	rePull     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)$`)
+	reLabels   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels$`)
+	reLabel    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels/([^/]+)$`)
+	reComments = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
+)
+
+func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
+	call := r.Method + " " + r.URL.Path
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, call)
+	if got := r.Header.Get("Authorization"); got != "Bearer "+f.Token {
+		f.t.Errorf("githubtest: %s: Authorization %q, want the bearer token", call, got)
+	}
+	var raw any // an object, or (labels) an array
+	if data, _ := io.ReadAll(r.Body); len(data) > 0 {
+		if err := json.Unmarshal(data, &raw); err != nil {
+			f.t.Errorf("githubtest: %s: body is not JSON: %v", call, err)
+		}
+	}
+	body, _ := raw.(map[string]any)
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("X-RateLimit-Limit", "5000")
+	w.Header().Set("X-RateLimit-Remaining", "4999")
+	w.Header().Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
+	for i, fl := range f.fails {
+		if fl.method == r.Method && fl.path == r.URL.Path {
+			f.fails = slices.Delete(f.fails, i, i+1)
+			for k, v := range fl.header {
+				w.Header()[k] = v
+			}
+			w.WriteHeader(fl.status)
+			io.WriteString(w, fl.body)
+			return
+		}
+	}
+	mine := func(m []string) bool { return m != nil && m[1] == f.Owner && m[2] == f.Repo }
+	var m []string
+	switch {
+	case r.Method == "GET" && mine(rePulls.FindStringSubmatch(r.URL.Path)):
+		f.list(w, r)
+	case r.Method == "POST" && mine(rePulls.FindStringSubmatch(r.URL.Path)):
+		f.create(w, body)
+	case r.Method == "PATCH" && mine(rePull.FindStringSubmatch(r.URL.Path)):
+		m = rePull.FindStringSubmatch(r.URL.Path)
+		p := f.find(w, m[3])
+		if p == nil {
+			return
+		}
+		if v, ok := body["title"].(string); ok {
+			p.Title = v
+		}
+		if v, ok := body["body"].(string); ok {
+			p.Body = v
+		}
+		f.reply(w, http.StatusOK, f.json(p))
+	case r.Method == "POST" && mine(reLabels.FindStringSubmatch(r.URL.Path)):
+		p := f.find(w, reLabels.FindStringSubmatch(r.URL.Path)[3])
+		if p == nil {
+			return
+		}
+		list, ok := raw.([]any)
+		if !ok {
+			f.t.Errorf("githubtest: %s: want a JSON array of label names", call)
+		}
+		var labels []string
+		for _, l := range list {
+			labels = append(labels, fmt.Sprint(l))
+		}
+		p.Labels = append(p.Labels, labels...)
+		f.reply(w, http.StatusOK, labelsJSON(p.Labels))
+	case r.Method == "DELETE" && mine(reLabel.FindStringSubmatch(r.URL.Path)):
+		m = reLabel.FindStringSubmatch(r.URL.Path)
+		p := f.find(w, m[3])
+		if p == nil {
+			return
+		}
+		i := slices.Index(p.Labels, m[4])
+		if i < 0 {
+			f.reply(w, http.StatusNotFound, map[string]any{"message": "Label does not exist"})
+			return
+		}
+		p.Labels = slices.Delete(p.Labels, i, i+1)
+		f.reply(w, http.StatusOK, labelsJSON(p.Labels))
+	case r.Method == "POST" && mine(reComments.FindStringSubmatch(r.URL.Path)):
+		p := f.find(w, reComments.FindStringSubmatch(r.URL.Path)[3])
+		if p == nil {
+			return
+		}
+		p.Comments = append(p.Comments, fmt.Sprint(body["body"]))
+		f.reply(w, http.StatusCreated, map[string]any{"id": len(p.Comments), "body": body["body"]})
+	default:
+		f.t.Errorf("githubtest: unexpected call %s (not part of the fake API)", call)
+		f.reply(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+	}
+}
+
+func (f *Fake) list(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	var out []any
+	for i := len(f.prs) - 1; i >= 0; i-- { // newest first, as sort=created&direction=desc
+		p := f.prs[i]
+		if state != "all" && p.State != state {
+			continue
+		}
+		if h := q.Get("head"); h != "" && h != f.Owner+":"+p.Head {
+			continue
+		}
+		out = append(out, f.json(p))
+	}
+	f.reply(w, http.StatusOK, out)
+}
+
+func (f *Fake) create(w http.ResponseWriter, body map[string]any) {
+	head, base := fmt.Sprint(body["head"]), fmt.Sprint(body["base"])
+	for _, p := range f.prs {
+		if p.State == "open" && p.Head == head && p.Base == base {
+			f.reply(w, http.StatusUnprocessableEntity, map[string]any{
+				"message": "Validation Failed",
+				"errors":  []any{map[string]any{"resource": "PullRequest", "code": "custom", "message": "A pull request already exists for " + f.Owner + ":" + head + "."}},
+			})
+			return
+		}
+	}
+	p := &PR{Number: len(f.prs) + 1, State: "open", Head: head, Base: base, Title: fmt.Sprint(body["title"]), Body: fmt.Sprint(body["body"])}
+	f.prs = append(f.prs, p)
+	f.reply(w, http.StatusCreated, f.json(p))
+}
+
+func (f *Fake) find(w http.ResponseWriter, num string) *PR {
+	n, _ := strconv.Atoi(num)
+	for _, p := range f.prs {
+		if p.Number == n {
+			return p
+		}
+	}
+	f.reply(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+	return nil
+}
+
+func (f *Fake) json(p *PR) map[string]any {
+	m := map[string]any{
+		"number":   p.Number,
+		"html_url": fmt.Sprintf("%s/%s/%s/pull/%d", f.URL, f.Owner, f.Repo, p.Number),
+		"state":    p.State,
+		"merged":   p.Merged,
+		"title":    p.Title,
+		"body":     p.Body,
+		"head":     map[string]any{"ref": p.Head, "label": f.Owner + ":" + p.Head},
+		"base":     map[string]any{"ref": p.Base},
+		"labels":   labelsJSON(p.Labels),
+	}
+	if p.Merged {
+		m["merged_at"] = "2026-11-30T12:00:00Z"
+	}
+	return m
+}
+
+func labelsJSON(labels []string) []any {
+	out := []any{}
+	for _, l := range labels {
+		out = append(out, map[string]any{"name": l})
+	}
+	return out
+}
+
+func (f *Fake) reply(w http.ResponseWriter, status int, v any) {
+	w.WriteHeader(status)
+	if err := json.NewEncoder(w).Encode(v); err != nil {
+		f.t.Errorf("githubtest: encoding an answer: %v", err)
+	}
+}
