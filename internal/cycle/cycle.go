@@ -203,10 +203,10 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 func (c *Cycle) fetch(ctx context.Context, out *Outcome) (runErr, err error) {
 	halted, err := c.pull(ctx)
 	if err != nil {
-		return nil, cannot("pull %s: %v", CacheBranch, err)
+		return nil, cannot("pull %s: %v", CacheBranch, explainGit(err))
 	}
 	if err := c.carryPending(ctx); err != nil {
-		return nil, cannot("carry the blobs of %s: %v", BotBranch, err)
+		return nil, cannot("carry the blobs of %s: %v", BotBranch, explainGit(err))
 	}
 	if c.o.DryRun {
 		return c.o.Run(ctx, Limits{DryRun: true, Hosts: c.o.Shard.Owns}), nil

@@ -39,6 +39,7 @@ type Server struct {
 	fetches  map[string]int   // repository → authorised upload-pack POSTs
 	sent     map[string]int64 // repository → bytes of upload-pack answers
 	beforeRP func(repo string)
+	failRP   int // receive-pack POSTs still to answer 500
 }
 
 // New starts a server that accepts only user:pass (basic auth) and stops it
@@ -85,7 +86,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method == http.MethodPost {
-		repo, service, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+		p := strings.TrimPrefix(r.URL.Path, "/")
+		i := strings.LastIndexByte(p, '/')
+		repo, service := p[:max(i, 0)], p[i+1:]
 		s.mu.Lock()
 		hook := s.beforeRP
 		switch service {
@@ -97,6 +100,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		if service == "git-receive-pack" && hook != nil {
 			hook(repo)
+		}
+		if service == "git-receive-pack" {
+			s.mu.Lock()
+			fail := s.failRP > 0
+			if fail {
+				s.failRP--
+			}
+			s.mu.Unlock()
+			if fail {
+				http.Error(w, "injected failure", http.StatusInternalServerError)
+				return
+			}
 		}
 	}
 	h := &cgi.Handler{
@@ -150,6 +165,24 @@ func (s *Server) BeforeReceivePack(f func(repo string)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.beforeRP = f
+}
+
+// FailPushes makes the next n push requests (receive-pack POSTs) of any
+// repository fail with HTTP 500 before git sees them: a server that is
+// down when a run ends.
+func (s *Server) FailPushes(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failRP = n
+}
+
+// FastImport feeds stream to git fast-import in the repository: the fast
+// way to give a test repository a long history.
+func (s *Server) FastImport(tb testing.TB, repo string, stream []byte) {
+	tb.Helper()
+	if _, err := s.runEnv(s.Dir(repo), nil, stream, "fast-import", "--quiet"); err != nil {
+		tb.Fatalf("gittest: fast-import: %v", err)
+	}
 }
 
 // NewRepo creates an empty bare repository NAME (e.g. "cache.git") and

@@ -1,0 +1,425 @@
+package cycle
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+)
+
+// TestScriptedMonth lives a month with the bot as a maintainer would:
+// main moves under an open pull request, a reviewer squash-merges it,
+// quiet days, a change, a reviewer closes the next one, quiet days, a new
+// change. Every step checks what reviewers and GitHub see.
+func TestScriptedMonth(t *testing.T) {
+	r := newRepo(t, "t-a", "t-b", "t-c")
+	var story []string
+	day := func(what string) {
+		prs := r.gh.PRs()
+		var states []string
+		for _, p := range prs {
+			s := p.State
+			if p.Merged {
+				s = "merged"
+			}
+			states = append(states, fmt.Sprintf("#%d %s", p.Number, s))
+		}
+		story = append(story, fmt.Sprintf("day %2d: %-55s pull requests: %s", len(story)+1, what, strings.Join(states, ", ")))
+	}
+	writes := func() int { return len(r.gh.Writes()) }
+
+	// Day 1: the first cycle opens pull request #1.
+	r.cycle()
+	if prs := r.gh.PRs(); len(prs) != 1 || prs[0].State != "open" {
+		t.Fatalf("day 1: pull requests %+v, want #1 open", prs)
+	}
+	day("first cycle")
+
+	// Day 2: a contributor changes main while #1 is open; a document changes.
+	mainTip := r.git.Commit(t, repoName, "main", "README: how to add a URL", map[string][]byte{"README.md": []byte("tax, v2\n")})
+	r.docs["t-a"] = "t-a rates, edition 2"
+	before := writes()
+	r.cycle()
+	if got := r.git.Git(t, repoName, "rev-parse", BotBranch+"^"); got != mainTip {
+		t.Errorf("day 2: the bot branch sits on %s, want main's tip %s", got, mainTip)
+	}
+	if paths := r.changedPaths(); !onlyBotPaths(paths) {
+		t.Errorf("day 2: the bot branch differs from main in files the bot never touched: %v", paths)
+	}
+	if w := r.gh.Writes()[before:]; len(w) != 1 || !strings.HasPrefix(w[0], "PATCH /repos/acme/tax/pulls/1") {
+		t.Errorf("day 2: GitHub writes %v, want one edit of #1", w)
+	}
+	if body := r.gh.PRs()[0].Body; !strings.Contains(body, "t-a") {
+		t.Errorf("day 2: #1 does not show t-a:\n%s", body)
+	}
+	day("main moves, t-a changes")
+
+	// Day 3: a reviewer squash-merges #1.
+	r.squashMerge(1)
+	day("#1 squash-merged")
+
+	// Days 4 and 5: nothing changes: nothing is pushed or written.
+	for d := 4; d <= 5; d++ {
+		before, botTip := writes(), r.tip(BotBranch)
+		r.cycle()
+		if w := r.gh.Writes()[before:]; len(w) != 0 {
+			t.Errorf("day %d (quiet): GitHub writes %v", d, w)
+		}
+		if r.tip(BotBranch) != botTip {
+			t.Errorf("day %d (quiet): the bot branch moved", d)
+		}
+		day("quiet")
+	}
+
+	// Day 6: t-b changes: #2 opens, on main, without a conflict.
+	r.docs["t-b"] = "t-b rates, edition 2"
+	r.cycle()
+	prs := r.gh.PRs()
+	if len(prs) != 2 || prs[1].State != "open" {
+		t.Fatalf("day 6: pull requests %+v, want #2 open", prs)
+	}
+	if !r.mergeable() {
+		t.Error("day 6: the new pull request conflicts with main after a squash merge")
+	}
+	if paths := r.changedPaths(); len(paths) != 4 || !onlyBotPaths(paths) {
+		t.Errorf("day 6: the bot branch changes %v; want one blob, the index and the two reports", paths)
+	}
+	if !strings.Contains(prs[1].Body, "Documents that changed (1)") {
+		t.Errorf("day 6: #2 does not show one changed document:\n%s", prs[1].Body)
+	}
+	day("t-b changes")
+
+	// Day 7: a reviewer closes #2 without merging.
+	r.gh.Close(2)
+	day("#2 closed unmerged")
+
+	// Days 8 and 9: nothing new: the closed proposal is not made again.
+	for d := 8; d <= 9; d++ {
+		before := writes()
+		_, log := r.cycle()
+		if w := r.gh.Writes()[before:]; len(w) != 0 {
+			t.Errorf("day %d: GitHub writes %v after a reviewer closed the same content\n%s", d, w, log)
+		}
+		day("quiet")
+	}
+
+	// Day 10: a change the closed one did not propose: #3 opens.
+	r.docs["t-c"] = "t-c rates, edition 2"
+	r.cycle()
+	prs = r.gh.PRs()
+	if len(prs) != 3 || prs[2].State != "open" {
+		t.Fatalf("day 10: pull requests %+v, want #3 open", prs)
+	}
+	if !strings.Contains(prs[2].Body, "t-c") {
+		t.Errorf("day 10: #3 does not show t-c:\n%s", prs[2].Body)
+	}
+	if !r.mergeable() {
+		t.Error("day 10: #3 conflicts with main")
+	}
+	day("t-c changes")
+	t.Log("the month, as the pull requests saw it:\n" + strings.Join(story, "\n"))
+
+	// The cache branch only ever moved forward.
+	for _, u := range r.git.RefLog(t, repoName, "refs/heads/"+CacheBranch) {
+		if u.Old != strings.Repeat("0", 40) {
+			if _, err := r.git.Run(repoName, "merge-base", "--is-ancestor", u.Old, u.New); err != nil {
+				t.Errorf("%s was rewritten from %.12s to %.12s", CacheBranch, u.Old, u.New)
+			}
+		}
+	}
+}
+
+// TestSomeoneElsesCommitIsNeverDropped: a maintainer fixes the report by
+// hand on the bot branch. The bot comments once, leaves the branch alone
+// while fetch results keep flowing, and takes it back only when the label
+// taxkernelbot:rebase is added.
+func TestSomeoneElsesCommitIsNeverDropped(t *testing.T) {
+	r := newRepo(t, "t-a")
+	r.cycle()
+	theirs := r.git.Commit(t, repoName, BotBranch, "fix a typo in the report", map[string][]byte{"reports/coverage.md": []byte("# Coverage, fixed by hand\n")})
+	for d := range 2 {
+		r.docs["t-a"] = fmt.Sprintf("t-a rates, edition %d", d+2)
+		_, log := r.cycle()
+		if got := r.tip(BotBranch); got != theirs {
+			t.Fatalf("cycle %d rewrote the branch over someone else's commit (now %s)\n%s", d+2, got, log)
+		}
+		if !strings.Contains(log, theirs[:12]) || !strings.Contains(log, RebaseLabel) {
+			t.Errorf("cycle %d's log does not name the commit and the label:\n%s", d+2, log)
+		}
+	}
+	pr := r.gh.PRs()[0]
+	if len(pr.Comments) != 1 || !strings.Contains(pr.Comments[0], theirs[:12]) || !strings.Contains(pr.Comments[0], RebaseLabel) {
+		t.Fatalf("comments %q: want exactly one naming the commit and the label", pr.Comments)
+	}
+	if n := strings.Count(r.git.Git(t, repoName, "log", "--format=%s", CacheBranch), "release:"); n != 3 {
+		t.Errorf("%d releases on the cache branch, want 3: fetch results must keep flowing", n)
+	}
+	// The label hands the branch back: rebuilt on main, label removed.
+	r.gh.AddLabel(1, RebaseLabel)
+	r.cycle()
+	if got := r.git.Git(t, repoName, "log", "-1", "--format=%ae", BotBranch); got != BotEmail {
+		t.Errorf("after the label the tip is by %s, want the bot", got)
+	}
+	if r.git.Git(t, repoName, "rev-parse", BotBranch+"^") != r.tip("main") {
+		t.Error("after the label the branch does not sit on main")
+	}
+	if pr := r.gh.PRs()[0]; slices.Contains(pr.Labels, RebaseLabel) || !strings.Contains(pr.Body, "t-a") {
+		t.Errorf("after the rebuild: labels %v, body updated %v", pr.Labels, strings.Contains(pr.Body, "t-a"))
+	}
+}
+
+// TestMissingBotBranchIsRecreatedAndSaid: a maintainer deletes the bot
+// branch; the next cycle with something new recreates it and says so.
+func TestMissingBotBranchIsRecreatedAndSaid(t *testing.T) {
+	r := newRepo(t, "t-a")
+	r.cycle()
+	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+BotBranch)
+	r.gh.Close(1) // GitHub closes a pull request whose branch is deleted
+	r.docs["t-a"] = "t-a rates, edition 2"
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	o, log := r.options("1/1")
+	o.Run, o.StepSummary = r.runner(&o), summary
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	sum, _ := os.ReadFile(summary)
+	if !strings.Contains(string(sum), BotBranch+" was missing") {
+		t.Errorf("the step summary does not say the branch was missing:\n%s", sum)
+	}
+	if r.tip(BotBranch) == "" || len(r.gh.PRs()) != 2 {
+		t.Errorf("branch %q, %d pull requests: want the branch recreated and #2 opened", r.tip(BotBranch), len(r.gh.PRs()))
+	}
+}
+
+// TestVanishedCacheBranchHaltsUntilTomorrow: fetch-cache is deleted after
+// it existed. Today's counts are gone with it, so no request goes out
+// before the next UTC day, and the run says why.
+func TestVanishedCacheBranchHaltsUntilTomorrow(t *testing.T) {
+	r := newRepo(t, "t-a")
+	r.now = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	o, _ := r.options("1/1")
+	o.Run = r.runner(&o)
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+CacheBranch)
+	for i, at := range []time.Time{
+		time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC), // the bot branch remembers the cache branch
+		time.Date(2026, 11, 2, 23, 0, 0, 0, time.UTC), // a later run the same day honours the halt
+		time.Date(2026, 11, 3, 0, 5, 0, 0, time.UTC),  // the next UTC day fetches again
+	} {
+		r.now = at
+		o, log := r.options("1/1")
+		ran := false
+		run := r.runner(&o)
+		o.Run = func(ctx context.Context, lim Limits) error { ran = ran || !lim.DryRun; return run(ctx, lim) }
+		summary := filepath.Join(t.TempDir(), "summary.md")
+		o.StepSummary = summary
+		if _, err := Run(context.Background(), o); err != nil {
+			t.Fatalf("run %d: %v\n%s", i, err, log)
+		}
+		sum, _ := os.ReadFile(summary)
+		if want := i < 2; ran == want {
+			t.Errorf("run %d at %s: fetch run called %v, want %v\n%s", i, at, ran, !want, log)
+		}
+		if i < 2 && !strings.Contains(string(sum), "has vanished") {
+			t.Errorf("run %d: the step summary does not say why nothing was sent:\n%s", i, sum)
+		}
+	}
+	if !strings.Contains(r.show(CacheBranch, haltFile), "2026-11-03T00:00:00Z") {
+		t.Errorf("the recreated branch does not carry the halt until the next UTC day:\n%s", r.show(CacheBranch, haltFile))
+	}
+}
+
+// TestFailedFinalPushIsKeptForTheRerun: the final push fails every time.
+// The run says exactly what to do; its re-run (same workflow run, next
+// attempt, the state directory given back) takes the stale lease over
+// and delivers the lines, and the dead attempt's reservation ends up
+// counting only what it sent.
+func TestFailedFinalPushIsKeptForTheRerun(t *testing.T) {
+	r := newRepo(t, "t-a", "t-b")
+	o, log := r.options("1/1")
+	o.Run, o.RunID, o.PushAttempts, o.NoPublish = r.runner(&o), "555-1", 3, true
+	var pushesBefore int
+	run := o.Run
+	o.Run = func(ctx context.Context, lim Limits) error {
+		err := run(ctx, lim)
+		pushesBefore = r.git.Pushes(repoName)
+		r.git.FailPushes(3)
+		return err
+	}
+	_, err := Run(context.Background(), o)
+	if !errors.Is(err, ErrCannotRun) {
+		t.Fatalf("a final push that always fails: %v, want ErrCannotRun\n%s", err, log)
+	}
+	for _, want := range []string{"failed 3 times", "Re-run", "taxkernelbot-state-555", o.State} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	if got := r.git.Pushes(repoName) - pushesBefore; got != 3 {
+		t.Errorf("%d push attempts, want 3", got)
+	}
+	if got := o.Clock.(*clock.Fake).Sleeps(); len(got) != 2 || got[0] != 2*time.Second || got[1] != 4*time.Second {
+		t.Errorf("waits between push attempts %v, want [2s 4s] on the injected clock", got)
+	}
+	held, _ := lease.Decode([]byte(r.show(CacheBranch, lease.Path("1-of-1"))))
+	if held.Released || held.RunID != "555-1" {
+		t.Fatalf("the lease on the branch: %+v; want 555-1's, unreleased", held)
+	}
+	if _, err := os.Stat(filepath.Join(o.State, unpushedFile)); err != nil {
+		t.Fatalf("no marker for the re-run: %v", err)
+	}
+
+	// The re-run: attempt 2 of the same workflow run, on a new runner that
+	// got the state directory back from the artifact.
+	o2, log2 := r.options("1/1")
+	must(t, os.RemoveAll(o2.State))
+	must(t, os.CopyFS(o2.State, os.DirFS(o.State)))
+	o2.Run, o2.RunID, o2.NoPublish = r.runner(&o2), "555-2", true
+	if _, err := Run(context.Background(), o2); err != nil {
+		t.Fatalf("re-run: %v\n%s", err, log2)
+	}
+	if !strings.Contains(log2.String(), "restoring the ledgers and state of run 555-1") {
+		t.Errorf("the re-run does not say it restores the lost lines:\n%s", log2)
+	}
+	l, _ := lease.Decode([]byte(r.show(CacheBranch, lease.Path("1-of-1"))))
+	if !l.Released || l.RunID != "555-2" || len(l.Superseded) != 1 || !l.Superseded[0].Released {
+		t.Fatalf("lease after the re-run: %+v; want 555-2 released and 555-1's record released", l)
+	}
+	for _, src := range o2.Set.Sources {
+		led := r.show(CacheBranch, "ledgers/"+ledger.Path(ledger.Day(r.now), src.Host))
+		if strings.Count(led, `"run":"555-1"`) != 2 || strings.Count(led, `"run":"555-2"`) != 2 {
+			t.Errorf("ledger of %s lacks one attempt's lines:\n%s", src.Host, led)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(o2.State, unpushedFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Error("the marker outlived the push that delivered its lines")
+	}
+}
+
+// TestLedgersArePushedDuringALongRun: a run that spans more than
+// PushEvery pushes its ledgers while it goes on (on the injected clock:
+// the fake run advances it one second per request).
+func TestLedgersArePushedDuringALongRun(t *testing.T) {
+	ids := make([]string, 8)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("t-%d", i)
+	}
+	r := newRepo(t, ids...)
+	o, log := r.options("1/1")
+	o.Run, o.PushEvery, o.NoPublish = r.runner(&o), 3*time.Second, true
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	hist := r.git.Git(t, repoName, "log", "--format=%s", CacheBranch)
+	if n := strings.Count(hist, "ledgers: shard 1-of-1"); n != 2 {
+		t.Errorf("%d ledger pushes during a run of 8 s with PushEvery 3 s, want 2:\n%s", n, hist)
+	}
+	if !strings.HasPrefix(hist, "release: shard 1-of-1") {
+		t.Errorf("the last commit is not the release:\n%s", hist)
+	}
+}
+
+// TestWrongGitTokenNamesTheSecret: the message names what to fix, not
+// the library's fields.
+func TestWrongGitTokenNamesTheSecret(t *testing.T) {
+	r := newRepo(t, "t-a")
+	o, _ := r.options("1/1")
+	o.Run = r.runner(&o)
+	o.Remote.Password = "expired"
+	_, err := Run(context.Background(), o)
+	if !errors.Is(err, ErrCannotRun) || !strings.Contains(err.Error(), "TAXKERNELBOT_TOKEN") || strings.Contains(err.Error(), "Remote.") {
+		t.Fatalf("error %v: want exit-3 kind naming TAXKERNELBOT_TOKEN", err)
+	}
+}
+
+// TestGitHubServerErrorIsRetried: one 502 from the API does not fail a
+// cycle (the wait is on the injected clock).
+func TestGitHubServerErrorIsRetried(t *testing.T) {
+	r := newRepo(t, "t-a")
+	r.gh.FailNext("GET", "/repos/acme/tax/pulls", 502, nil, "Server Error")
+	out, _ := r.cycle()
+	if out.PR == "" || len(r.gh.PRs()) != 1 {
+		t.Fatalf("after one 502: outcome %+v, %d pull requests", out, len(r.gh.PRs()))
+	}
+}
+
+// interleave runs another publisher between this one's push and its
+// edit of the pull request: the window in which shards race.
+type interleave struct {
+	PullRequests
+	between func()
+	done    bool
+}
+
+func (i *interleave) EditPR(ctx context.Context, number int, title, body string) error {
+	if !i.done {
+		i.done = true
+		i.between()
+	}
+	return i.PullRequests.EditPR(ctx, number, title, body)
+}
+
+// TestOnePictureWhateverTheShardsOrder: shard A pushes the bot branch;
+// before A edits the pull request, shard B pushes a newer picture and
+// edits it. A's edit lands last, yet the body ends up describing the
+// branch's tip, B's newer picture.
+func TestOnePictureWhateverTheShardsOrder(t *testing.T) {
+	r := newRepo(t, "t-a", "t-b", "t-c", "t-d", "t-e", "t-f")
+	shardOf := map[string]string{}
+	o0, _ := r.options("1/1")
+	for _, src := range o0.Set.Sources {
+		shardOf[src.ID] = "2/2"
+		if s, _ := lease.ParseShard("1/2"); s.Owns(src.Host) {
+			shardOf[src.ID] = "1/2"
+		}
+	}
+	var inA, inB string // a source of each shard
+	for id, s := range shardOf {
+		if s == "1/2" && inB == "" {
+			inB = id
+		}
+		if s == "2/2" && inA == "" {
+			inA = id
+		}
+	}
+	if inA == "" || inB == "" {
+		t.Fatalf("the six hosts do not spread over both shards: %v", shardOf)
+	}
+	run := func(shard string, wrap func(PullRequests) PullRequests) {
+		o, log := r.options(shard)
+		o.Run = r.runner(&o)
+		if wrap != nil {
+			o.GitHub = wrap(o.GitHub)
+		}
+		if _, err := Run(context.Background(), o); err != nil {
+			t.Fatalf("shard %s: %v\n%s", shard, err, log)
+		}
+	}
+	run("1/2", nil)
+	run("2/2", nil) // the pull request is open, with both shards' sources
+	r.docs[inA] = inA + " rates, edition 2"
+	r.docs[inB] = inB + " rates, edition 2"
+	run("2/2", func(gh PullRequests) PullRequests {
+		return &interleave{PullRequests: gh, between: func() { run("1/2", nil) }}
+	})
+	body := r.gh.PRs()[0].Body
+	for _, id := range []string{inA, inB} {
+		sum := sha256.Sum256([]byte(r.docs[id]))
+		if !strings.Contains(body, hex.EncodeToString(sum[:])[:12]) {
+			t.Errorf("the pull request's body does not show %s's new bytes %.12x, changed on its shard (the tip's picture):\n%s", id, sum, body)
+		}
+	}
+}

@@ -1,0 +1,231 @@
+package cycle
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/gitstore/gittest"
+	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+const repoName = "acme/tax.git"
+
+// repo is a repository on a real git server with a GitHub-like API in
+// front of it, and the world its sources live in: what each one serves
+// (a document's text; "" for a 404).
+type repo struct {
+	t    *testing.T
+	git  *gittest.Server
+	gh   *githubtest.Fake
+	cfg  github.Config
+	docs map[string]string
+	ids  []string
+	now  time.Time
+	run  int
+}
+
+func newRepo(t *testing.T, ids ...string) *repo {
+	t.Helper()
+	git := gittest.New(t, "x-access-token", "tok")
+	git.NewRepo(t, repoName)
+	git.Commit(t, repoName, "main", "start", map[string][]byte{"README.md": []byte("tax\n")})
+	gh := githubtest.New(t, "acme", "tax", "tok")
+	r := &repo{t: t, git: git, gh: gh, ids: ids, docs: map[string]string{},
+		now: time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC),
+		cfg: github.Config{Owner: "acme", Repo: "tax", ServerURL: git.URL, APIURL: gh.URL, Token: "tok", RunID: "1"}}
+	for _, id := range ids {
+		r.docs[id] = id + " rates, edition 1"
+	}
+	return r
+}
+
+// manifests writes a manifest of the repo's sources, each on a host of
+// its own so that shards split them.
+func (r *repo) manifests(dir string) *manifest.Set {
+	r.t.Helper()
+	var b strings.Builder
+	b.WriteString("jurisdiction: test\nname: Test\ntimezone: UTC\nsources:\n")
+	for i, id := range r.ids {
+		fmt.Fprintf(&b, "  - id: %s\n    url: https://tax%d.example.gov/%s\n    kind: rates-page\n    title: %s\n    recheck: 1h\n", id, i, id, id)
+	}
+	must(r.t, os.MkdirAll(dir, 0o755))
+	must(r.t, os.WriteFile(filepath.Join(dir, "test.yaml"), []byte(b.String()), 0o644))
+	set, diags := manifest.Load(dir)
+	if diags.HasErrors() {
+		r.t.Fatal(diags)
+	}
+	return set
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runner is a fetch run in the repo's world: one dispatch per source of
+// its shard, each document stored and indexed, as the real run does it.
+func (r *repo) runner(o *Options) Runner {
+	return func(ctx context.Context, lim Limits) error {
+		if lim.DryRun {
+			return nil
+		}
+		st, err := state.Load(o.State)
+		must(r.t, err)
+		s, err := store.Open(o.Snapshots)
+		must(r.t, err)
+		ix, err := store.LoadIndex(filepath.Join(o.Snapshots, "index.json"))
+		must(r.t, err)
+		led, err := ledger.Open(filepath.Join(o.State, "ledgers"))
+		must(r.t, err)
+		defer led.Close()
+		clk := o.Clock.(*clock.Fake)
+		for _, src := range o.Set.Sources {
+			if lim.Hosts != nil && !lim.Hosts(src.Host) {
+				continue
+			}
+			now := clk.Now()
+			must(r.t, led.Append(ledger.Line{Event: ledger.Dispatch, Time: now, Host: src.Host, URL: src.URL, Purpose: "document", Source: src.ID, RunID: o.RunID}))
+			ss := st.Source(src.ID)
+			ss.LastCheck = now
+			if doc := r.docs[src.ID]; doc == "" {
+				ss.SetStatus(state.Gone, now)
+				ss.HTTPStatus, ss.Detail = 404, "404: the document is gone"
+			} else {
+				sum, size, err := s.Put(ctx, strings.NewReader(doc))
+				must(r.t, err)
+				ix.Add(src.ID, store.Entry{SHA256: sum, Size: size, ContentType: "text/html", FinalURL: src.URL, FirstSeen: ledger.Day(now)})
+				ss.SetStatus(state.Fresh, now)
+				ss.HTTPStatus, ss.Detail, ss.SHA256, ss.Size, ss.ContentType, ss.FinalURL, ss.LastGood = 200, "", sum, size, "text/html", src.URL, now
+			}
+			st.PutSource(src.ID, ss)
+			must(r.t, led.Append(ledger.Line{Event: ledger.Result, Time: now, Host: src.Host, URL: src.URL, Source: src.ID, RunID: o.RunID, Status: ss.HTTPStatus}))
+			clk.Advance(time.Second)
+			if lim.Progress != nil {
+				lim.Progress()
+			}
+		}
+		must(r.t, st.Save(o.State))
+		must(r.t, ix.Save(filepath.Join(o.Snapshots, "index.json")))
+		_, err = report.Build(o.Set, st).Write(o.Reports)
+		return err
+	}
+}
+
+// options is a fresh runner's checkout of main for run number n: its own
+// temporary directories, as on a GitHub-hosted runner.
+func (r *repo) options(shard string) (Options, *bytes.Buffer) {
+	r.t.Helper()
+	r.run++
+	dir := r.t.TempDir()
+	sh, err := lease.ParseShard(shard)
+	must(r.t, err)
+	var log bytes.Buffer
+	o := Options{
+		Set:       r.manifests(filepath.Join(dir, "manifests")),
+		Snapshots: filepath.Join(dir, "snapshots"), Reports: filepath.Join(dir, "reports"), State: filepath.Join(dir, "state"),
+		Shard: sh, RunID: fmt.Sprintf("%d-1", 100+r.run), Holder: fmt.Sprintf("runner/%d", r.run),
+		MaxDuration: 30 * time.Minute, Margin: time.Minute, PushEvery: 5 * time.Minute,
+		Clock:  clock.NewFake(r.now),
+		Remote: gitstore.Remote{URL: r.git.URL + "/" + repoName, Username: "x-access-token", Password: "tok"},
+		Links:  r.cfg,
+		Log:    &log,
+	}
+	gh, err := github.NewClient(context.Background(), r.cfg, nil, github.WithClock(o.Clock))
+	must(r.t, err)
+	o.GitHub = gh
+	r.checkout(o)
+	return o, &log
+}
+
+// checkout copies main's snapshots/ into a fresh runner's directories,
+// as actions/checkout does.
+func (r *repo) checkout(o Options) {
+	r.t.Helper()
+	files, err := r.git.Run(repoName, "ls-tree", "-r", "--name-only", "main", "snapshots")
+	if err != nil || files == "" {
+		return
+	}
+	for _, f := range strings.Split(files, "\n") {
+		data := r.show("main", f)
+		p := filepath.Join(o.Snapshots, filepath.FromSlash(strings.TrimPrefix(f, "snapshots/")))
+		must(r.t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(r.t, os.WriteFile(p, []byte(data), 0o644))
+	}
+}
+
+// cycle runs one whole cycle on shard "1/1" as the scheduled job would.
+func (r *repo) cycle() (Outcome, string) {
+	r.t.Helper()
+	o, log := r.options("1/1")
+	o.Run = r.runner(&o)
+	out, err := Run(context.Background(), o)
+	if err != nil {
+		r.t.Fatalf("cycle %d: %v\n%s", r.run, err, log)
+	}
+	r.now = r.now.Add(24 * time.Hour)
+	return out, log.String()
+}
+
+func (r *repo) show(rev, path string) string {
+	out, err := r.git.Run(repoName, "show", rev+":"+path)
+	if err != nil {
+		return ""
+	}
+	return out
+}
+
+func (r *repo) tip(branch string) string {
+	out, _ := r.git.Run(repoName, "rev-parse", "--verify", "-q", "refs/heads/"+branch)
+	return out
+}
+
+// squashMerge merges pull request n as GitHub's "Squash and merge" does:
+// one new commit on main with the bot branch's changes, authored by the
+// reviewer; then GitHub deletes the head branch.
+func (r *repo) squashMerge(n int) {
+	r.t.Helper()
+	tree := r.git.Git(r.t, repoName, "merge-tree", "--write-tree", "main", BotBranch)
+	commit := r.git.Git(r.t, repoName, "commit-tree", tree, "-p", "main", "-m", fmt.Sprintf("TaxKernelBot coverage update (#%d)", n))
+	r.git.Git(r.t, repoName, "update-ref", "refs/heads/main", commit)
+	r.git.Git(r.t, repoName, "update-ref", "-d", "refs/heads/"+BotBranch)
+	r.gh.Merge(n)
+}
+
+// mergeable reports whether the bot branch merges into main cleanly.
+func (r *repo) mergeable() bool {
+	_, err := r.git.Run(repoName, "merge-tree", "--write-tree", "main", BotBranch)
+	return err == nil
+}
+
+// changedPaths lists the paths in which the bot branch differs from main.
+func (r *repo) changedPaths() []string {
+	out := r.git.Git(r.t, repoName, "diff", "--name-only", "main", BotBranch)
+	if out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}
+
+func onlyBotPaths(paths []string) bool {
+	return !slices.ContainsFunc(paths, func(p string) bool {
+		return !strings.HasPrefix(p, "reports/") && !strings.HasPrefix(p, "snapshots/")
+	})
+}
