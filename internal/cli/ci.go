@@ -133,4 +133,3 @@ func cycleError(err error) error {
 	}
 	return err
 }
-
