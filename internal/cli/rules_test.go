@@ -716,3 +716,34 @@ func TestRule32LargeRobotsTxtParsedPastMaxBody(t *testing.T) {
 		t.Errorf("t-late: %s after %d requests, want blocked-robots: the rule at 490 KiB applies", got, a.count("/late/x"))
 	}
 }
+
+// TestRule312RecheckDoesNotDrift: under hourly runs, a source with
+// recheck 24h is fetched once a day, by the same run each day, for 30
+// days: the check is stamped with the start of the run that made it, so
+// the time a run takes never pushes the next check to the next run.
+func TestRule312RecheckDoesNotDrift(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+	w := newWorkspace(t, testPolicy, "", src{"t-daily", a.url("/daily"), ""})
+	p := filepath.Join(w.Manifests, "test.yaml")
+	data, _ := os.ReadFile(p)
+	must(t, os.WriteFile(p, []byte(strings.Replace(string(data), "recheck: 1ms", "recheck: 24h", 1)), 0o644))
+	start := time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
+	var hours []int
+	for h := range 30 * 24 {
+		at := start.Add(time.Duration(h) * time.Hour)
+		w.clock = clock.NewFake(at)
+		before := a.count("/daily")
+		w.run(ctx)
+		if a.count("/daily") > before {
+			hours = append(hours, at.Hour())
+		}
+	}
+	if len(hours) != 30 {
+		t.Fatalf("fetched %d times in 30 days of hourly runs, want 30", len(hours))
+	}
+	for i, h := range hours {
+		if h != 6 {
+			t.Fatalf("day %d's check was made by the %02d:00 run, want 06:00 every day (drift): %v", i+1, h, hours)
+		}
+	}
+}

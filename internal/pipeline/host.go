@@ -184,7 +184,9 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 	host := manifest.HostOf(u)
 	now := r.o.Clock.Now()
 	checked := func(s *state.Source) {
-		s.LastCheck = now
+		// The run's start, not this moment: a recheck of 24h then falls
+		// due in the same hourly run each day, however long runs take.
+		s.LastCheck = r.start
 		if resp != nil {
 			s.HTTPStatus = resp.Status
 		} else {

@@ -38,8 +38,10 @@ type Source struct {
 	Status Status `json:"status"`
 	// Since is the UTC date (YYYY-MM-DD) of the last status change.
 	Since string `json:"since"`
-	// LastCheck is when a request for it was last completed, whatever the
-	// outcome; LastGood when the last 200 or 304 was.
+	// LastCheck is when the run that last completed a request for it
+	// started, whatever the outcome (the start, so that rechecks do not
+	// drift by the length of a run); LastGood is when the last 200 or 304
+	// was received.
 	LastCheck time.Time `json:"last_check,omitzero"`
 	LastGood  time.Time `json:"last_good,omitzero"`
 
