@@ -1,10 +1,13 @@
 package cycle
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,7 +33,7 @@ const repoName = "acme/tax.git"
 // front of it, and the world its sources live in: what each one serves
 // (a document's text; "" for a 404).
 type repo struct {
-	t    *testing.T
+	t    testing.TB
 	git  *gittest.Server
 	gh   *githubtest.Fake
 	cfg  github.Config
@@ -40,7 +43,7 @@ type repo struct {
 	run  int
 }
 
-func newRepo(t *testing.T, ids ...string) *repo {
+func newRepo(t testing.TB, ids ...string) *repo {
 	t.Helper()
 	git := gittest.New(t, "x-access-token", "tok")
 	git.NewRepo(t, repoName)
@@ -159,15 +162,25 @@ func (r *repo) options(shard string) (Options, *bytes.Buffer) {
 // as actions/checkout does.
 func (r *repo) checkout(o Options) {
 	r.t.Helper()
-	files, err := r.git.Run(repoName, "ls-tree", "-r", "--name-only", "main", "snapshots")
-	if err != nil || files == "" {
-		return
+	out, err := exec.Command("git", "--git-dir", r.git.Dir(repoName), "archive", "--format=tar", "main", "snapshots").Output()
+	if err != nil {
+		return // main has no snapshots/ yet
 	}
-	for _, f := range strings.Split(files, "\n") {
-		data := r.show("main", f)
-		p := filepath.Join(o.Snapshots, filepath.FromSlash(strings.TrimPrefix(f, "snapshots/")))
+	tr := tar.NewReader(bytes.NewReader(out))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return
+		}
+		must(r.t, err)
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		p := filepath.Join(o.Snapshots, filepath.FromSlash(strings.TrimPrefix(h.Name, "snapshots/")))
 		must(r.t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(r.t, os.WriteFile(p, []byte(data), 0o644))
+		data, err := io.ReadAll(tr)
+		must(r.t, err)
+		must(r.t, os.WriteFile(p, data, 0o644))
 	}
 }
 

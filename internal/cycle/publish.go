@@ -88,7 +88,7 @@ func (c *Cycle) read(ctx context.Context) (*view, error) {
 	if _, v.mainTree, err = reader.Read(ctx, BaseBranch); err != nil {
 		return nil, explainGit(err)
 	}
-	if err := v.mainTree.Fetch(ctx, coverageJSON, indexJSON); err != nil {
+	if err := v.mainTree.Fetch(ctx, coverageJSON); err != nil {
 		return nil, err
 	}
 	if v.onMain, err = reportIn(v.mainTree, BaseBranch); err != nil {
