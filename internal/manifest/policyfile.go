@@ -115,7 +115,7 @@ func parsePolicy(f *file, root *yaml.Node) policyFile {
 		}
 	}
 	if e, ok := fs["sign"]; ok {
-		p.SignDirectory = f.signDirectory(e)
+		p.SignDirectory = f.signDirectory(e, p.AllowPrivateNetworks)
 	}
 	if e, ok := fs["issue_after"]; ok {
 		if d, ok := f.positiveDuration(e); ok {
@@ -131,8 +131,9 @@ func parsePolicy(f *file, root *yaml.Node) policyFile {
 }
 
 // signDirectory reads sign: {directory: URL}, the key directory that signed
-// requests name in their Signature-Agent header.
-func (f *file) signDirectory(e entry) string {
+// requests name in their Signature-Agent header. It must be https, except
+// on loopback when private networks are allowed (the demo).
+func (f *file) signDirectory(e entry, allowPrivate bool) string {
 	fs, ok := f.mapping(e.val, "sign", []string{"directory"})
 	if !ok || !f.require(e.val, fs, "sign", "directory") {
 		return ""
@@ -146,7 +147,7 @@ func (f *file) signDirectory(e entry) string {
 	case err != nil || u.Host == "" || u.User != nil || u.Fragment != "":
 		f.errorf(fs["directory"].val.Line, "sign directory %q is not an absolute URL; write e.g. https://taxkernel.com/.well-known/http-message-signatures-directory", s)
 		return ""
-	case u.Scheme != "https":
+	case u.Scheme != "https" && !(u.Scheme == "http" && allowPrivate && policy.IsPrivateHost(u.Host)):
 		f.errorf(fs["directory"].val.Line, "sign directory %q must be https: a verifier fetches our public keys from it", s)
 		return ""
 	case u.Path != "/.well-known/http-message-signatures-directory":
