@@ -193,6 +193,11 @@ func TestDemo(t *testing.T) {
 		"update the manifest to",    // the redirect
 		"What the servers saw",
 		filepath.Join(dir, "reports", "coverage.md"),
+		"run: signing every request with key",                            // the demo's own key
+		"Web Bot Auth signature that the servers verified",               // checked on arrival
+		"; 0 unsigned, 0 refused.",                                       // every one of them
+		"4 capture(s) (request and response), 4 revisit(s), 4 source(s)", // the WARC
+		filepath.Join(dir, "demo.warc.gz"),
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("demo output lacks %q", want)

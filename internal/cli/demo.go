@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/demo"
+	"github.com/taxkernel/taxkernelbot/internal/sign"
 )
 
 type demoOptions struct {
@@ -45,14 +48,21 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 		Reports:   filepath.Join(dir, "reports"),
 		State:     filepath.Join(dir, "state"),
 	}
+	w := opts.IO.Out
+	// A signing key of the demo's own, its key directory on a page of its
+	// own, and servers that verify every request against it.
+	env, keyDir, err := demoSigningKey(dir, w)
+	if err != nil {
+		return err
+	}
+	auth.ServeKeyDirectory(keyDir)
 	if err := auth.WriteManifests(p.Manifests); err != nil {
 		return cannotRun("%v", err)
 	}
-	w := opts.IO.Out
 	var before []byte
 	for i := 1; i <= 2; i++ {
 		fmt.Fprintf(w, "── run %d ──\n", i)
-		err := runRun(ctx, runOptions{paths: p, MaxDuration: 20 * time.Second, RunID: fmt.Sprintf("demo-%d", i), IO: IO{Out: w, Err: w}})
+		err := runRun(ctx, runOptions{paths: p, MaxDuration: 20 * time.Second, RunID: fmt.Sprintf("demo-%d", i), IO: IO{Out: w, Err: w, Getenv: env}})
 		if code := exitCode(err); code != ExitOK && code != ExitFailures {
 			return err // failures are the demo's point; anything else is not
 		}
@@ -74,11 +84,41 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 		return cannotRun("%v", err)
 	}
 	fmt.Fprintf(w, "\n%s\nWhat the servers saw:\n%s\n", md, auth.Seen())
-	fmt.Fprintf(w, "Files written under %s:\n", dir)
-	for _, f := range []string{p.Reports + "/coverage.md", p.Reports + "/coverage.json", p.indexPath(), p.Snapshots + "/sha256/", p.ledgerDir() + "/", p.State + "/state.json"} {
+	fmt.Fprintf(w, "Signed requests:\n%s\n", auth.Signatures())
+	archive := filepath.Join(dir, "demo.warc.gz")
+	if err := runWarc(ctx, warcOptions{paths: p, Out: archive, Clock: clock.Real{}, IO: IO{Out: w, Err: w}}); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nFiles written under %s:\n", dir)
+	for _, f := range []string{p.Reports + "/coverage.md", p.Reports + "/coverage.json", p.indexPath(), p.Snapshots + "/sha256/", p.ledgerDir() + "/", p.State + "/state.json", keyDir, archive} {
 		fmt.Fprintf(w, "  %s\n", f)
 	}
 	return nil
+}
+
+// demoSigningKey makes a key for this demo only, writes its key directory
+// with `keys directory`, and returns the environment that hands the key to
+// the runs.
+func demoSigningKey(dir string, w io.Writer) (func(string) string, string, error) {
+	key, err := sign.GenerateKey()
+	if err != nil {
+		return nil, "", cannotRun("%v", err)
+	}
+	pemKey, err := sign.MarshalKey(key)
+	if err != nil {
+		return nil, "", cannotRun("%v", err)
+	}
+	env := func(k string) string {
+		if k == sign.KeyEnv {
+			return pemKey
+		}
+		return ""
+	}
+	keyDir := filepath.Join(dir, "site", ".well-known", "http-message-signatures-directory")
+	if err := runKeys(IO{Out: w, Err: w, Getenv: env}, clock.Real{}, []string{"directory", "-o", keyDir}); err != nil {
+		return nil, "", err
+	}
+	return env, keyDir, nil
 }
 
 func exitCode(err error) int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -96,9 +97,15 @@ func runRun(ctx context.Context, opts runOptions) error {
 		defer led.Close()
 	}
 	p := set.Policy
+	var signer func(*http.Request) error
+	if !opts.DryRun {
+		if signer, err = requestSigner(opts.IO, p, opts.Clock.Now); err != nil {
+			return err
+		}
+	}
 	client := fetch.New(fetch.Config{
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
-		AllowPrivate: p.AllowPrivateNetworks,
+		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
 	})
 	prog := newProgress(opts.IO.Err)
 	res, runErr := pipeline.Run(ctx, pipeline.Options{

@@ -15,13 +15,16 @@ import (
 // Authorities is the set of running demo servers.
 type Authorities struct {
 	servers []*authority
+	keys    *keyDirectory // set by ServeKeyDirectory
+	checks  signatureChecks
 }
 
 type authority struct {
-	name string
-	srv  *httptest.Server
-	mu   sync.Mutex
-	hits []time.Time
+	name   string
+	srv    *httptest.Server
+	mu     sync.Mutex
+	hits   []time.Time
+	checks *signatureChecks
 }
 
 func (a *authority) host() string { return strings.TrimPrefix(a.srv.URL, "http://") }
@@ -31,6 +34,7 @@ func (a *authority) record(h http.Handler) http.Handler {
 		a.mu.Lock()
 		a.hits = append(a.hits, time.Now())
 		a.mu.Unlock()
+		a.checks.check(r)
 		h.ServeHTTP(w, r)
 	})
 }
@@ -106,7 +110,7 @@ func Start() *Authorities {
 func (a *Authorities) add(name string, routes func(*http.ServeMux)) {
 	mux := http.NewServeMux()
 	routes(mux)
-	au := &authority{name: name}
+	au := &authority{name: name, checks: &a.checks}
 	au.srv = httptest.NewServer(au.record(mux))
 	a.servers = append(a.servers, au)
 }
@@ -124,6 +128,9 @@ func (a *Authorities) byName(name string) *authority {
 func (a *Authorities) Close() {
 	for _, s := range a.servers {
 		s.srv.Close()
+	}
+	if a.keys != nil {
+		a.keys.srv.Close()
 	}
 }
 
@@ -145,6 +152,9 @@ timeout: 5s
 max_body: 1MiB
 allow_private_networks: true
 `
+	if a.keys != nil {
+		policy += "sign: {directory: \"" + a.keys.url + "\"}\n"
+	}
 	u := func(name, path string) string { return a.byName(name).srv.URL + path }
 	manifest := fmt.Sprintf(`jurisdiction: demo
 name: Demo Republic

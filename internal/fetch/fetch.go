@@ -36,6 +36,10 @@ type Config struct {
 	MaxBody int64
 	// AllowPrivate lifts the dial-time guard (tests and the demo only).
 	AllowPrivate bool
+	// Sign, when set, is applied to every request just before it is sent
+	// (robots.txt, documents, each redirect hop): it adds the Web Bot
+	// Auth signature headers. A failure to sign stops that request.
+	Sign func(*http.Request) error
 }
 
 // The policy's built-in values (SPEC §2), used when a Config leaves them
@@ -201,6 +205,11 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, consume fun
 	}
 	if req.LastModified != "" {
 		hreq.Header.Set("If-Modified-Since", req.LastModified)
+	}
+	if c.cfg.Sign != nil {
+		if err := c.cfg.Sign(hreq); err != nil {
+			return nil, fmt.Errorf("fetch: %s: not sent: %w", u.Redacted(), err)
+		}
 	}
 
 	start := time.Now()

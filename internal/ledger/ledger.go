@@ -265,7 +265,40 @@ func (l *Ledger) scan(day, host string, fn func([]byte) error) error {
 	if _, err := time.Parse(time.DateOnly, day); err != nil {
 		return fmt.Errorf("ledger: day %q is not YYYY-MM-DD", day)
 	}
-	path := filepath.Join(l.dir, day, FileName(host))
+	return scanFile(filepath.Join(l.dir, day, FileName(host)), fn)
+}
+
+// ReadDay returns every whole line of every host on day (UTC,
+// "YYYY-MM-DD") under dir, file by file in name order, each file in its
+// own order. A missing day has no lines.
+func ReadDay(dir, day string) ([]Line, error) {
+	if _, err := time.Parse(time.DateOnly, day); err != nil {
+		return nil, fmt.Errorf("ledger: day %q is not YYYY-MM-DD", day)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, day, "*.jsonl"))
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	var lines []Line
+	for _, path := range files {
+		err := scanFile(path, func(b []byte) error {
+			var v Line
+			if err := json.Unmarshal(b, &v); err != nil {
+				return err
+			}
+			lines = append(lines, v)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return lines, nil
+}
+
+// scanFile calls fn with each whole line of the file at path; a missing
+// file has none.
+func scanFile(path string, fn func([]byte) error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -412,3 +412,45 @@ func BenchmarkDispatches(b *testing.B) {
 		}
 	}
 }
+
+func TestReadDay(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, line := range []Line{
+		{Event: Dispatch, Time: at, Host: "b.example", URL: "https://b.example/1"},
+		{Event: Dispatch, Time: at, Host: "a.example:8443", URL: "https://a.example:8443/1"},
+		{Event: Result, Time: at.Add(time.Second), Host: "b.example", URL: "https://b.example/1", Status: 200},
+		{Event: Dispatch, Time: at.Add(24 * time.Hour), Host: "b.example", URL: "https://b.example/2"},
+	} {
+		if err := l.Append(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l.Close()
+	// A torn last line, as a crash leaves it, is not read.
+	f, err := os.OpenFile(filepath.Join(dir, "2026-11-30", FileName("b.example")), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"event":"dispa`)
+	f.Close()
+	lines, err := ReadDay(dir, "2026-11-30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range lines {
+		got = append(got, l.Event+" "+l.URL)
+	}
+	want := []string{"dispatch https://a.example:8443/1", "dispatch https://b.example/1", "result https://b.example/1"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("ReadDay = %q, want %q", got, want)
+	}
+	if lines, err := ReadDay(dir, "2026-01-01"); err != nil || len(lines) != 0 {
+		t.Errorf("missing day: %v %v", lines, err)
+	}
+}

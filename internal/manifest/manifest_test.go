@@ -42,7 +42,7 @@ func TestLoadRejects(t *testing.T) {
 			`unknown-key/uk.yaml:8: unknown key "titel" in source; allowed keys: id, url, kind, title, recheck, encodes, gaps`,
 		}},
 		{"unknown-policy-key", []string{
-			`unknown-policy-key/policy.yaml:2: unknown key "delay_min" in policy; allowed keys: user_agent, from, delay, daily_cap, backoff_max, pause_after_403, robots_ttl, timeout, max_body, exclude, allow_private_networks`,
+			`unknown-policy-key/policy.yaml:2: unknown key "delay_min" in policy; allowed keys: user_agent, from, delay, daily_cap, backoff_max, pause_after_403, robots_ttl, timeout, max_body, exclude, allow_private_networks, sign, issue_after`,
 		}},
 		{"dup-key", []string{
 			"dup-key/uk.yaml:7: host www.gov.uk is already set at line 5; keep one entry",
@@ -125,6 +125,8 @@ func TestLoadRejects(t *testing.T) {
 			`bad-policy/policy.yaml:11: exclude host "https://www.example.gov/" is not a host`,
 			`bad-policy/policy.yaml:12: exclude path "private/" must start with /`,
 			`bad-policy/policy.yaml:13: exclude entry is missing "reason"`,
+			`bad-policy/policy.yaml:14: sign directory "http://taxkernel.com/.well-known/http-message-signatures-directory" must be https`,
+			"bad-policy/policy.yaml:15: issue_after must be longer than zero",
 		}},
 		{"private-allowed", []string{
 			"private-allowed/policy.yaml:2: allow_private_networks: true is for tests and the demo only, but 1 source(s) name public hosts (first: uk-rates at testdata/private-allowed/uk.yaml:10, host www.gov.uk); set it to false",
@@ -257,6 +259,8 @@ func TestLoadGood(t *testing.T) {
 		Timeout:       30 * s,
 		MaxBody:       20 << 20,
 		Exclude:       []policy.Exclusion{{Host: "www.example.gov", Path: "/private/", Reason: "owner request 2026-11-01"}},
+		SignDirectory: "https://taxkernel.com/.well-known/http-message-signatures-directory",
+		IssueAfter:    48 * time.Hour,
 	}
 	src := map[string]Source{
 		"de-estg": {

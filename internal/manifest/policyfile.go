@@ -15,6 +15,7 @@ import (
 var policyKeys = []string{
 	"user_agent", "from", "delay", "daily_cap", "backoff_max", "pause_after_403",
 	"robots_ttl", "timeout", "max_body", "exclude", "allow_private_networks",
+	"sign", "issue_after",
 }
 
 // policyFile is policy.yaml read, with the lines later checks point at.
@@ -113,12 +114,46 @@ func parsePolicy(f *file, root *yaml.Node) policyFile {
 			pf.allowLine = e.key.Line
 		}
 	}
+	if e, ok := fs["sign"]; ok {
+		p.SignDirectory = f.signDirectory(e, p.AllowPrivateNetworks)
+	}
+	if e, ok := fs["issue_after"]; ok {
+		if d, ok := f.positiveDuration(e); ok {
+			p.IssueAfter = d
+		}
+	}
 	if e, ok := fs["delay"]; ok && p.Delay.Min < policy.MinDelayFloor && !p.AllowPrivateNetworks {
 		// The floor is applied whatever is written (policy.ApplyFloors), so
 		// this only tells the writer the value has no effect.
 		f.warnf(e.val.Line, "delay min %s is below the %s floor for public hosts and is raised to it; use at least %s", fmtDuration(p.Delay.Min), fmtDuration(policy.MinDelayFloor), fmtDuration(policy.MinDelayFloor))
 	}
 	return pf
+}
+
+// signDirectory reads sign: {directory: URL}, the key directory that signed
+// requests name in their Signature-Agent header. It must be https, except
+// on loopback when private networks are allowed (the demo).
+func (f *file) signDirectory(e entry, allowPrivate bool) string {
+	fs, ok := f.mapping(e.val, "sign", []string{"directory"})
+	if !ok || !f.require(e.val, fs, "sign", "directory") {
+		return ""
+	}
+	s, ok := f.str(fs["directory"])
+	if !ok {
+		return ""
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || u.Host == "" || u.User != nil || u.Fragment != "":
+		f.errorf(fs["directory"].val.Line, "sign directory %q is not an absolute URL; write e.g. https://taxkernel.com/.well-known/http-message-signatures-directory", s)
+		return ""
+	case u.Scheme != "https" && !(u.Scheme == "http" && allowPrivate && policy.IsPrivateHost(u.Host)):
+		f.errorf(fs["directory"].val.Line, "sign directory %q must be https: a verifier fetches our public keys from it", s)
+		return ""
+	case u.Path != "/.well-known/http-message-signatures-directory":
+		f.warnf(fs["directory"].val.Line, "sign directory %q is not at /.well-known/http-message-signatures-directory, where verifiers look for it", s)
+	}
+	return s
 }
 
 func (f *file) exclusions(e entry) []policy.Exclusion {

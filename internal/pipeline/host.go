@@ -236,6 +236,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		r.o.Index.Add(src.ID, store.Entry{
 			SHA256: resp.SHA256, Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
+			Status: code, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
 		})
 		r.finish(src, state.Fresh, prior, func(s *state.Source) {
 			checked(s)

@@ -18,6 +18,9 @@ const (
 	DefaultRobotsTTL     = 24 * time.Hour
 	DefaultTimeout       = 60 * time.Second
 	DefaultMaxBody       = 50 << 20
+	// DefaultIssueAfter is how long a source stays failing before
+	// publishing opens an issue about it.
+	DefaultIssueAfter = 3 * 24 * time.Hour
 )
 
 // Floors that hold for every public host whatever the configuration says.
@@ -58,6 +61,13 @@ type Policy struct {
 	MaxBody              int64
 	Exclude              []Exclusion
 	AllowPrivateNetworks bool
+	// SignDirectory is the URL of the bot's public key directory, named in
+	// the Signature-Agent header of signed requests; empty: requests that
+	// are signed carry no Signature-Agent.
+	SignDirectory string
+	// IssueAfter is how long a source must have been failing before
+	// publishing opens a GitHub issue for it.
+	IssueAfter time.Duration
 }
 
 // Default returns the built-in policy.
@@ -72,6 +82,7 @@ func Default() Policy {
 		RobotsTTL:     DefaultRobotsTTL,
 		Timeout:       DefaultTimeout,
 		MaxBody:       DefaultMaxBody,
+		IssueAfter:    DefaultIssueAfter,
 	}
 }
 

@@ -7,8 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
+	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
@@ -21,6 +24,41 @@ type Entry struct {
 	ContentType string `json:"content_type,omitempty"`
 	FinalURL    string `json:"final_url"`
 	FirstSeen   string `json:"first_seen"` // UTC date, YYYY-MM-DD
+
+	// What an archive needs to replay the response that first served these
+	// bytes (a WARC response record). Kept for entries added from the
+	// introduction of these fields on; older entries have them empty.
+	Status  int               `json:"status,omitempty"`  // HTTP status code
+	Fetched string            `json:"fetched,omitempty"` // RFC 3339 UTC time of the response
+	Header  map[string]string `json:"header,omitempty"`  // the ReplayHeaders that were present
+}
+
+// ReplayHeaders are the response headers kept in the index: those that
+// describe the representation and its validity, which a replay of the
+// archived response needs. Hop-by-hop and per-connection headers
+// (Connection, Transfer-Encoding, Keep-Alive), cookies and server software
+// banners are not kept.
+var ReplayHeaders = []string{
+	"Cache-Control", "Content-Disposition", "Content-Encoding", "Content-Language",
+	"Content-Length", "Content-Location", "Content-Type", "Date", "ETag", "Expires",
+	"Last-Modified", "Link",
+}
+
+// KeepHeaders returns the ReplayHeaders present in h, with the values of a
+// repeated header joined by ", " (nil when there are none).
+func KeepHeaders(h http.Header) map[string]string {
+	var kept map[string]string
+	for _, name := range ReplayHeaders {
+		vals := h.Values(name)
+		if len(vals) == 0 {
+			continue
+		}
+		if kept == nil {
+			kept = map[string]string{}
+		}
+		kept[name] = strings.Join(vals, ", ")
+	}
+	return kept
 }
 
 // Index maps source ids to the hashes they have served, oldest first.
@@ -96,6 +134,7 @@ func (ix *Index) Add(id string, e Entry) bool {
 			return false
 		}
 	}
+	e.Header = maps.Clone(e.Header)
 	ix.sources[id] = append(ix.sources[id], e)
 	return true
 }

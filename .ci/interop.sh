@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Interoperability checks against independent implementations from the npm
+# registry (called by .ci/run; needs node, npm and the npm registry):
+#   - http-message-sig (RFC 9421) and Cloudflare's web-bot-auth verify
+#     requests that our fetcher signed and sent to a loopback server;
+#   - warcio (Webrecorder's JavaScript WARC reader) reads back a WARC file
+#     written by `taxkernelbot warc`, every payload digest equal to our SHA-256.
+# The packages go into a temporary folder, never into the repository. The
+# versions are pinned so that a new release cannot change the verdict
+# unnoticed; raise them deliberately.
+#
+#   .ci/interop.sh
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+
+npm_dir="$(mktemp -d)"
+trap 'rm -rf "$npm_dir"' EXIT
+
+echo "== npm install (into $npm_dir)"
+npm install --prefix "$npm_dir" --no-audit --no-fund --silent \
+  http-message-sig@0.3.0 web-bot-auth@0.1.3 warcio@2.4.11
+npm ls --prefix "$npm_dir" --depth=0
+
+echo "== interoperability tests"
+TAXKERNELBOT_NPM_DIR="$npm_dir" go test -count=1 -v -run 'Interop' ./internal/fetch/ ./internal/warc/
+
+echo "== interop ok"

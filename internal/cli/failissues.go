@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+)
+
+// failureAdvice is what a person should do about a source in each status
+// that calls for one; a status not listed opens no issue (fresh, pending,
+// and the deliberate gaps: blocked-robots, excluded).
+var failureAdvice = map[string]string{
+	"failing": "The server answered with an error, or not at all. Open the URL in a browser: if it works, the failure may be ours or passing " +
+		"(the bot retries with backoff); if the document has moved, update the manifest to its new URL; if the site is down for everyone, wait.",
+	"unreachable": "The host could not be reached (its name does not resolve, the connection is refused or reset, or TLS fails). " +
+		"Check that the host name in the manifest is still the authority's; if it changed, update the manifest.",
+	"robots-unavailable": "The site's robots.txt answers with an error, so the bot reads nothing from this host until it answers again. " +
+		"If it lasts, tell the site operator: their robots.txt is broken for every crawler.",
+	"too-large": "The document is larger than max_body in manifests/policy.yaml. If the size is expected, raise max_body; otherwise check the URL.",
+	"paused": "The host refused us with 403 repeatedly. Check whether the site blocks bots or wants us to stop; " +
+		"if it does, add an exclude entry to manifests/policy.yaml, otherwise ask the operator.",
+	"gone":  "The server says the document is gone (404 or 410). Find where it moved and update the manifest, or remove the entry.",
+	"moved": "The document redirects to another host that no manifest lists. Check the new address and list it in the manifest.",
+}
+
+// FailingSources is what publishing hands to github.SyncFailureIssues: the
+// report's sources in a status that calls for a person, with the advice for
+// it and the last checks ledger lines of each (at most checks, newest
+// days first). ledgerDir is <state>/ledgers.
+func FailingSources(rep *report.Report, ledgerDir string, checks int) ([]github.FailingSource, error) {
+	var out []github.FailingSource
+	want := map[string]int{}
+	for _, e := range rep.Sources {
+		advice, ok := failureAdvice[string(e.Status)]
+		if !ok {
+			continue
+		}
+		since, err := time.Parse(time.DateOnly, e.Since)
+		if err != nil {
+			return nil, fmt.Errorf("report entry %s: since %q is not a date: %w", e.ID, e.Since, err)
+		}
+		want[e.ID] = len(out)
+		out = append(out, github.FailingSource{
+			ID: e.ID, Jurisdiction: e.Jurisdiction, Title: e.Title, URL: e.URL,
+			Status: string(e.Status), Detail: e.Detail, Since: since, Advice: advice,
+		})
+	}
+	if len(out) == 0 || checks <= 0 {
+		return out, nil
+	}
+	days, err := ledger.Days(ledgerDir)
+	if err != nil {
+		return nil, err
+	}
+	// Newest days first, until every source has its lines or the ledgers end.
+	lines := make([][]ledger.Line, len(out))
+	for i := len(days) - 1; i >= 0; i-- {
+		day, err := ledger.ReadDay(ledgerDir, days[i])
+		if err != nil {
+			return nil, err
+		}
+		for j := len(day) - 1; j >= 0; j-- {
+			l := day[j]
+			k, ok := want[l.Source]
+			if ok && l.Event == ledger.Result && len(lines[k]) < checks {
+				lines[k] = append(lines[k], l)
+			}
+		}
+		full := true
+		for _, ls := range lines {
+			full = full && len(ls) == checks
+		}
+		if full {
+			break
+		}
+	}
+	for k, ls := range lines {
+		slices.SortFunc(ls, func(a, b ledger.Line) int { return a.Time.Compare(b.Time) })
+		for _, l := range ls {
+			out[k].Checks = append(out[k].Checks, checkLine(l))
+		}
+	}
+	return out, nil
+}
+
+func checkLine(l ledger.Line) string {
+	s := fmt.Sprintf("%s GET %s → ", l.Time.UTC().Format(time.RFC3339), l.URL)
+	if l.Status != 0 {
+		s += fmt.Sprint(l.Status)
+	} else {
+		s += "no answer"
+	}
+	if l.Error != "" {
+		s += " (" + l.Error + ")"
+	}
+	return s
+}

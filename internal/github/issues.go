@@ -1,0 +1,278 @@
+package github
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	gh "github.com/google/go-github/v60/github"
+)
+
+// FailureLabel is the label of every failure issue; issues are found again
+// by it and by the marker in their body.
+const FailureLabel = "taxkernelbot:failing"
+
+// FailingSource is a source whose last check failed, as the coverage report
+// and the ledgers describe it.
+type FailingSource struct {
+	ID           string
+	Jurisdiction string
+	Title        string
+	URL          string
+	Status       string    // the report's status: failing, unreachable, robots-unavailable, too-large, …
+	Detail       string    // the report's detail: what went wrong
+	Since        time.Time // when the source entered this status (the report's since)
+	Advice       string    // what to do, as the report says it
+	Checks       []string  // the ledger lines of its last checks, oldest first, as text
+}
+
+// fingerprint identifies the failure: an issue is commented on when it
+// changes, and only then. Times and ledger lines are left out, so a quiet
+// day with the same failure changes nothing.
+func (f FailingSource) fingerprint() string {
+	sum := sha256.Sum256([]byte(f.Status + "\x00" + f.Detail + "\x00" + f.URL))
+	return hex.EncodeToString(sum[:8])
+}
+
+// IssueOptions tune SyncFailureIssues.
+type IssueOptions struct {
+	// After is how long a source must have been failing before an issue
+	// is opened (policy issue_after; 3 days by default).
+	After time.Duration
+	Now   time.Time
+	// Label defaults to FailureLabel.
+	Label string
+}
+
+// IssueSync reports what SyncFailureIssues did, by issue number.
+type IssueSync struct {
+	Opened, Commented, Closed []int
+}
+
+// marker is the hidden line that ties an issue to its source.
+var marker = regexp.MustCompile(`<!-- taxkernelbot:failure source="([a-z0-9-]+)" fingerprint="([0-9a-f]*)" -->`)
+
+func markerLine(f FailingSource) string {
+	return fmt.Sprintf(`<!-- taxkernelbot:failure source="%s" fingerprint="%s" -->`, f.ID, f.fingerprint())
+}
+
+type openIssue struct {
+	number      int
+	fingerprint string
+}
+
+// SyncFailureIssues keeps one open issue per source that has been failing
+// for at least opts.After, and none for the others:
+//   - a source failing that long with no open issue gets one (labelled, with
+//     the detail, since when, its last checks and what to do);
+//   - an open issue whose failure changed (status, detail or URL) gets a
+//     comment and its body brought up to date;
+//   - an open issue whose source is no longer failing is closed with a
+//     comment;
+//   - a second open issue for one source (two runs racing) is closed as a
+//     duplicate of the oldest.
+//
+// It lists the open issues with the label first (the only call when nothing
+// changed) and stops at the first error, saying which call failed; what
+// was done until then is in the result, and the next run finishes the job.
+func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource, opts IssueOptions) (IssueSync, error) {
+	var done IssueSync
+	if opts.Label == "" {
+		opts.Label = FailureLabel
+	}
+	if opts.Now.IsZero() {
+		return done, errors.New("github: SyncFailureIssues needs the time of the report (IssueOptions.Now)")
+	}
+	open, dups, err := c.openFailureIssues(ctx, opts.Label)
+	if err != nil {
+		return done, err
+	}
+	for _, d := range dups {
+		body := fmt.Sprintf("Duplicate of #%d, which TaxKernelBot keeps up to date for this source.", d.keep)
+		if err := c.closeIssue(ctx, d.number, body, "not_planned"); err != nil {
+			return done, err
+		}
+		done.Closed = append(done.Closed, d.number)
+	}
+	byID := map[string]FailingSource{}
+	for _, f := range failing {
+		byID[f.ID] = f
+	}
+	ids := make([]string, 0, len(byID))
+	for id := range byID {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		f := byID[id]
+		is, exists := open[id]
+		switch {
+		case exists && is.fingerprint == f.fingerprint():
+			// The same failure as last time: nothing to say.
+		case exists:
+			if _, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, is.number, &gh.IssueComment{Body: gh.String(changedComment(f, opts.Now))}); err != nil {
+				return done, fmt.Errorf("github: comment on failure issue #%d of %s in %s/%s: %w", is.number, id, c.owner, c.repo, c.explainIssues(err))
+			}
+			done.Commented = append(done.Commented, is.number)
+			if _, _, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, is.number, &gh.IssueRequest{Title: gh.String(issueTitle(f)), Body: gh.String(issueBody(f, opts.Now))}); err != nil {
+				return done, fmt.Errorf("github: update failure issue #%d of %s in %s/%s: %w", is.number, id, c.owner, c.repo, c.explainIssues(err))
+			}
+		case !f.Since.IsZero() && opts.Now.Sub(f.Since) >= opts.After:
+			labels := []string{opts.Label}
+			is, _, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &gh.IssueRequest{
+				Title:  gh.String(issueTitle(f)),
+				Body:   gh.String(issueBody(f, opts.Now)),
+				Labels: &labels,
+			})
+			if err != nil {
+				return done, fmt.Errorf("github: open failure issue for %s in %s/%s: %w", id, c.owner, c.repo, c.explainIssues(err))
+			}
+			done.Opened = append(done.Opened, is.GetNumber())
+		}
+	}
+	openIDs := make([]string, 0, len(open))
+	for id := range open {
+		openIDs = append(openIDs, id)
+	}
+	slices.Sort(openIDs)
+	for _, id := range openIDs {
+		if _, still := byID[id]; still {
+			continue
+		}
+		body := fmt.Sprintf("**%s** is no longer failing as of %s: its last check succeeded, or it left the manifests. Closing; TaxKernelBot opens a new issue if it fails for long again.", id, opts.Now.UTC().Format(time.DateOnly))
+		if err := c.closeIssue(ctx, open[id].number, body, "completed"); err != nil {
+			return done, err
+		}
+		done.Closed = append(done.Closed, open[id].number)
+	}
+	return done, nil
+}
+
+type duplicate struct{ number, keep int }
+
+// openFailureIssues lists the open issues carrying label, by source id (the
+// oldest per source), and the newer duplicates.
+func (c *Client) openFailureIssues(ctx context.Context, label string) (map[string]openIssue, []duplicate, error) {
+	open := map[string]openIssue{}
+	var all []struct {
+		id string
+		openIssue
+	}
+	opts := &gh.IssueListByRepoOptions{State: "open", Labels: []string{label}, ListOptions: gh.ListOptions{PerPage: 100}}
+	for {
+		list, resp, err := c.gh.Issues.ListByRepo(ctx, c.owner, c.repo, opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("github: list open issues labelled %s in %s/%s: %w", label, c.owner, c.repo, c.explainIssues(err))
+		}
+		for _, is := range list {
+			if is.IsPullRequest() {
+				continue
+			}
+			m := marker.FindStringSubmatch(is.GetBody())
+			if m == nil {
+				continue // labelled by hand, not one of ours
+			}
+			all = append(all, struct {
+				id string
+				openIssue
+			}{m[1], openIssue{is.GetNumber(), m[2]}})
+		}
+		if resp == nil || resp.NextPage == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	slices.SortFunc(all, func(a, b struct {
+		id string
+		openIssue
+	}) int {
+		return a.number - b.number
+	})
+	var dups []duplicate
+	for _, is := range all {
+		if kept, ok := open[is.id]; ok {
+			dups = append(dups, duplicate{is.number, kept.number})
+			continue
+		}
+		open[is.id] = is.openIssue
+	}
+	return open, dups, nil
+}
+
+func (c *Client) closeIssue(ctx context.Context, number int, comment, reason string) error {
+	if _, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, number, &gh.IssueComment{Body: gh.String(comment)}); err != nil {
+		return fmt.Errorf("github: comment before closing issue #%d in %s/%s: %w", number, c.owner, c.repo, c.explainIssues(err))
+	}
+	if _, _, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, number, &gh.IssueRequest{State: gh.String("closed"), StateReason: gh.String(reason)}); err != nil {
+		return fmt.Errorf("github: close issue #%d in %s/%s: %w", number, c.owner, c.repo, c.explainIssues(err))
+	}
+	return nil
+}
+
+// explainIssues is explain with the permission the issue calls need.
+func (c *Client) explainIssues(err error) error {
+	if hasStatus(err, 403) {
+		return fmt.Errorf("%w (the token may not write issues: give the workflow `permissions: issues: write`)", err)
+	}
+	return c.explain(err, "check the label name and the issue body")
+}
+
+func issueTitle(f FailingSource) string {
+	return fmt.Sprintf("TaxKernelBot: %s is %s since %s", f.ID, f.Status, f.Since.UTC().Format(time.DateOnly))
+}
+
+// issueBody is the whole body: the marker, what fails, since when, the last
+// checks and what to do.
+func issueBody(f FailingSource, now time.Time) string {
+	var b strings.Builder
+	b.WriteString(markerLine(f) + "\n")
+	name := f.ID
+	if f.Title != "" {
+		name += " (" + f.Title + ")"
+	}
+	days := int(now.Sub(f.Since) / (24 * time.Hour))
+	fmt.Fprintf(&b, "**%s** in `%s` has been **%s** since %s (%d day(s) as of %s).\n\n",
+		name, f.Jurisdiction, f.Status, f.Since.UTC().Format(time.DateOnly), days, now.UTC().Format(time.DateOnly))
+	fmt.Fprintf(&b, "- URL: %s\n", f.URL)
+	if f.Detail != "" {
+		fmt.Fprintf(&b, "- Detail: %s\n", oneLine(f.Detail))
+	}
+	b.WriteString(checksSection(f))
+	if f.Advice != "" {
+		fmt.Fprintf(&b, "\n### What to do\n\n%s\n", f.Advice)
+	}
+	b.WriteString("\n---\nOpened by TaxKernelBot's publishing step. It comments here when the failure changes and closes this issue when the source recovers; no need to close it by hand.\n")
+	return b.String()
+}
+
+func changedComment(f FailingSource, now time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The failure changed on %s: **%s**", now.UTC().Format(time.DateOnly), f.Status)
+	if f.Detail != "" {
+		fmt.Fprintf(&b, ": %s", oneLine(f.Detail))
+	}
+	b.WriteString("\n")
+	b.WriteString(checksSection(f))
+	return b.String()
+}
+
+func checksSection(f FailingSource) string {
+	if len(f.Checks) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n### Last checks (ledger)\n\n~~~\n")
+	for _, l := range f.Checks {
+		b.WriteString(strings.ReplaceAll(oneLine(l), "~~~", "~ ~ ~") + "\n")
+	}
+	b.WriteString("~~~\n")
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

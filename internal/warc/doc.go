@@ -1,0 +1,12 @@
+// Package warc exports what TaxKernelBot fetched as a WARC file (ISO 28500,
+// WARC 1.1), the format web archives and courts replay: a warcinfo record,
+// then for each version a source served a request and a response record
+// (the exact bytes from the store, with the status line and the response
+// headers the index kept), and a revisit record for each later check that
+// found the same bytes (a 304, or a 200 with an unchanged hash). Each record
+// is its own gzip member, and every payload carries its SHA-256 as
+// WARC-Payload-Digest, the same hash that names the blob in the store.
+//
+// Plan reads the store's index and the ledgers to decide what to write;
+// Writer writes records. Neither sends a request.
+package warc

@@ -1,0 +1,73 @@
+package warc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestInteropWarcio has warcio, Webrecorder's independent JavaScript WARC
+// implementation from the npm registry, read the fixture's export: every
+// record is read, and every response payload it extracts hashes to the
+// WARC-Payload-Digest we wrote, which is the store's SHA-256 of those bytes.
+// It runs when TAXKERNELBOT_NPM_DIR names a folder with node_modules/warcio
+// (.ci/interop.sh sets it up) and skips otherwise.
+func TestInteropWarcio(t *testing.T) {
+	npm := os.Getenv("TAXKERNELBOT_NPM_DIR")
+	if npm == "" {
+		t.Skip("set TAXKERNELBOT_NPM_DIR to a folder with node_modules/warcio (.ci/interop.sh does)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("TAXKERNELBOT_NPM_DIR is set but node is not on PATH: %v", err)
+	}
+	f := newFixture(t)
+	file := filepath.Join(t.TempDir(), "small.warc.gz")
+	if err := os.WriteFile(file, write(t, f.in), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script, err := filepath.Abs("../../scripts/interop/read-warc.cjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.CommandContext(t.Context(), node, script, npm, file).CombinedOutput()
+	if err != nil {
+		t.Fatalf("node %s: %v\n%s", script, err, out)
+	}
+	held := map[string]bool{}
+	for _, sum := range f.sums {
+		held[sum] = true
+	}
+	counts := map[string]int{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		t.Log(sc.Text())
+		var r struct {
+			Type, URI, Digest string
+			Status            int
+			PayloadSHA256     string `json:"payload_sha256"`
+			PayloadLength     int    `json:"payload_length"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("warcio output %q: %v", sc.Text(), err)
+		}
+		counts[r.Type]++
+		switch r.Type {
+		case "response":
+			if r.Digest != "sha256:"+r.PayloadSHA256 || !held[r.PayloadSHA256] || r.PayloadLength == 0 {
+				t.Errorf("%s: WARC-Payload-Digest %s, warcio's payload hashes to %s (%d bytes); want a hash the store holds", r.URI, r.Digest, r.PayloadSHA256, r.PayloadLength)
+			}
+		case "revisit":
+			if len(r.Digest) != len("sha256:")+64 || !held[r.Digest[len("sha256:"):]] {
+				t.Errorf("%s: revisit digest %s is not a held payload", r.URI, r.Digest)
+			}
+		}
+	}
+	if counts["warcinfo"] != 1 || counts["request"] != 3 || counts["response"] != 3 || counts["revisit"] != 3 {
+		t.Errorf("warcio read %v; want 1 warcinfo, 3 request, 3 response, 3 revisit", counts)
+	}
+}

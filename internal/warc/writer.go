@@ -1,0 +1,231 @@
+package warc
+
+import (
+	"compress/gzip"
+	"crypto/sha256"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nlnwa/gowarc/v3"
+)
+
+// Capture is one version of a source as fetched: the request and the
+// response that first served its bytes.
+type Capture struct {
+	Source  string
+	URL     string // the URL that answered (the final URL after redirects)
+	Time    time.Time
+	Status  int
+	Header  map[string]string // response headers kept in the index
+	SHA256  string            // hex; the payload digest
+	Size    int64
+	Payload func() (io.ReadCloser, error) // the exact bytes, from the store
+}
+
+// Revisit is a later check of a source that found bytes already captured.
+type Revisit struct {
+	Source     string
+	URL        string
+	Time       time.Time
+	Status     int     // 304, or 200 for an identical payload
+	RefersTo   Capture // the capture whose payload it confirms
+	NotChanged bool    // true: 304 Not Modified; false: 200 with the same hash
+}
+
+// Identity is what the request records say the bot sent.
+type Identity struct {
+	UserAgent, From string
+}
+
+// Writer writes WARC records, each as its own gzip member, to w.
+type Writer struct {
+	w        io.Writer
+	id       Identity
+	infoID   string
+	captured map[string]string // capture key → response record id
+	m        gowarc.Marshaler
+}
+
+// NewWriter returns a Writer whose request records carry id's headers.
+func NewWriter(w io.Writer, id Identity) *Writer {
+	return &Writer{w: w, id: id, captured: map[string]string{}, m: gowarc.NewMarshaler()}
+}
+
+var recordOptions = []gowarc.WarcRecordOption{
+	gowarc.WithDefaultDigestAlgorithm("sha256"),
+	gowarc.WithDefaultDigestEncoding(gowarc.Base16),
+	gowarc.WithAddMissingDigest(true),
+	gowarc.WithAddMissingContentLength(true),
+	gowarc.WithStrictValidation(),
+}
+
+// recordID is a name-based UUID (version 8, from SHA-256) so that the same
+// store always yields the same file.
+func recordID(parts ...string) string {
+	sum := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
+	b := sum[:16]
+	b[6] = b[6]&0x0f | 0x80
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("<urn:uuid:%x-%x-%x-%x-%x>", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Info writes the warcinfo record; fields are written in the order given.
+func (w *Writer) Info(filename string, at time.Time, fields [][2]string) error {
+	var body strings.Builder
+	for _, f := range fields {
+		fmt.Fprintf(&body, "%s: %s\r\n", f[0], f[1])
+	}
+	w.infoID = recordID("warcinfo", filename, at.UTC().Format(time.RFC3339), body.String())
+	b := gowarc.NewRecordBuilder(gowarc.Warcinfo, recordOptions...)
+	b.AddWarcHeader(gowarc.WarcRecordID, w.infoID)
+	b.AddWarcHeaderTime(gowarc.WarcDate, at)
+	b.AddWarcHeader(gowarc.WarcFilename, filename)
+	b.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
+	if _, err := b.WriteString(body.String()); err != nil {
+		return fmt.Errorf("warc: warcinfo: %w", err)
+	}
+	return w.put(b, "warcinfo")
+}
+
+func captureKey(c Capture) string { return c.Source + "\x00" + c.SHA256 }
+
+// Capture writes the request and response records of c.
+func (w *Writer) Capture(c Capture) error {
+	u, err := url.Parse(c.URL)
+	if err != nil || u.Host == "" {
+		return fmt.Errorf("warc: %s: capture URL %q is not absolute", c.Source, c.URL)
+	}
+	at := c.Time.UTC().Format(time.RFC3339)
+	respID := recordID("response", c.Source, c.SHA256, c.URL, at)
+	reqID := recordID("request", c.Source, c.SHA256, c.URL, at)
+
+	req := gowarc.NewRecordBuilder(gowarc.Request, recordOptions...)
+	w.common(req, reqID, c.URL, c.Time)
+	req.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=request")
+	req.AddWarcHeader(gowarc.WarcConcurrentTo, respID)
+	if _, err := req.WriteString(w.requestHead(u)); err != nil {
+		return fmt.Errorf("warc: %s: request: %w", c.Source, err)
+	}
+	if err := w.put(req, c.Source+" request"); err != nil {
+		return err
+	}
+
+	resp := gowarc.NewRecordBuilder(gowarc.Response, recordOptions...)
+	w.common(resp, respID, c.URL, c.Time)
+	resp.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
+	resp.AddWarcHeader(gowarc.WarcPayloadDigest, "sha256:"+c.SHA256)
+	if _, err := resp.WriteString(responseHead(c.Status, c.Header)); err != nil {
+		return fmt.Errorf("warc: %s: response: %w", c.Source, err)
+	}
+	body, err := c.Payload()
+	if err != nil {
+		return fmt.Errorf("warc: %s: payload %s: %w", c.Source, c.SHA256, err)
+	}
+	n, err := resp.ReadFrom(body)
+	body.Close()
+	if err != nil {
+		return fmt.Errorf("warc: %s: payload %s: %w", c.Source, c.SHA256, err)
+	}
+	if n != c.Size {
+		return fmt.Errorf("warc: %s: payload %s is %d bytes, the index says %d; run `taxkernelbot verify`", c.Source, c.SHA256, n, c.Size)
+	}
+	if err := w.put(resp, c.Source+" response"); err != nil {
+		return err
+	}
+	w.captured[captureKey(c)] = respID
+	return nil
+}
+
+// Revisit writes a revisit record for r. When its capture is in this file
+// (written earlier) the record names it in WARC-Refers-To; otherwise the
+// target URI and date of the capture identify it.
+func (w *Writer) Revisit(r Revisit) error {
+	refID, inFile := w.captured[captureKey(r.RefersTo)]
+	at := r.Time.UTC().Format(time.RFC3339)
+	b := gowarc.NewRecordBuilder(gowarc.Revisit, recordOptions...)
+	w.common(b, recordID("revisit", r.Source, r.URL, at), r.URL, r.Time)
+	b.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
+	profile, head := gowarc.ProfileIdenticalPayloadDigestV1_1, responseHead(r.Status, r.RefersTo.Header)
+	if r.NotChanged {
+		profile, head = gowarc.ProfileServerNotModifiedV1_1, responseHead(http.StatusNotModified, nil)
+	}
+	b.AddWarcHeader(gowarc.WarcProfile, profile)
+	if inFile {
+		b.AddWarcHeader(gowarc.WarcRefersTo, refID)
+	}
+	b.AddWarcHeader(gowarc.WarcRefersToTargetURI, r.RefersTo.URL)
+	b.AddWarcHeaderTime(gowarc.WarcRefersToDate, r.RefersTo.Time)
+	b.AddWarcHeader(gowarc.WarcPayloadDigest, "sha256:"+r.RefersTo.SHA256)
+	if _, err := b.WriteString(head); err != nil {
+		return fmt.Errorf("warc: %s: revisit: %w", r.Source, err)
+	}
+	return w.put(b, r.Source+" revisit")
+}
+
+func (w *Writer) common(b gowarc.WarcRecordBuilder, id, target string, at time.Time) {
+	b.AddWarcHeader(gowarc.WarcRecordID, id)
+	b.AddWarcHeaderTime(gowarc.WarcDate, at)
+	b.AddWarcHeader(gowarc.WarcTargetURI, target)
+	if w.infoID != "" {
+		b.AddWarcHeader(gowarc.WarcWarcinfoID, w.infoID)
+	}
+}
+
+// requestHead is the GET the bot sends: its identity and nothing else.
+func (w *Writer) requestHead(u *url.URL) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "GET %s HTTP/1.1\r\nHost: %s\r\n", u.RequestURI(), u.Host)
+	if w.id.UserAgent != "" {
+		fmt.Fprintf(&b, "User-Agent: %s\r\n", w.id.UserAgent)
+	}
+	if w.id.From != "" {
+		fmt.Fprintf(&b, "From: %s\r\n", w.id.From)
+	}
+	b.WriteString("\r\n")
+	return b.String()
+}
+
+// responseHead is the status line and the kept headers, sorted by name.
+func responseHead(status int, header map[string]string) string {
+	if status == 0 {
+		status = http.StatusOK // entries from before the index kept it: only 200s were stored
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
+	names := make([]string, 0, len(header))
+	for n := range header {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "%s: %s\r\n", n, header[n])
+	}
+	b.WriteString("\r\n")
+	return b.String()
+}
+
+// put builds the record and writes it as one gzip member.
+func (w *Writer) put(b gowarc.WarcRecordBuilder, what string) error {
+	defer b.Close()
+	rec, validation, err := b.Build()
+	if err != nil {
+		return fmt.Errorf("warc: %s: %w", what, err)
+	}
+	if len(validation) > 0 {
+		return fmt.Errorf("warc: %s: %v", what, validation)
+	}
+	defer rec.Close()
+	gz := gzip.NewWriter(w.w)
+	if _, _, err := w.m.Marshal(gz, rec, 0); err != nil {
+		return fmt.Errorf("warc: write %s: %w", what, err)
+	}
+	if err := gz.Close(); err != nil {
+		return fmt.Errorf("warc: write %s: %w", what, err)
+	}
+	return nil
+}
