@@ -72,6 +72,8 @@ func init() {
 		"demo":     {"run the whole pipeline against embedded local servers (no network)", cmdDemo},
 		"ci":       {"in GitHub Actions: pull the cache branch, lease, run, push, and open the pull request", cmdCI},
 		"publish":  {"push the state to the cache branch and open or update the bot's pull request", cmdPublish},
+		"ledger":   {"print every request made to a host, from the ledgers in the state", cmdLedger},
+		"policy":   {"render reports/POLICY.md, the rules the code enforces, from the manifests", cmdPolicy},
 	}
 }
 
@@ -129,12 +131,29 @@ func newFlags(name, args string, io IO) *flag.FlagSet {
 }
 
 // parse parses flags, mapping flag errors to exit 2 and --help to success.
+// Flags may come after arguments (`cite ID --state DIR`): parsing goes on
+// past each argument until a "--", after which everything is an argument.
+// fs.Args() then holds the arguments, in order.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return withCode(ExitUsage, err)
 		}
-		return withCode(ExitUsage, err)
+		rest := fs.Args()
+		// flag stops at the first argument, or just after a "--".
+		consumed := len(args) - len(rest)
+		if len(rest) == 0 || (consumed > 0 && args[consumed-1] == "--") {
+			positional = append(positional, rest...)
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
-	return nil
+	// Parse again with nothing but "--" and the arguments, so that
+	// fs.Args() returns them all.
+	return fs.Parse(append([]string{"--"}, positional...))
 }

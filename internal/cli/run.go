@@ -124,6 +124,9 @@ func runRun(ctx context.Context, opts runOptions) error {
 	if _, err := rep.Write(opts.Reports); err != nil {
 		return cannotRun("%v", err)
 	}
+	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, opts.Clock.Now()); err != nil {
+		return cannotRun("%v", err)
+	}
 	fmt.Fprintf(opts.IO.Err, "run: %d request(s), %d source(s) checked, %d failing, %d deferred\n",
 		res.Dispatches, res.Checked, res.Failed, res.Deferred)
 	switch {
