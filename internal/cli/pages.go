@@ -32,7 +32,8 @@ type pageInputs struct {
 	now   time.Time
 }
 
-// publicPages renders the pages operators read: the rules and the hosts.
+// publicPages renders the pages operators read: the rules, the hosts and
+// the public page.
 func publicPages(in pageInputs) ([]public.File, error) {
 	rules := public.RulesOf(in.set)
 	weeks := public.CompleteWeeks(in.now, weeksShown)
@@ -49,9 +50,14 @@ func publicPages(in pageInputs) ([]public.File, error) {
 		}
 	}
 	hosts := public.Hosts{Robots: robotsStates(in.set, in.st), Weeks: weeks}
+	index, err := rules.IndexHTML(in.rep)
+	if err != nil {
+		return nil, fmt.Errorf("render index.html: %w", err)
+	}
 	return []public.File{
 		{Name: "POLICY.md", Data: rules.PolicyMarkdown()},
 		{Name: "hosts.md", Data: rules.HostsMarkdown(hosts)},
+		{Name: "index.html", Data: index},
 	}, nil
 }
 
