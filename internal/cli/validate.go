@@ -35,6 +35,9 @@ func runValidate(_ context.Context, opts validateOptions) error {
 		return err
 	}
 	printDiagnostics(robotsWarnings(set, opts.State), opts.IO)
+	if err := writeStepSummary(set, opts.IO); err != nil {
+		return cannotRun("%v", err)
+	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d manifest(s), %d source(s), %d host(s): valid\n",
 		opts.Manifests, len(set.Manifests), len(set.Sources), len(set.Hosts))
 	return nil

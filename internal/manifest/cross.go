@@ -39,10 +39,10 @@ func (x crossCheck) sources(ms []parsed) {
 			if s.URL == "" {
 				continue
 			}
-			if first, dup := urls[s.URL]; dup {
+			if first, dup := urls[sameURL(s.URL)]; dup {
 				x.errorf(s.File, s.urlLine, "url %s is already listed as %q at %s; list each document once", s.URL, first.ID, at(first.File, first.urlLine))
 			} else {
-				urls[s.URL] = s
+				urls[sameURL(s.URL)] = s
 			}
 			switch private := policy.IsPrivateHost(s.Host); {
 			case private && !x.pol.AllowPrivateNetworks:

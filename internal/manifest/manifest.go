@@ -114,6 +114,10 @@ func Load(dir string) (*Set, Diagnostics) {
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() {
+			if !strings.HasPrefix(name, ".") {
+				diags = append(diags, Diagnostic{File: filepath.Join(dir, name), Severity: Error,
+					Message: fmt.Sprintf("manifests are read from this directory only, not from subfolders; move the files of %s up into %s, one <jurisdiction>.yaml each", name, dir)})
+			}
 			continue
 		}
 		path := filepath.Join(dir, name)
@@ -130,10 +134,20 @@ func Load(dir string) (*Set, Diagnostics) {
 			diags = append(diags, Diagnostic{File: path, Severity: Error, Message: fmt.Sprintf("cannot read: %v", err)})
 			continue
 		}
+		if len(data) > MaxFileSize {
+			diags = append(diags, Diagnostic{File: path, Severity: Error,
+				Message: fmt.Sprintf("the manifest is %.1f MiB (%d bytes), over the %d MiB limit; a manifest lists sources by hand: remove what was pasted or generated into it", float64(len(data))/(1<<20), len(data), MaxFileSize>>20)})
+			continue
+		}
 		inputs = append(inputs, input{path: path, data: data})
 	}
 	set, more := check(dir, inputs)
 	diags = append(diags, more...)
+	contents := map[string][]byte{}
+	for _, in := range inputs {
+		contents[in.path] = in.data
+	}
+	fillColumns(diags, contents)
 	sortDiagnostics(diags)
 	if diags.HasErrors() {
 		return nil, diags
@@ -180,9 +194,11 @@ func check(dir string, inputs []input) (*Set, Diagnostics) {
 		}
 	}
 	x := crossCheck{pol: pol, diags: &diags}
+	x.loosening()
 	x.sources(ms)
 	x.unusedHosts(ms)
 	hosts := x.mergeHosts(ms)
+	x.weeklyBudget(ms, hosts)
 	if diags.HasErrors() {
 		return nil, diags
 	}
