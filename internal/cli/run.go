@@ -64,7 +64,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 	}
 	if opts.Only != "" {
 		if _, ok := set.Source(opts.Only); !ok && !hasJurisdiction(set.Manifests, opts.Only) {
-			return usageError("--only %q names no source id and no jurisdiction", opts.Only)
+			return usageError("--only %q names no source id and no jurisdiction%s", opts.Only, onlyHint(set, opts.Only))
 		}
 	}
 	st, err := state.Load(opts.State)

@@ -218,6 +218,10 @@ func (x crossCheck) weeklyBudget(ms []parsed, merged map[string]*mergedHost) {
 	}
 }
 
+// Suggest returns `did you mean "x"?` for the word of allowed closest to
+// got (case aside), or "" when none is close enough to be a typo.
+func Suggest(got string, allowed []string) string { return suggest(got, allowed) }
+
 // suggest returns `did you mean "x"?` for the allowed word closest to
 // got, when one is close enough to be a typo.
 func suggest(got string, allowed []string) string {
