@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/demo"
@@ -119,12 +120,22 @@ func explainDemoPolicy(w io.Writer, demoManifests, realManifests string) error {
 	d := demoSet.Policy
 	fmt.Fprintf(w, "This demo runs with a sped-up test policy against servers on loopback (127.0.0.1), which is the only place it is allowed (allow_private_networks: true). Against real hosts the bot follows the real policy (%s):\n\n", where)
 	fmt.Fprintf(w, "| rule | demo (loopback only) | real |\n| --- | --- | --- |\n")
-	span := func(x policy.Delay) string { return fmt.Sprintf("%s–%s", x.Min, x.Max) }
+	dur := func(x time.Duration) string { // "30m", not "30m0s"
+		s := x.String()
+		if strings.HasSuffix(s, "m0s") {
+			s = strings.TrimSuffix(s, "0s")
+		}
+		if strings.HasSuffix(s, "h0m") {
+			s = strings.TrimSuffix(s, "0m")
+		}
+		return s
+	}
+	span := func(x policy.Delay) string { return dur(x.Min) + "–" + dur(x.Max) }
 	fmt.Fprintf(w, "| delay between dispatches | %s | %s |\n", span(d.Delay), span(real.Delay))
 	fmt.Fprintf(w, "| daily cap per host | %d | %d |\n", d.DailyCap, real.DailyCap)
-	fmt.Fprintf(w, "| longest backoff | %s | %s |\n", d.BackoffMax, real.BackoffMax)
+	fmt.Fprintf(w, "| longest backoff | %s | %s |\n", dur(d.BackoffMax), dur(real.BackoffMax))
 	fmt.Fprintf(w, "| pause after 403s in a row | %d | %d |\n", d.PauseAfter403, real.PauseAfter403)
-	fmt.Fprintf(w, "| timeout | %s | %s |\n", d.Timeout, real.Timeout)
+	fmt.Fprintf(w, "| timeout | %s | %s |\n", dur(d.Timeout), dur(real.Timeout))
 	fmt.Fprintf(w, "| private networks | allowed | refused |\n\n")
 	fmt.Fprintf(w, "So a host's requests here are about %d times closer together than they would be on the internet.\n\n", max(int64(real.Delay.Min/max(d.Delay.Min, 1)), 1))
 	return nil

@@ -23,6 +23,8 @@ func TestDemoSaysItIsSpedUpAndCleansUp(t *testing.T) {
 		"loopback",
 		"| delay between dispatches | 20ms–40ms | 3s–5s |",
 		"| daily cap per host | 50 | 200 |",
+		"| longest backoff | 2s | 30m |",
+		"| timeout | 5s | 1m |",
 		"Removed the demo's temporary folder",
 	} {
 		if !strings.Contains(got, want) {
