@@ -35,7 +35,13 @@ func (p paths) lockPath() string  { return filepath.Join(p.State, "lock") }
 
 // loadManifests loads and prints the diagnostics; errors mean exit 2.
 func loadManifests(dir string, io IO) (*manifest.Set, error) {
-	set, diags := manifest.Load(dir)
+	return loadManifestsAgainst(dir, nil, io)
+}
+
+// loadManifestsAgainst is loadManifests for a pull request against base
+// (nil: none), so that duplicates are reported on the added lines.
+func loadManifestsAgainst(dir string, base *manifest.Base, io IO) (*manifest.Set, error) {
+	set, diags := manifest.LoadAgainst(dir, base)
 	printDiagnostics(diags, io)
 	if diags.HasErrors() {
 		n := 0

@@ -197,3 +197,29 @@ func TestDiagnosticColumn(t *testing.T) {
 		t.Errorf("Position() = %s", p)
 	}
 }
+
+func TestDuplicateIsReportedOnTheAddedLine(t *testing.T) {
+	// The base lists ie-a; the pull request adds aa-new with ie-a's URL
+	// in aa.yaml, which sorts before ie.yaml: without the base the error
+	// would land on ie.yaml, a line the pull request did not touch.
+	ie := "jurisdiction: ie\nname: IE\ntimezone: UTC\nsources:\n  - {id: ie-a, url: https://www.revenue.ie/a, kind: rates-page, title: A}\n"
+	aa := "jurisdiction: aa\nname: AA\ntimezone: UTC\nsources:\n  - {id: aa-new, url: https://www.revenue.ie/a/, kind: rates-page, title: A}\n"
+	base := ReadBase(map[string][]byte{"ie.yaml": []byte(ie)})
+	dir := t.TempDir()
+	writeFile(t, dir, "ie.yaml", ie)
+	writeFile(t, dir, "aa.yaml", aa)
+	_, diags := LoadAgainst(dir, &base)
+	got := diagStrings(diags)
+	if !strings.Contains(got, "aa.yaml:5: url https://www.revenue.ie/a/ is already listed as \"ie-a\" at "+filepath.Join(dir, "ie.yaml")+":5") {
+		t.Errorf("the duplicate is not reported on the added line (aa.yaml:5):\n%s", got)
+	}
+	if strings.Contains(got, "ie.yaml:5: url") {
+		t.Errorf("the duplicate is reported on the base's line:\n%s", got)
+	}
+	if !base.Added(Source{ID: "aa-new", URL: "https://www.revenue.ie/b"}) || base.Added(Source{ID: "ie-a", URL: "https://www.revenue.ie/a/"}) {
+		t.Error("Added: wrong answer for a new id or an unchanged one")
+	}
+	if !base.Added(Source{ID: "ie-a", URL: "https://www.revenue.ie/changed"}) {
+		t.Error("Added: a changed URL is not reported")
+	}
+}

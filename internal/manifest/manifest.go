@@ -105,6 +105,10 @@ func (s *Set) SourceByURL(u string) (Source, bool) {
 // touches the network. It returns a usable Set only when no diagnostic is an
 // error; warnings come with a Set.
 func Load(dir string) (*Set, Diagnostics) {
+	return load(dir, nil)
+}
+
+func load(dir string, base *Base) (*Set, Diagnostics) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, Diagnostics{{File: dir, Severity: Error, Message: fmt.Sprintf("cannot read the manifest directory: %v", err)}}
@@ -141,7 +145,7 @@ func Load(dir string) (*Set, Diagnostics) {
 		}
 		inputs = append(inputs, input{path: path, data: data})
 	}
-	set, more := check(dir, inputs)
+	set, more := check(dir, inputs, base)
 	diags = append(diags, more...)
 	contents := map[string][]byte{}
 	for _, in := range inputs {
@@ -164,7 +168,7 @@ type input struct {
 // check validates the files of one manifest directory. A file named
 // policy.yaml is the policy; every other one is a jurisdiction. It is
 // separate from Load so that the fuzz test needs no disk.
-func check(dir string, inputs []input) (*Set, Diagnostics) {
+func check(dir string, inputs []input, base *Base) (*Set, Diagnostics) {
 	var diags Diagnostics
 	pol := policyFile{Policy: policy.Default()}
 	var pending []input
@@ -193,7 +197,7 @@ func check(dir string, inputs []input) (*Set, Diagnostics) {
 			ms = append(ms, parseManifest(f, root, stem, pol.Policy))
 		}
 	}
-	x := crossCheck{pol: pol, diags: &diags}
+	x := crossCheck{pol: pol, diags: &diags, base: base}
 	x.loosening()
 	x.sources(ms)
 	x.unusedHosts(ms)
