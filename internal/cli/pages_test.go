@@ -11,6 +11,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
@@ -43,7 +44,7 @@ func TestRunWritesPolicyAndHostsPagesAndLedgerListsEveryRequest(t *testing.T) {
 	l, err := ledger.Open(w.ledgerDir())
 	must(t, err)
 	defer l.Close()
-	files, err := publicPages(pageInputs{set: set, st: st, rep: report.Build(set, st), count: l.CountDispatches, now: time.Now().AddDate(0, 0, 7)})
+	files, err := public.Pages(set, st, report.Build(set, st), l.CountDispatches, time.Now().AddDate(0, 0, 7))
 	must(t, err)
 	n := w.dispatches(a.host()) // robots.txt, /rates, /missing
 	if n != 3 {
