@@ -132,6 +132,9 @@ func browse(t *testing.T, url string, check func(context.Context) error) []strin
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Chromium leaves its singleton socket directory in TMPDIR: keep it
+		// in the test's own temporary directory, removed with it.
+		chromedp.Env("TMPDIR=" + t.TempDir()),
 		chromedp.WindowSize(1200, 900),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
