@@ -20,6 +20,7 @@ var examples = map[string][]string{
 	"validate": {
 		"taxkernelbot validate",
 		"taxkernelbot validate --manifests manifests --state .taxkernelbot/state",
+		"taxkernelbot validate --base origin/main   # what a pull request adds, and when it is first fetched",
 	},
 	"report": {"taxkernelbot report", "taxkernelbot report --state .taxkernelbot/state --reports reports"},
 	"cite":   {"taxkernelbot cite uk-income-tax-rates", "taxkernelbot cite uk-income-tax-rates --state .taxkernelbot/state"},
