@@ -6,8 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // Exit codes (SPEC §6b).
@@ -74,6 +78,9 @@ func init() {
 		"publish":  {"push the state to the cache branch and open or update the bot's pull request", cmdPublish},
 		"warc":     {"export the fetched versions as a WARC file for web archives (warc -o FILE.warc.gz)", cmdWarc},
 		"keys":     {"generate a request-signing key, or write the public key directory (keys generate | keys directory)", cmdKeys},
+		"ledger":   {"print every request made to a host, from the ledgers in the state", cmdLedger},
+		"version":  {"print the version, the commit and the Go version this binary was built from", cmdVersion},
+		"policy":   {"render reports/POLICY.md, the rules the code enforces, from the manifests", cmdPolicy},
 	}
 }
 
@@ -120,23 +127,83 @@ func usage(w io.Writer) {
 }
 
 // newFlags returns a flag set whose errors are ours to report (exit 2).
+// A command whose args are just "[flags]" takes no argument: parse then
+// refuses any.
 func newFlags(name, args string, io IO) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Err)
 	fs.Usage = func() {
 		fmt.Fprintf(io.Err, "Usage: taxkernelbot %s %s\n\n%s.\n\nFlags:\n", name, args, strings.ToUpper(commands[name].summary[:1])+commands[name].summary[1:])
 		fs.PrintDefaults()
+		if ex := examples[name]; len(ex) > 0 {
+			fmt.Fprintf(io.Err, "\nExamples:\n  %s\n", strings.Join(ex, "\n  "))
+		}
+	}
+	if args == "[flags]" {
+		takesNoArgs.Store(fs, true)
 	}
 	return fs
 }
 
+// takesNoArgs holds the flag sets of commands that take no argument.
+var takesNoArgs sync.Map // *flag.FlagSet → true
+
 // parse parses flags, mapping flag errors to exit 2 and --help to success.
+// Flags may come after arguments (`cite ID --state DIR`): parsing goes on
+// past each argument until a "--", after which everything is an argument.
+// fs.Args() then holds the arguments, in order.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	_, noArgs := takesNoArgs.LoadAndDelete(fs)
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return withCode(ExitUsage, explainFlagError(fs, err))
 		}
-		return withCode(ExitUsage, err)
+		rest := fs.Args()
+		// flag stops at the first argument, or just after a "--".
+		consumed := len(args) - len(rest)
+		if len(rest) == 0 || (consumed > 0 && args[consumed-1] == "--") {
+			positional = append(positional, rest...)
+			break
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
 	}
-	return nil
+	if noArgs && len(positional) > 0 {
+		return usageError("unexpected argument(s) %q: %s takes only flags; see taxkernelbot %s --help", strings.Join(positional, " "), fs.Name(), fs.Name())
+	}
+	// Parse again with nothing but "--" and the arguments, so that
+	// fs.Args() returns them all.
+	return fs.Parse(append([]string{"--"}, positional...))
+}
+
+// badValue is the flag package's message for a value that does not parse.
+var badValue = regexp.MustCompile(`^invalid value "([^"]*)" for flag -([^:]+): `)
+
+// explainFlagError says what to write instead when a duration flag got a
+// bare number, the one mistake the flag package's "parse error" leaves
+// unexplained.
+func explainFlagError(fs *flag.FlagSet, err error) error {
+	m := badValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	f := fs.Lookup(m[2])
+	if f == nil {
+		return err
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return err
+	}
+	if _, isDuration := g.Get().(time.Duration); !isDuration {
+		return err
+	}
+	if _, numErr := strconv.ParseFloat(m[1], 64); numErr == nil {
+		return fmt.Errorf("--%s %s has no unit: write %sm, %ss or %sh", m[2], m[1], m[1], m[1], m[1])
+	}
+	return fmt.Errorf("--%s %q is not a duration: write a number and a unit, e.g. 50m, 90s or 2h", m[2], m[1])
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -41,15 +42,21 @@ func TestValidateAnnotatesUnderGitHubActions(t *testing.T) {
 		t.Fatalf("exit %d, want 2", code)
 	}
 	file := filepath.Join(w.Manifests, "test.yaml")
-	if !strings.Contains(stderr, file+":10: ") {
-		t.Errorf("stderr lacks %s:10: …\n%s", file, stderr)
+	if !strings.Contains(stdout, "::error file="+file+",line=10,col=5::") {
+		t.Errorf("stdout lacks the ::error annotation with its column\n%s", stdout)
 	}
-	if !strings.Contains(stdout, "::error file="+file+",line=10::") {
-		t.Errorf("stdout lacks the ::error annotation\n%s", stdout)
+	// Each problem is printed once: in Actions, not again on stderr.
+	if strings.Contains(stderr, "colour") {
+		t.Errorf("the problem is printed twice, also on stderr:\n%s", stderr)
 	}
-	// Without GITHUB_ACTIONS no annotation is printed.
-	if _, stdout, _ := runMain(t, nil, "validate", "--manifests", w.Manifests); strings.Contains(stdout, "::error") {
+	// Without GITHUB_ACTIONS no annotation is printed, and stderr has
+	// file:line:column.
+	_, stdout, stderr = runMain(t, nil, "validate", "--manifests", w.Manifests)
+	if strings.Contains(stdout, "::error") {
 		t.Errorf("annotation printed outside GitHub Actions: %s", stdout)
+	}
+	if !strings.Contains(stderr, file+":10:5: ") {
+		t.Errorf("stderr lacks %s:10:5: …\n%s", file, stderr)
 	}
 }
 
@@ -205,5 +212,38 @@ func TestDemo(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Log(got)
+	}
+}
+
+func TestValidateCollapsesRepeatedProblems(t *testing.T) {
+	var srcs []src
+	for i := range 12 {
+		srcs = append(srcs, src{fmt.Sprintf("test-%d", i), fmt.Sprintf("http://127.0.0.1:1/%d", i), "    colour: blue\n"})
+	}
+	w := newWorkspace(t, testPolicy, "", srcs...)
+	code, stdout, _ := runMain(t, map[string]string{"GITHUB_ACTIONS": "true"}, "validate", "--manifests", w.Manifests)
+	if code != ExitUsage {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if n := strings.Count(stdout, "::error "); n != 1 {
+		t.Fatalf("%d annotations for one repeated problem, want 1:\n%s", n, stdout)
+	}
+	if !strings.Contains(stdout, `(12 times; also at `) || !strings.Contains(stdout, " and 6 more)") {
+		t.Errorf("the annotation does not count the repeats:\n%s", stdout)
+	}
+}
+
+func TestValidateListsOverridesInTheStepSummary(t *testing.T) {
+	hosts := "hosts:\n  127.0.0.1:1:\n    robots_override:\n      permission: \"email from the webmaster, 2026-10-01, ref 4411\"\n"
+	w := newWorkspace(t, testPolicy, hosts, src{"test-a", "http://127.0.0.1:1/a", ""})
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}
+	if code, stdout, stderr := runMain(t, env, "validate", "--manifests", w.Manifests, "--state", t.TempDir()); code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, err := os.ReadFile(summary)
+	must(t, err)
+	if !strings.Contains(string(got), "| `127.0.0.1:1` | email from the webmaster, 2026-10-01, ref 4411 |") {
+		t.Errorf("the step summary does not list the override:\n%s", got)
 	}
 }

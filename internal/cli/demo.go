@@ -6,23 +6,31 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/demo"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/sign"
 )
 
 type demoOptions struct {
 	Dir  string // where to work; a new temp dir when empty
-	Keep bool
-	IO   IO
+	Keep bool   // keep the temp dir instead of removing it
+	// RealManifests holds the policy the demo compares its own with.
+	RealManifests string
+	IO            IO
+	tempRoot      string // parent of the temp dir; os.TempDir() when empty
 }
 
 func cmdDemo(ctx context.Context, io IO, args []string) error {
 	opts := demoOptions{IO: io}
 	fs := newFlags("demo", "[flags]", io)
-	fs.StringVar(&opts.Dir, "dir", "", "work in this directory instead of a new temporary one")
+	fs.StringVar(&opts.Dir, "dir", "", "work in this directory instead of a new temporary one (never removed)")
+	fs.BoolVar(&opts.Keep, "keep", false, "keep the temporary folder and say where it is, instead of removing it")
+	fs.StringVar(&opts.RealManifests, "manifests", "manifests", "the real manifests, whose policy is shown beside the demo's (the built-in values when absent)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -36,8 +44,17 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 	dir := opts.Dir
 	if dir == "" {
 		var err error
-		if dir, err = os.MkdirTemp("", "taxkernelbot-demo-"); err != nil {
+		if dir, err = os.MkdirTemp(opts.tempRoot, "taxkernelbot-demo-"); err != nil {
 			return cannotRun("%v", err)
+		}
+		if !opts.Keep {
+			defer func() {
+				if err := os.RemoveAll(dir); err != nil {
+					fmt.Fprintf(opts.IO.Err, "demo: could not remove %s: %v\n", dir, err)
+					return
+				}
+				fmt.Fprintf(opts.IO.Out, "\nRemoved the demo's temporary folder %s (run with --keep to keep it).\n", dir)
+			}()
 		}
 	}
 	auth := demo.Start()
@@ -58,6 +75,9 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 	auth.ServeKeyDirectory(keyDir)
 	if err := auth.WriteManifests(p.Manifests); err != nil {
 		return cannotRun("%v", err)
+	}
+	if err := explainDemoPolicy(w, p.Manifests, opts.RealManifests); err != nil {
+		return err
 	}
 	var before []byte
 	for i := 1; i <= 2; i++ {
@@ -89,9 +109,11 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 	if err := runWarc(ctx, warcOptions{paths: p, Out: archive, Clock: clock.Real{}, IO: IO{Out: w, Err: w}}); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\nFiles written under %s:\n", dir)
-	for _, f := range []string{p.Reports + "/coverage.md", p.Reports + "/coverage.json", p.indexPath(), p.Snapshots + "/sha256/", p.ledgerDir() + "/", p.State + "/state.json", keyDir, archive} {
-		fmt.Fprintf(w, "  %s\n", f)
+	if opts.Dir != "" || opts.Keep {
+		fmt.Fprintf(w, "Files kept in %s:\n", dir)
+		for _, f := range []string{p.Reports + "/coverage.md", p.Reports + "/coverage.json", p.Reports + "/POLICY.md", p.Reports + "/hosts.md", p.Reports + "/index.html", p.indexPath(), p.Snapshots + "/sha256/", p.ledgerDir() + "/", p.State + "/state.json", keyDir, archive} {
+			fmt.Fprintf(w, "  %s\n", f)
+		}
 	}
 	return nil
 }
@@ -119,6 +141,43 @@ func demoSigningKey(dir string, w io.Writer) (func(string) string, string, error
 		return nil, "", err
 	}
 	return env, keyDir, nil
+}
+
+// explainDemoPolicy says, before anything runs, that the demo's speed is
+// not the bot's: it prints the demo's sped-up policy beside the real one.
+func explainDemoPolicy(w io.Writer, demoManifests, realManifests string) error {
+	demoSet, diags := manifest.Load(demoManifests)
+	if demoSet == nil {
+		return cannotRun("the demo's own manifests do not load: %v", diags)
+	}
+	real, where := policy.Default(), "the built-in values"
+	if realManifests != "" {
+		if set, _ := manifest.Load(realManifests); set != nil {
+			real, where = set.Policy, filepath.Join(realManifests, "policy.yaml")
+		}
+	}
+	d := demoSet.Policy
+	fmt.Fprintf(w, "This demo runs with a sped-up test policy against servers on loopback (127.0.0.1), which is the only place it is allowed (allow_private_networks: true). Against real hosts the bot follows the real policy (%s):\n\n", where)
+	fmt.Fprintf(w, "| rule | demo (loopback only) | real |\n| --- | --- | --- |\n")
+	dur := func(x time.Duration) string { // "30m", not "30m0s"
+		s := x.String()
+		if strings.HasSuffix(s, "m0s") {
+			s = strings.TrimSuffix(s, "0s")
+		}
+		if strings.HasSuffix(s, "h0m") {
+			s = strings.TrimSuffix(s, "0m")
+		}
+		return s
+	}
+	span := func(x policy.Delay) string { return dur(x.Min) + "–" + dur(x.Max) }
+	fmt.Fprintf(w, "| delay between dispatches | %s | %s |\n", span(d.Delay), span(real.Delay))
+	fmt.Fprintf(w, "| daily cap per host | %d | %d |\n", d.DailyCap, real.DailyCap)
+	fmt.Fprintf(w, "| longest backoff | %s | %s |\n", dur(d.BackoffMax), dur(real.BackoffMax))
+	fmt.Fprintf(w, "| pause after 403s in a row | %d | %d |\n", d.PauseAfter403, real.PauseAfter403)
+	fmt.Fprintf(w, "| timeout | %s | %s |\n", dur(d.Timeout), dur(real.Timeout))
+	fmt.Fprintf(w, "| private networks | allowed | refused |\n\n")
+	fmt.Fprintf(w, "So a host's requests here are about %d times closer together than they would be on the internet.\n\n", max(int64(real.Delay.Min/max(d.Delay.Min, 1)), 1))
+	return nil
 }
 
 func exitCode(err error) int {

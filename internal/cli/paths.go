@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 )
@@ -34,7 +35,13 @@ func (p paths) lockPath() string  { return filepath.Join(p.State, "lock") }
 
 // loadManifests loads and prints the diagnostics; errors mean exit 2.
 func loadManifests(dir string, io IO) (*manifest.Set, error) {
-	set, diags := manifest.Load(dir)
+	return loadManifestsAgainst(dir, nil, io)
+}
+
+// loadManifestsAgainst is loadManifests for a pull request against base
+// (nil: none), so that duplicates are reported on the added lines.
+func loadManifestsAgainst(dir string, base *manifest.Base, io IO) (*manifest.Set, error) {
+	set, diags := manifest.LoadAgainst(dir, base)
 	printDiagnostics(diags, io)
 	if diags.HasErrors() {
 		n := 0
@@ -48,12 +55,57 @@ func loadManifests(dir string, io IO) (*manifest.Set, error) {
 	return set, nil
 }
 
+// printDiagnostics prints each problem once: "file:line:column: message"
+// on stderr, or, under GitHub Actions, only as an annotation on stdout
+// (which the log shows as well). Identical messages are collapsed into the
+// first with a count and the other places, since GitHub shows only ten
+// annotations of a kind per step.
 func printDiagnostics(diags manifest.Diagnostics, io IO) {
 	gha := io.Getenv != nil && io.Getenv("GITHUB_ACTIONS") == "true"
-	for _, d := range diags {
-		fmt.Fprintln(io.Err, d.String())
+	for _, d := range collapse(diags) {
 		if gha {
 			fmt.Fprintln(io.Out, d.Annotation())
+			continue
+		}
+		kind := ""
+		if d.Severity == manifest.Warning {
+			kind = "warning: "
+		}
+		fmt.Fprintf(io.Err, "%s: %s%s\n", d.Position(), kind, d.Message)
+	}
+}
+
+// collapse merges diagnostics of the same severity and message into the
+// first, whose message then says how many there are and where the others
+// are (up to five places).
+func collapse(diags manifest.Diagnostics) manifest.Diagnostics {
+	type key struct {
+		sev manifest.Severity
+		msg string
+	}
+	first := map[key]int{}
+	var out manifest.Diagnostics
+	var others [][]string
+	for _, d := range diags {
+		k := key{d.Severity, d.Message}
+		if i, ok := first[k]; ok {
+			others[i] = append(others[i], d.Position())
+			continue
+		}
+		first[k] = len(out)
+		out = append(out, d)
+		others = append(others, nil)
+	}
+	for i := range out {
+		if n := len(others[i]); n > 0 {
+			places := others[i]
+			more := ""
+			if len(places) > 5 {
+				more = fmt.Sprintf(" and %d more", len(places)-5)
+				places = places[:5]
+			}
+			out[i].Message += fmt.Sprintf(" (%d times; also at %s%s)", n+1, strings.Join(places, ", "), more)
 		}
 	}
+	return out
 }

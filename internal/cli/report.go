@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -32,8 +33,12 @@ func runReport(_ context.Context, opts reportOptions) error {
 	if err != nil {
 		return cannotRun("%v", err)
 	}
-	changed, err := report.Build(set, st).Write(opts.Reports)
+	rep := report.Build(set, st)
+	changed, err := rep.Write(opts.Reports)
 	if err != nil {
+		return cannotRun("%v", err)
+	}
+	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, time.Now()); err != nil {
 		return cannotRun("%v", err)
 	}
 	what := "unchanged"

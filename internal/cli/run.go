@@ -67,7 +67,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 	}
 	if opts.Only != "" {
 		if _, ok := set.Source(opts.Only); !ok && !hasJurisdiction(set.Manifests, opts.Only) {
-			return usageError("--only %q names no source id and no jurisdiction", opts.Only)
+			return usageError("--only %q names no source id and no jurisdiction%s", opts.Only, onlyHint(set, opts.Only))
 		}
 	}
 	st, err := state.Load(opts.State)
@@ -136,6 +136,9 @@ func runRun(ctx context.Context, opts runOptions) error {
 	}
 	rep := report.Build(set, st)
 	if _, err := rep.Write(opts.Reports); err != nil {
+		return cannotRun("%v", err)
+	}
+	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, opts.Clock.Now()); err != nil {
 		return cannotRun("%v", err)
 	}
 	fmt.Fprintf(opts.IO.Err, "run: %d request(s), %d source(s) checked, %d failing, %d deferred\n",

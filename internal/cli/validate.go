@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
@@ -11,13 +12,15 @@ import (
 
 type validateOptions struct {
 	paths
-	IO IO
+	Base string // a git revision: report what the pull request adds
+	IO   IO
 }
 
 func cmdValidate(ctx context.Context, io IO, args []string) error {
 	opts := validateOptions{IO: io}
 	fs := newFlags("validate", "[flags]", io)
 	opts.register(fs, "manifests", "state")
+	fs.StringVar(&opts.Base, "base", "", "the pull request's base `REV` (e.g. origin/main) in the local repository: report duplicates on the added lines, and what the bot would do with each added or changed URL")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -30,13 +33,26 @@ func cmdValidate(ctx context.Context, io IO, args []string) error {
 // runValidate checks the manifests without any network: the only outside
 // knowledge it uses is the robots.txt copies already kept in the state.
 func runValidate(_ context.Context, opts validateOptions) error {
-	set, err := loadManifests(opts.Manifests, opts.IO)
+	var base *manifest.Base
+	if opts.Base != "" {
+		var err error
+		if base, err = readBase(opts.Manifests, opts.Base); err != nil {
+			return usageError("%v", err)
+		}
+	}
+	set, err := loadManifestsAgainst(opts.Manifests, base, opts.IO)
 	if err != nil {
 		return err
 	}
 	printDiagnostics(robotsWarnings(set, opts.State), opts.IO)
+	if err := writeStepSummary(set, opts.IO); err != nil {
+		return cannotRun("%v", err)
+	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d manifest(s), %d source(s), %d host(s): valid\n",
 		opts.Manifests, len(set.Manifests), len(set.Sources), len(set.Hosts))
+	if base != nil {
+		baseReport(opts.IO.Out, set, base, opts.State, opts.Base, time.Now())
+	}
 	return nil
 }
 

@@ -11,6 +11,18 @@ import (
 type crossCheck struct {
 	pol   policyFile
 	diags *Diagnostics
+	// base, when set, is the pull request's base: a duplicate is reported
+	// on the source it adds, not on the one already there.
+	base *Base
+}
+
+// order returns the two sources of a duplicate as (where to report, the
+// other): the later one, unless only the earlier one is new.
+func (x crossCheck) order(first, later source) (source, source) {
+	if x.base != nil && x.base.Added(first.Source) && !x.base.Added(later.Source) {
+		return first, later
+	}
+	return later, first
 }
 
 func (x crossCheck) errorf(file string, line int, format string, args ...any) {
@@ -31,7 +43,8 @@ func (x crossCheck) sources(ms []parsed) {
 		for _, s := range m.sources {
 			if s.ID != "" {
 				if first, dup := ids[s.ID]; dup {
-					x.errorf(s.File, s.Line, "source id %q is already used at %s; ids are unique across all manifests: choose another", s.ID, at(first.File, first.Line))
+					here, other := x.order(first, s)
+					x.errorf(here.File, here.Line, "source id %q is already used at %s; ids are unique across all manifests: choose another", s.ID, at(other.File, other.Line))
 				} else {
 					ids[s.ID] = s
 				}
@@ -39,10 +52,11 @@ func (x crossCheck) sources(ms []parsed) {
 			if s.URL == "" {
 				continue
 			}
-			if first, dup := urls[s.URL]; dup {
-				x.errorf(s.File, s.urlLine, "url %s is already listed as %q at %s; list each document once", s.URL, first.ID, at(first.File, first.urlLine))
+			if first, dup := urls[sameURL(s.URL)]; dup {
+				here, other := x.order(first, s)
+				x.errorf(here.File, here.urlLine, "url %s is already listed as %q at %s; list each document once", here.URL, other.ID, at(other.File, other.urlLine))
 			} else {
-				urls[s.URL] = s
+				urls[sameURL(s.URL)] = s
 			}
 			switch private := policy.IsPrivateHost(s.Host); {
 			case private && !x.pol.AllowPrivateNetworks:

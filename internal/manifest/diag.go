@@ -12,8 +12,11 @@ const (
 
 // Diagnostic is one problem found in a manifest.
 type Diagnostic struct {
-	File     string
-	Line     int // 1-based; 0 when the problem is the whole file
+	File string
+	Line int // 1-based; 0 when the problem is the whole file
+	// Column is where the YAML entry on Line starts (1-based), 0 when
+	// unknown.
+	Column   int
 	Severity Severity
 	Message  string // says what is wrong and what to do
 }
@@ -27,14 +30,30 @@ func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s:%d: %s%s", d.File, d.Line, prefix, d.Message)
 }
 
+// Position renders "file:line:column", "file:line" when the column is
+// unknown, or "file" for a problem of the whole file.
+func (d Diagnostic) Position() string {
+	switch {
+	case d.Line <= 0:
+		return d.File
+	case d.Column <= 0:
+		return fmt.Sprintf("%s:%d", d.File, d.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", d.File, d.Line, d.Column)
+}
+
 // Annotation renders the GitHub Actions workflow command for d:
-// "::error file=F,line=L::message" or "::warning ...".
+// "::error file=F,line=L,col=C::message" or "::warning ...".
 func (d Diagnostic) Annotation() string {
 	kind := "error"
 	if d.Severity == Warning {
 		kind = "warning"
 	}
-	return fmt.Sprintf("::%s file=%s,line=%d::%s", kind, d.File, d.Line, d.Message)
+	col := ""
+	if d.Column > 0 {
+		col = fmt.Sprintf(",col=%d", d.Column)
+	}
+	return fmt.Sprintf("::%s file=%s,line=%d%s::%s", kind, d.File, d.Line, col, d.Message)
 }
 
 // Diagnostics is a list of problems, in file then line order.

@@ -23,7 +23,7 @@ func FuzzLoad(f *testing.F) {
 	f.Add([]byte("exclude: [{host: '', path: ''}]"), []byte("jurisdiction: uk\nname: x\ntimezone: '../../etc/passwd'\nsources: [{id: a, url: 'http://[::1', kind: gazette, title: t}]"))
 
 	f.Fuzz(func(t *testing.T, pol, man []byte) {
-		set, diags := check("fuzz", []input{{path: "fuzz/policy.yaml", data: pol}, {path: "fuzz/uk.yaml", data: man}})
+		set, diags := check("fuzz", []input{{path: "fuzz/policy.yaml", data: pol}, {path: "fuzz/uk.yaml", data: man}}, nil)
 		for _, d := range diags {
 			if d.File == "" || d.Line < 0 || d.Message == "" {
 				t.Errorf("diagnostic without a place or a message: %#v", d)

@@ -221,6 +221,10 @@ func (f *file) override(e entry, what string, hostDelay policy.Delay) (*policy.R
 	if !ok {
 		return nil, false
 	}
+	if problem := permissionProblem(perm); problem != "" {
+		f.errorf(fs["permission"].val.Line, "%s robots_override %s", what, problem)
+		return nil, false
+	}
 	o := &policy.RobotsOverride{Permission: perm, Delay: hostDelay}
 	if de, ok := fs["delay"]; ok {
 		d, ok := f.delay(de, what+" robots_override")
@@ -267,6 +271,7 @@ func (f *file) source(n *yaml.Node, jurisdiction string) source {
 		if id, ok := f.str(e); ok {
 			if idSyntax.MatchString(id) {
 				s.ID = id
+				f.idPrefix(id, jurisdiction, e.val.Line)
 			} else {
 				f.errorf(e.val.Line, "source id %q may only use a-z, 0-9 and -, e.g. uk-income-tax-rates", id)
 			}
@@ -293,6 +298,7 @@ func (f *file) source(n *yaml.Node, jurisdiction string) source {
 	if e, ok := fs["recheck"]; ok {
 		if e.val.Kind == yaml.ScalarNode && strings.TrimSpace(e.val.Value) == "never" {
 			s.Recheck, s.Never = 0, true
+			f.recheckNever(s, e.val.Line)
 		} else if d, ok := f.duration(e, "recheck"); ok {
 			s.Recheck = d // 0s: due at every run
 		}

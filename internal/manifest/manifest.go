@@ -105,6 +105,10 @@ func (s *Set) SourceByURL(u string) (Source, bool) {
 // touches the network. It returns a usable Set only when no diagnostic is an
 // error; warnings come with a Set.
 func Load(dir string) (*Set, Diagnostics) {
+	return load(dir, nil)
+}
+
+func load(dir string, base *Base) (*Set, Diagnostics) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, Diagnostics{{File: dir, Severity: Error, Message: fmt.Sprintf("cannot read the manifest directory: %v", err)}}
@@ -114,6 +118,10 @@ func Load(dir string) (*Set, Diagnostics) {
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() {
+			if !strings.HasPrefix(name, ".") {
+				diags = append(diags, Diagnostic{File: filepath.Join(dir, name), Severity: Error,
+					Message: fmt.Sprintf("manifests are read from this directory only, not from subfolders; move the files of %s up into %s, one <jurisdiction>.yaml each", name, dir)})
+			}
 			continue
 		}
 		path := filepath.Join(dir, name)
@@ -130,10 +138,20 @@ func Load(dir string) (*Set, Diagnostics) {
 			diags = append(diags, Diagnostic{File: path, Severity: Error, Message: fmt.Sprintf("cannot read: %v", err)})
 			continue
 		}
+		if len(data) > MaxFileSize {
+			diags = append(diags, Diagnostic{File: path, Severity: Error,
+				Message: fmt.Sprintf("the manifest is %.1f MiB (%d bytes), over the %d MiB limit; a manifest lists sources by hand: remove what was pasted or generated into it", float64(len(data))/(1<<20), len(data), MaxFileSize>>20)})
+			continue
+		}
 		inputs = append(inputs, input{path: path, data: data})
 	}
-	set, more := check(dir, inputs)
+	set, more := check(dir, inputs, base)
 	diags = append(diags, more...)
+	contents := map[string][]byte{}
+	for _, in := range inputs {
+		contents[in.path] = in.data
+	}
+	fillColumns(diags, contents)
 	sortDiagnostics(diags)
 	if diags.HasErrors() {
 		return nil, diags
@@ -150,7 +168,7 @@ type input struct {
 // check validates the files of one manifest directory. A file named
 // policy.yaml is the policy; every other one is a jurisdiction. It is
 // separate from Load so that the fuzz test needs no disk.
-func check(dir string, inputs []input) (*Set, Diagnostics) {
+func check(dir string, inputs []input, base *Base) (*Set, Diagnostics) {
 	var diags Diagnostics
 	pol := policyFile{Policy: policy.Default()}
 	var pending []input
@@ -179,10 +197,12 @@ func check(dir string, inputs []input) (*Set, Diagnostics) {
 			ms = append(ms, parseManifest(f, root, stem, pol.Policy))
 		}
 	}
-	x := crossCheck{pol: pol, diags: &diags}
+	x := crossCheck{pol: pol, diags: &diags, base: base}
+	x.loosening()
 	x.sources(ms)
 	x.unusedHosts(ms)
 	hosts := x.mergeHosts(ms)
+	x.weeklyBudget(ms, hosts)
 	if diags.HasErrors() {
 		return nil, diags
 	}

@@ -39,7 +39,7 @@ func TestLoadRejects(t *testing.T) {
 			"yml-extension/uk.yml:0: manifests end in .yaml; rename uk.yml to uk.yaml",
 		}},
 		{"unknown-key", []string{
-			`unknown-key/uk.yaml:8: unknown key "titel" in source; allowed keys: id, url, kind, title, recheck, encodes, gaps`,
+			`unknown-key/uk.yaml:8: unknown key "titel" in source: did you mean "title"? Allowed keys: id, url, kind, title, recheck, encodes, gaps`,
 		}},
 		{"unknown-policy-key", []string{
 			`unknown-policy-key/policy.yaml:2: unknown key "delay_min" in policy; allowed keys: user_agent, from, delay, daily_cap, backoff_max, pause_after_403, robots_ttl, timeout, max_body, exclude, allow_private_networks, sign, issue_after`,
@@ -65,6 +65,7 @@ func TestLoadRejects(t *testing.T) {
 			`stem-mismatch/gb.yaml:1: jurisdiction "uk" differs from the file name gb.yaml; rename the file to uk.yaml or set jurisdiction: gb`,
 		}},
 		{"dup-id", []string{
+			`dup-id/ie.yaml:9: warning: source id "uk-rates" does not start with "ie-"`,
 			`dup-id/uk.yaml:5: source id "uk-rates" is already used at testdata/dup-id/ie.yaml:9; ids are unique across all manifests`,
 		}},
 		{"dup-url", []string{
@@ -116,8 +117,9 @@ func TestLoadRejects(t *testing.T) {
 		{"bad-policy", []string{
 			`bad-policy/policy.yaml:2: from "TaxKernelBot <contact@taxkernel.com>" is not a plain e-mail address`,
 			"bad-policy/policy.yaml:3: warning: delay min 500ms is below the 1s floor for public hosts and is raised to it",
+			"bad-policy/policy.yaml:3: delay {min: 500ms, max: 2s} is faster than the built-in {min: 3s, max: 5s}: it makes the bot faster or heavier on every host; keep the built-in value, or add a reason for it",
 			"bad-policy/policy.yaml:4: daily_cap must be at least 1",
-			"bad-policy/policy.yaml:5: warning: backoff_max 2h is above the 30m ceiling of SPEC §3.7; 30m is used",
+			"bad-policy/policy.yaml:5: warning: backoff_max 2h is above the 30m ceiling of every backoff; 30m is used",
 			"bad-policy/policy.yaml:6: pause_after_403 must be a whole number",
 			"bad-policy/policy.yaml:7: robots_ttl 48h is longer than the 24h RFC 9309 allows",
 			"bad-policy/policy.yaml:8: timeout must be longer than zero",
@@ -344,7 +346,7 @@ func TestLoadDirectoryProblems(t *testing.T) {
 	// An empty policy.yaml is the built-in policy.
 	dir := t.TempDir()
 	writeFile(t, dir, "policy.yaml", "")
-	writeFile(t, dir, "uk.yaml", "jurisdiction: uk\nname: UK\ntimezone: UTC\nsources:\n  - {id: a, url: https://x.example/, kind: gazette, title: T}\n")
+	writeFile(t, dir, "uk.yaml", "jurisdiction: uk\nname: UK\ntimezone: UTC\nsources:\n  - {id: uk-a, url: https://x.example/, kind: gazette, title: T}\n")
 	set, diags = Load(dir)
 	if set == nil || len(diags) != 0 {
 		t.Fatalf("Load: %v", diags)
@@ -370,7 +372,10 @@ func TestDiagnosticsSorted(t *testing.T) {
 	_, diags := Load(dir)
 	checkDiags(t, diags, []string{
 		"a.yaml:3: timezone",
+		"a.yaml:5: warning: source id \"x\" does not start with \"a-\"",
+		"a.yaml:6: warning: source id \"y\" does not start with \"a-\"",
 		"a.yaml:6: url \"ftp://x\"",
+		"b.yaml:5: warning: source id \"x\" does not start with \"b-\"",
 		"b.yaml:5: source id \"x\" is already used at " + filepath.Join(dir, "a.yaml") + ":5",
 	})
 }
@@ -466,8 +471,8 @@ hosts:
   127.0.0.1:8080:
     delay: {min: 50ms, max: 60ms}
 sources:
-  - {id: local, url: "http://127.0.0.1:8080/a", kind: gazette, title: Local}
-  - {id: six, url: "http://[::1]:9000/b", kind: gazette, title: Local six}
+  - {id: demo-local, url: "http://127.0.0.1:8080/a", kind: gazette, title: Local}
+  - {id: demo-six, url: "http://[::1]:9000/b", kind: gazette, title: Local six}
 `)
 	set, diags := Load(dir)
 	if set == nil || len(diags) != 0 {

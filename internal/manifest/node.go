@@ -119,7 +119,11 @@ func (f *file) mapping(n *yaml.Node, what string, allowed []string) (fields, boo
 			continue
 		}
 		if !contains(allowed, k.Value) {
-			f.errorf(k.Line, "unknown key %q in %s; allowed keys: %s", k.Value, what, strings.Join(allowed, ", "))
+			if hint := suggest(k.Value, allowed); hint != "" {
+				f.errorf(k.Line, "unknown key %q in %s: %s Allowed keys: %s", k.Value, what, hint, strings.Join(allowed, ", "))
+			} else {
+				f.errorf(k.Line, "unknown key %q in %s; allowed keys: %s", k.Value, what, strings.Join(allowed, ", "))
+			}
 			continue
 		}
 		if prev, dup := fs[k.Value]; dup {

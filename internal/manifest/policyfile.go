@@ -16,6 +16,7 @@ var policyKeys = []string{
 	"user_agent", "from", "delay", "daily_cap", "backoff_max", "pause_after_403",
 	"robots_ttl", "timeout", "max_body", "exclude", "allow_private_networks",
 	"sign", "issue_after",
+	"reasons",
 }
 
 // policyFile is policy.yaml read, with the lines later checks point at.
@@ -23,6 +24,11 @@ type policyFile struct {
 	policy.Policy
 	path      string
 	allowLine int // line of allow_private_networks, 0 when absent
+	// keyLines has the line of each key present; reasons (and their
+	// lines) say why a key loosens the built-in values.
+	keyLines    map[string]int
+	reasons     map[string]string
+	reasonLines map[string]int
 }
 
 // parsePolicy reads policy.yaml. A key that is missing or wrong keeps its
@@ -36,6 +42,13 @@ func parsePolicy(f *file, root *yaml.Node) policyFile {
 	fs, ok := f.mapping(root, "policy", policyKeys)
 	if !ok {
 		return pf
+	}
+	pf.keyLines = map[string]int{}
+	for k, e := range fs {
+		pf.keyLines[k] = e.key.Line
+	}
+	if e, ok := fs["reasons"]; ok {
+		pf.reasons, pf.reasonLines = f.reasonsOf(e)
 	}
 	p := &pf.Policy
 	if e, ok := fs["user_agent"]; ok {
@@ -65,7 +78,7 @@ func parsePolicy(f *file, root *yaml.Node) policyFile {
 	if e, ok := fs["backoff_max"]; ok {
 		if d, ok := f.positiveDuration(e); ok {
 			if d > policy.MaxBackoff {
-				f.warnf(e.val.Line, "backoff_max %s is above the %s ceiling of SPEC §3.7; %s is used", fmtDuration(d), fmtDuration(policy.MaxBackoff), fmtDuration(policy.MaxBackoff))
+				f.warnf(e.val.Line, "backoff_max %s is above the %s ceiling of every backoff; %s is used", fmtDuration(d), fmtDuration(policy.MaxBackoff), fmtDuration(policy.MaxBackoff))
 				d = policy.MaxBackoff
 			}
 			p.BackoffMax = d

@@ -216,30 +216,27 @@ func (r *run) gate(host string) *gate.Gate {
 	if g, ok := r.gates[host]; ok {
 		return g
 	}
-	p := r.o.Set.Policy
-	g := gate.New(gate.Config{
-		Host:          r.o.Set.Host(host),
-		BackoffMax:    p.BackoffMax,
-		PauseAfter403: p.PauseAfter403,
-		Clock:         cushioned{r.o.Clock},
-		Rand:          r.o.NewRand(),
-		Deadline:      r.o.Deadline,
-		State:         r.hostMemory(host),
-		Spent:         func(day string) (int, error) { return r.o.Spent(host, day) },
-		Record: func(at time.Time, req gate.Request) error {
-			err := r.o.Ledger.Append(ledger.Line{
-				Event: ledger.Dispatch, Time: at.UTC(), Host: host, URL: req.URL,
-				Purpose: req.Purpose, Source: req.Source, RunID: r.o.RunID,
-			})
-			if err != nil {
-				err = fmt.Errorf("%w: ledger unwritable, nothing sent: %v", ErrFatal, err)
-				r.cancel(err)
-				return err
-			}
-			r.count(func(res *Result) { res.Dispatches++ })
-			return nil
-		},
-	})
+	// The same rules the public rules page is rendered from.
+	cfg := gate.RulesFor(r.o.Set.Policy, r.o.Set.Host(host)).Config()
+	cfg.Clock = cushioned{r.o.Clock}
+	cfg.Rand = r.o.NewRand()
+	cfg.Deadline = r.o.Deadline
+	cfg.State = r.hostMemory(host)
+	cfg.Spent = func(day string) (int, error) { return r.o.Spent(host, day) }
+	cfg.Record = func(at time.Time, req gate.Request) error {
+		err := r.o.Ledger.Append(ledger.Line{
+			Event: ledger.Dispatch, Time: at.UTC(), Host: host, URL: req.URL,
+			Purpose: req.Purpose, Source: req.Source, RunID: r.o.RunID,
+		})
+		if err != nil {
+			err = fmt.Errorf("%w: ledger unwritable, nothing sent: %v", ErrFatal, err)
+			r.cancel(err)
+			return err
+		}
+		r.count(func(res *Result) { res.Dispatches++ })
+		return nil
+	}
+	g := gate.New(cfg)
 	r.gates[host] = g
 	return g
 }

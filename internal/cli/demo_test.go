@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestDemoSaysItIsSpedUpAndCleansUp(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo runs real millisecond delays")
+	}
+	root := t.TempDir()
+	var out bytes.Buffer
+	if err := runDemo(ctx, demoOptions{tempRoot: root, IO: IO{Out: &out, Err: &out}}); err != nil {
+		t.Fatalf("demo: %v\n%s", err, out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"sped-up test policy",
+		"loopback",
+		"| delay between dispatches | 20ms–40ms | 3s–5s |",
+		"| daily cap per host | 50 | 200 |",
+		"| longest backoff | 2s | 30m |",
+		"| timeout | 5s | 1m |",
+		"Removed the demo's temporary folder",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("demo output lacks %q", want)
+		}
+	}
+	if left, _ := os.ReadDir(root); len(left) != 0 {
+		t.Errorf("the demo left %v behind in its temporary folder's parent", left)
+	}
+
+	out.Reset()
+	if err := runDemo(ctx, demoOptions{tempRoot: root, Keep: true, IO: IO{Out: &out, Err: &out}}); err != nil {
+		t.Fatalf("demo --keep: %v", err)
+	}
+	kept, _ := filepath.Glob(filepath.Join(root, "taxkernelbot-demo-*"))
+	if len(kept) != 1 || !strings.Contains(out.String(), "kept in "+kept[0]) {
+		t.Errorf("demo --keep: kept %v; output:\n%s", kept, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(kept[0], "reports", "POLICY.md")); err != nil {
+		t.Errorf("the kept folder lacks the rules page: %v", err)
+	}
+}

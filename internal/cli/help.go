@@ -1,0 +1,94 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+)
+
+// examples are shown by each command's --help.
+var examples = map[string][]string{
+	"run": {
+		"taxkernelbot run                      # fetch every due source",
+		"taxkernelbot run --only uk            # one jurisdiction",
+		"taxkernelbot run --only uk-vat-rates --dry-run",
+		"taxkernelbot run --max-duration 20m",
+	},
+	"validate": {
+		"taxkernelbot validate",
+		"taxkernelbot validate --manifests manifests --state .taxkernelbot/state",
+		"taxkernelbot validate --base origin/main   # what a pull request adds, and when it is first fetched",
+	},
+	"report": {"taxkernelbot report", "taxkernelbot report --state .taxkernelbot/state --reports reports"},
+	"cite":   {"taxkernelbot cite uk-income-tax-rates", "taxkernelbot cite uk-income-tax-rates --state .taxkernelbot/state"},
+	"verify": {"taxkernelbot verify", "taxkernelbot verify --snapshots snapshots"},
+	"robots": {"taxkernelbot robots https://www.gov.uk/income-tax-rates"},
+	"demo":   {"taxkernelbot demo", "taxkernelbot demo --keep"},
+	"ci":     {"taxkernelbot ci                       # in GitHub Actions, as fetch.yml runs it"},
+	"publish": {
+		"taxkernelbot publish --preview        # the pull request's title and body, locally",
+	},
+	"policy":  {"taxkernelbot policy", "taxkernelbot policy --manifests manifests --reports reports"},
+	"ledger":  {"taxkernelbot ledger www.gov.uk", "taxkernelbot ledger www.gov.uk --since 2026-11-01 --until 2026-11-30", "taxkernelbot ledger https://www.gov.uk/ --json"},
+	"version": {"taxkernelbot version"},
+}
+
+// onlyHint suggests the source id or jurisdiction closest to a mistyped
+// --only, e.g. "UK" → "uk".
+func onlyHint(set *manifest.Set, only string) string {
+	var names []string
+	for _, m := range set.Manifests {
+		names = append(names, m.Jurisdiction)
+	}
+	for _, s := range set.Sources {
+		names = append(names, s.ID)
+	}
+	if hint := manifest.Suggest(only, names); hint != "" {
+		return "; " + hint
+	}
+	return "; use a source id or a jurisdiction from the manifests (taxkernelbot validate lists the count)"
+}
+
+func cmdVersion(_ context.Context, io IO, args []string) error {
+	fs := newFlags("version", "[flags]", io)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	fmt.Fprintln(io.Out, versionText())
+	return nil
+}
+
+// versionText is "taxkernelbot VERSION (commit C[, modified], built TIME) GO".
+func versionText() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "taxkernelbot (no build information: built without module support)"
+	}
+	version := info.Main.Version
+	if version == "" || version == "(devel)" {
+		version = "devel"
+	}
+	var details []string
+	settings := map[string]string{}
+	for _, s := range info.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" {
+		c := "commit " + rev
+		if settings["vcs.modified"] == "true" {
+			c += ", modified"
+		}
+		details = append(details, c)
+	}
+	if t := settings["vcs.time"]; t != "" {
+		details = append(details, "committed "+t)
+	}
+	out := "taxkernelbot " + version
+	if len(details) > 0 {
+		out += " (" + strings.Join(details, ", ") + ")"
+	}
+	return out + " " + info.GoVersion
+}

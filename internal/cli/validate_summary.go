@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+)
+
+// overridesSummary is the Markdown the validate step adds to the GitHub
+// Actions step summary: every robots_override with its permission, so a
+// reviewer sees each exception to robots.txt, not only new ones.
+func overridesSummary(set *manifest.Set) string {
+	var hosts []string
+	for name, h := range set.Hosts {
+		if h.Override != nil {
+			hosts = append(hosts, name)
+		}
+	}
+	slices.Sort(hosts)
+	var b strings.Builder
+	b.WriteString("### robots.txt overrides\n\n")
+	if len(hosts) == 0 {
+		b.WriteString("None: every robots.txt Disallow is obeyed.\n")
+		return b.String()
+	}
+	b.WriteString("| host | permission | delay |\n| --- | --- | --- |\n")
+	for _, name := range hosts {
+		h := set.Hosts[name]
+		perm := strings.NewReplacer("|", `\|`, "\n", " ").Replace(h.Override.Permission)
+		fmt.Fprintf(&b, "| `%s` | %s | %s–%s |\n", name, perm, h.Delay.Min, h.Delay.Max)
+	}
+	return b.String()
+}
+
+// writeStepSummary appends the overrides to $GITHUB_STEP_SUMMARY when the
+// command runs in GitHub Actions; elsewhere it does nothing.
+func writeStepSummary(set *manifest.Set, io IO) error {
+	if io.Getenv == nil || io.Getenv("GITHUB_STEP_SUMMARY") == "" {
+		return nil
+	}
+	path := io.Getenv("GITHUB_STEP_SUMMARY")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("open the step summary %s: %w", path, err)
+	}
+	if _, err := f.WriteString(overridesSummary(set)); err != nil {
+		f.Close()
+		return fmt.Errorf("write the step summary %s: %w", path, err)
+	}
+	return f.Close()
+}

@@ -1,0 +1,298 @@
+package manifest
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/taxkernel/taxkernelbot/internal/policy"
+)
+
+// MaxFileSize is the largest manifest (or policy.yaml) validate accepts: a
+// file that large is generated or pasted by mistake, and no reviewer can
+// read its diff.
+const MaxFileSize = 1 << 20
+
+// loosenable are the policy keys that can make the bot faster or heavier
+// than its built-in values, and so need a reason.
+var loosenable = []string{"delay", "daily_cap", "pause_after_403", "timeout", "max_body", "backoff_max"}
+
+// loosening reports each policy value that is faster or heavier than the
+// built-in one without a reason under reasons:, and each reason that
+// explains nothing. A policy that allows private networks (tests and the
+// demo, loopback only) is exempt.
+func (x crossCheck) loosening() {
+	p, def := x.pol.Policy, policy.Default()
+	loose := map[string]string{}
+	if p.Delay.Min < def.Delay.Min || p.Delay.Max < def.Delay.Max {
+		loose["delay"] = fmt.Sprintf("delay %s is faster than the built-in %s", fmtDelay(p.Delay), fmtDelay(def.Delay))
+	}
+	if p.DailyCap > def.DailyCap {
+		loose["daily_cap"] = fmt.Sprintf("daily_cap %d is higher than the built-in %d", p.DailyCap, def.DailyCap)
+	}
+	if p.PauseAfter403 > def.PauseAfter403 {
+		loose["pause_after_403"] = fmt.Sprintf("pause_after_403 %d is higher than the built-in %d", p.PauseAfter403, def.PauseAfter403)
+	}
+	if p.Timeout > def.Timeout {
+		loose["timeout"] = fmt.Sprintf("timeout %s is longer than the built-in %s", fmtDuration(p.Timeout), fmtDuration(def.Timeout))
+	}
+	if p.MaxBody > def.MaxBody {
+		loose["max_body"] = fmt.Sprintf("max_body %s is larger than the built-in %s", fmtBytes(p.MaxBody), fmtBytes(def.MaxBody))
+	}
+	if p.BackoffMax < def.BackoffMax {
+		loose["backoff_max"] = fmt.Sprintf("backoff_max %s is shorter than the built-in %s", fmtDuration(p.BackoffMax), fmtDuration(def.BackoffMax))
+	}
+	if p.AllowPrivateNetworks {
+		return
+	}
+	for _, key := range loosenable {
+		msg, ok := loose[key]
+		if !ok {
+			continue
+		}
+		if _, ok := x.pol.reasons[key]; ok {
+			continue
+		}
+		x.errorf(x.pol.path, x.pol.keyLines[key], "%s: it makes the bot faster or heavier on every host; keep the built-in value, or add a reason for it, e.g. reasons: {%s: \"owner agreed by email 2026-11-02\"}", msg, key)
+	}
+	for _, key := range slices.Sorted(mapKeys(x.pol.reasons)) {
+		line := x.pol.reasonLines[key]
+		switch {
+		case !slices.Contains(loosenable, key):
+			x.errorf(x.pol.path, line, "reasons has %q, which is not a key that can loosen the policy; reasons may name %s %s", key, strings.Join(loosenable, ", "), suggest(key, loosenable))
+		case loose[key] == "":
+			x.warnf(x.pol.path, line, "reasons has %s, which is not loosened (it is at or stricter than the built-in value); remove the reason", key)
+		}
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// reasonsOf reads policy.yaml's reasons: a mapping of key to a reason.
+func (f *file) reasonsOf(e entry) (map[string]string, map[string]int) {
+	reasons, lines := map[string]string{}, map[string]int{}
+	if e.val.Kind != yaml.MappingNode {
+		f.errorf(e.val.Line, "reasons must be a mapping of policy key to why it is loosened, e.g. reasons: {daily_cap: \"owner agreed by email 2026-11-02\"}")
+		return reasons, lines
+	}
+	for i := 0; i+1 < len(e.val.Content); i += 2 {
+		k, v := e.val.Content[i], e.val.Content[i+1]
+		if s, ok := f.str(entry{k, v}); ok {
+			reasons[k.Value], lines[k.Value] = s, k.Line
+		}
+	}
+	return reasons, lines
+}
+
+var (
+	// A date as people write one in a note: 2026-10-01, 1 October 2026,
+	// October 1, 2026, 01/10/2026.
+	dateLike = regexp.MustCompile(`(?i)\b(\d{4}-\d{2}-\d{2}|\d{1,2}[ .](jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{4}|(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}|\d{1,2}/\d{1,2}/\d{4})\b`)
+	// How the permission reached us.
+	channelLike = regexp.MustCompile(`(?i)\b(e-?mail|mail|letter|phone|telephone|call|ticket|form|meeting|message|issue|pull request|chat|fax|signed|agreement|contract)\b`)
+)
+
+// permissionProblem says what a robots_override permission lacks: it must
+// name the channel it came by and the date, so that anyone can find it.
+func permissionProblem(perm string) string {
+	var missing []string
+	if !channelLike.MatchString(perm) {
+		missing = append(missing, "no channel (email, letter, phone call, ticket, …)")
+	}
+	if !dateLike.MatchString(perm) {
+		missing = append(missing, "no date (YYYY-MM-DD)")
+	}
+	if len(missing) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("permission %q does not say how and when it was given: it names %s; quote the owner's written permission, e.g. \"email from the webmaster, 2026-10-01, ref 4411\"", perm, strings.Join(missing, " and "))
+}
+
+// sameURL is the key under which two URLs are one document: the
+// normalised URL without a trailing slash on its path (scheme and host
+// case and default ports are already normalised away).
+func sameURL(normalised string) string {
+	u, err := url.Parse(normalised)
+	if err != nil || len(u.Path) <= 1 || !strings.HasSuffix(u.Path, "/") {
+		return normalised
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawPath = ""
+	return u.String()
+}
+
+// neverKinds are the kinds whose documents cannot change at their URL.
+var neverKinds = []Kind{Legislation, Gazette}
+
+// recheckNever refuses recheck: never for kinds whose documents change.
+func (f *file) recheckNever(s source, line int) {
+	if s.Never && s.Kind != "" && !slices.Contains(neverKinds, s.Kind) {
+		f.errorf(line, "recheck: never is only for documents that cannot change (kinds legislation, for an Act as enacted, and gazette); a %s changes at its URL: use a duration, e.g. 24h or 168h", s.Kind)
+	}
+}
+
+// idPrefix warns about an id that does not start with its jurisdiction.
+func (f *file) idPrefix(id, jurisdiction string, line int) {
+	if jurisdiction != "" && !strings.HasPrefix(id, jurisdiction+"-") {
+		f.warnf(line, "source id %q does not start with %q; prefix ids with their jurisdiction, e.g. %s-%s", id, jurisdiction+"-", jurisdiction, id)
+	}
+}
+
+// weeklyBudget refuses a host with more sources than its daily cap can
+// check in a week, after the robots.txt fetches: some would never be
+// checked.
+func (x crossCheck) weeklyBudget(ms []parsed, merged map[string]*mergedHost) {
+	type use struct {
+		n          int
+		file       string
+		line       int // where the first source beyond the budget is
+		capFile    string
+		capLine    int
+		overflowAt int
+	}
+	robotsPerDay := 1
+	if ttl := x.pol.RobotsTTL; ttl > 0 && ttl < 24*time.Hour {
+		robotsPerDay = int((24*time.Hour + ttl - 1) / ttl)
+	}
+	capOf := func(host string) int {
+		if m := merged[host]; m != nil && m.cap > 0 {
+			return min(m.cap, x.pol.DailyCap)
+		}
+		return x.pol.DailyCap
+	}
+	uses := map[string]*use{}
+	var order []string
+	for _, m := range ms {
+		for _, h := range m.hosts {
+			if h.capLine > 0 {
+				if uses[h.name] == nil {
+					uses[h.name] = &use{}
+					order = append(order, h.name)
+				}
+				if uses[h.name].capFile == "" {
+					uses[h.name].capFile, uses[h.name].capLine = m.File, h.capLine
+				}
+			}
+		}
+		for _, s := range m.sources {
+			if s.Host == "" {
+				continue
+			}
+			u := uses[s.Host]
+			if u == nil {
+				u = &use{}
+				uses[s.Host] = u
+				order = append(order, s.Host)
+			}
+			u.n++
+			if budget := max(capOf(s.Host)-robotsPerDay, 0) * 7; u.n == budget+1 {
+				u.file, u.line = s.File, s.urlLine
+			}
+		}
+	}
+	for _, host := range order {
+		u := uses[host]
+		c := capOf(host)
+		budget := max(c-robotsPerDay, 0) * 7
+		if u.n <= budget {
+			continue
+		}
+		file, line := u.file, u.line
+		if u.capFile != "" {
+			file, line = u.capFile, u.capLine
+		}
+		x.errorf(file, line, "host %s has %d sources, but its daily cap of %d can check at most %d a week (%d request(s) a day go to robots.txt); raise the cap (with a reason) or list fewer sources on this host", host, u.n, c, budget, robotsPerDay)
+	}
+}
+
+// Suggest returns `did you mean "x"?` for the word of allowed closest to
+// got (case aside), or "" when none is close enough to be a typo.
+func Suggest(got string, allowed []string) string { return suggest(got, allowed) }
+
+// suggest returns `did you mean "x"?` for the allowed word closest to
+// got, when one is close enough to be a typo.
+func suggest(got string, allowed []string) string {
+	best, bestD := "", 0
+	for _, a := range allowed {
+		d := editDistance(strings.ToLower(got), a)
+		if best == "" || d < bestD {
+			best, bestD = a, d
+		}
+	}
+	if best == "" || bestD > max(2, len(got)/3) {
+		return ""
+	}
+	return fmt.Sprintf("did you mean %q?", best)
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// fillColumns sets the Column of each diagnostic about one of files (path
+// → contents) to where the YAML entry on its line starts, past any
+// indentation and list dashes.
+func fillColumns(ds Diagnostics, files map[string][]byte) {
+	for i := range ds {
+		d := &ds[i]
+		data, ok := files[d.File]
+		if !ok || d.Line <= 0 || d.Column > 0 {
+			continue
+		}
+		lines := strings.Split(string(data), "\n")
+		if d.Line > len(lines) {
+			continue
+		}
+		text := lines[d.Line-1]
+		col := 0
+		for col < len(text) && (text[col] == ' ' || text[col] == '\t' || (text[col] == '-' && col+1 < len(text) && text[col+1] == ' ')) {
+			col++
+		}
+		if col < len(text) {
+			d.Column = col + 1
+		}
+	}
+}
+
+// fmtBytes writes a size in the largest binary unit that divides it.
+func fmtBytes(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

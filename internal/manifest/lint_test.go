@@ -1,0 +1,225 @@
+package manifest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// loadFiles writes files into a temp directory and loads it.
+func loadFiles(t *testing.T, files map[string]string) (string, *Set, Diagnostics) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Dir(path), filepath.Base(path), content)
+	}
+	set, diags := Load(dir)
+	return dir, set, diags
+}
+
+func diagStrings(ds Diagnostics) string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.String() + "\n")
+	}
+	return b.String()
+}
+
+const uk = "jurisdiction: uk\nname: UK\ntimezone: UTC\nsources:\n  - {id: uk-a, url: https://www.gov.uk/a, kind: rates-page, title: A}\n"
+
+func TestPolicyLooseningNeedsAReason(t *testing.T) {
+	loose := `delay: {min: 1s, max: 1s}
+daily_cap: 100000
+pause_after_403: 1000
+timeout: 10m
+max_body: 1GiB
+backoff_max: 1m
+`
+	_, _, diags := loadFiles(t, map[string]string{"policy.yaml": loose, "uk.yaml": uk})
+	got := diagStrings(diags)
+	for _, want := range []string{
+		"policy.yaml:1: delay {min: 1s, max: 1s} is faster than the built-in {min: 3s, max: 5s}",
+		"policy.yaml:2: daily_cap 100000 is higher than the built-in 200",
+		"policy.yaml:3: pause_after_403 1000 is higher than the built-in 3",
+		"policy.yaml:4: timeout 10m is longer than the built-in 1m",
+		"policy.yaml:5: max_body 1 GiB is larger than the built-in 50 MiB",
+		"policy.yaml:6: backoff_max 1m is shorter than the built-in 30m",
+		`add a reason for it, e.g. reasons: {daily_cap: "owner agreed by email 2026-11-02"}`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("diagnostics lack %q:\n%s", want, got)
+		}
+	}
+	if !diags.HasErrors() {
+		t.Error("a loosened policy without reasons is not an error")
+	}
+
+	// With a reason for each key it loads; a reason for a key that is not
+	// loosened is a warning, an empty one an error.
+	withReasons := loose + `reasons:
+  delay: "agreed with the ops team by email, 2026-11-02"
+  daily_cap: "owner agreed by email 2026-11-02"
+  pause_after_403: "owner asked for it by email 2026-11-02"
+  timeout: "large PDFs on a slow host, email 2026-11-02"
+  max_body: "the gazette is 600 MB, email 2026-11-02"
+  backoff_max: "owner asked for quick retries, email 2026-11-02"
+`
+	_, set, diags := loadFiles(t, map[string]string{"policy.yaml": withReasons, "uk.yaml": uk})
+	if set == nil {
+		t.Fatalf("a loosened policy with reasons does not load:\n%s", diagStrings(diags))
+	}
+	_, set, diags = loadFiles(t, map[string]string{"policy.yaml": "timeout: 30s\nreasons:\n  timeout: \"slow host\"\n  robots_tl: \"typo\"\n", "uk.yaml": uk})
+	got = diagStrings(diags)
+	for _, want := range []string{
+		`policy.yaml:3: warning: reasons has timeout, which is not loosened`,
+		`policy.yaml:4: reasons has "robots_tl", which is not a key that can loosen the policy`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+
+	// Tests and the demo (private networks, loopback only) are exempt.
+	private := "allow_private_networks: true\ndelay: {min: 5ms, max: 10ms}\ndaily_cap: 1000\n"
+	local := "jurisdiction: uk\nname: UK\ntimezone: UTC\nsources:\n  - {id: uk-a, url: http://127.0.0.1:8080/a, kind: rates-page, title: A}\n"
+	if _, set, diags := loadFiles(t, map[string]string{"policy.yaml": private, "uk.yaml": local}); set == nil {
+		t.Errorf("a private-network policy is held to the public defaults:\n%s", diagStrings(diags))
+	}
+}
+
+func TestRobotsOverridePermissionNamesChannelAndDate(t *testing.T) {
+	manifest := func(perm string) string {
+		return "jurisdiction: uk\nname: UK\ntimezone: UTC\nhosts:\n  www.gov.uk:\n    robots_override:\n      permission: " + perm + "\nsources:\n  - {id: uk-a, url: https://www.gov.uk/a, kind: rates-page, title: A}\n"
+	}
+	for perm, want := range map[string]string{
+		`"ok"`:                       "uk.yaml:7: host www.gov.uk robots_override permission \"ok\" does not say how and when it was given",
+		`"email from the webmaster"`: "names no date",
+		`"2026-10-01"`:               "names no channel",
+		`"email from the webmaster, 2026-10-01, ref 4411"`: "",
+		`"letter from the site owner, 1 October 2026"`:     "",
+	} {
+		_, _, diags := loadFiles(t, map[string]string{"uk.yaml": manifest(perm)})
+		got := diagStrings(diags)
+		if want == "" {
+			if diags.HasErrors() {
+				t.Errorf("permission %s refused:\n%s", perm, got)
+			}
+			continue
+		}
+		if !strings.Contains(got, want) || !diags.HasErrors() {
+			t.Errorf("permission %s: want an error containing %q, got:\n%s", perm, want, got)
+		}
+	}
+}
+
+func TestDuplicateURLsAfterNormalisation(t *testing.T) {
+	ie := "jurisdiction: ie\nname: IE\ntimezone: UTC\nsources:\n  - {id: ie-a, url: %s, kind: rates-page, title: A}\n"
+	for _, u := range []string{"https://www.gov.uk/a/", "HTTPS://WWW.GOV.UK:443/a", "https://www.Gov.uk/a"} {
+		_, _, diags := loadFiles(t, map[string]string{"uk.yaml": uk, "ie.yaml": fmt.Sprintf(ie, u)})
+		if got := diagStrings(diags); !strings.Contains(got, "is already listed as") {
+			t.Errorf("%s and https://www.gov.uk/a are not reported as the same URL:\n%s", u, got)
+		}
+	}
+}
+
+func TestSubfolderIsAnError(t *testing.T) {
+	_, _, diags := loadFiles(t, map[string]string{"uk.yaml": uk, "eu/fr.yaml": strings.ReplaceAll(uk, "uk", "fr")})
+	if got := diagStrings(diags); !diags.HasErrors() || !strings.Contains(got, "eu:0: manifests are read from this directory only") {
+		t.Errorf("a manifest in a subfolder is not an error:\n%s", got)
+	}
+}
+
+func TestIDWithoutJurisdictionPrefixWarns(t *testing.T) {
+	m := strings.Replace(uk, "id: uk-a", "id: income-tax", 1)
+	_, set, diags := loadFiles(t, map[string]string{"uk.yaml": m})
+	if got := diagStrings(diags); set == nil || !strings.Contains(got, `uk.yaml:5: warning: source id "income-tax" does not start with "uk-"`) {
+		t.Errorf("want a warning only:\n%s", got)
+	}
+}
+
+func TestRecheckNeverOnlyForKindsThatNeverChange(t *testing.T) {
+	m := "jurisdiction: uk\nname: UK\ntimezone: UTC\nsources:\n  - id: uk-a\n    url: https://www.gov.uk/a\n    kind: rates-page\n    title: A\n    recheck: never\n  - id: uk-b\n    url: https://www.gov.uk/b\n    kind: gazette\n    title: B\n    recheck: never\n  - id: uk-c\n    url: https://www.gov.uk/c\n    kind: legislation\n    title: C as enacted\n    recheck: never\n"
+	_, _, diags := loadFiles(t, map[string]string{"uk.yaml": m})
+	got := diagStrings(diags)
+	if !strings.Contains(got, `uk.yaml:9: recheck: never is only for documents that cannot change`) {
+		t.Errorf("recheck: never on a rates page is not refused:\n%s", got)
+	}
+	if strings.Count(got, "recheck: never") != 1 {
+		t.Errorf("gazette or legislation refused too:\n%s", got)
+	}
+}
+
+func TestMistypedKeyGetsASuggestion(t *testing.T) {
+	m := strings.Replace(uk, "title: A", "titel: A", 1)
+	_, _, diags := loadFiles(t, map[string]string{"uk.yaml": m, "policy.yaml": "dayly_cap: 100\n"})
+	got := diagStrings(diags)
+	for _, want := range []string{`unknown key "titel" in source: did you mean "title"? Allowed keys:`, `unknown key "dayly_cap" in policy: did you mean "daily_cap"?`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestSizeAndWeeklyBudget(t *testing.T) {
+	big := uk + "# " + strings.Repeat("x", 1<<20) + "\n"
+	_, _, diags := loadFiles(t, map[string]string{"uk.yaml": big})
+	if got := diagStrings(diags); !strings.Contains(got, "uk.yaml:0: the manifest is 1.0 MiB") {
+		t.Errorf("a manifest over 1 MiB is not refused:\n%s", got)
+	}
+
+	var b strings.Builder
+	b.WriteString("jurisdiction: uk\nname: UK\ntimezone: UTC\nhosts:\n  www.gov.uk:\n    daily_cap: 2\nsources:\n")
+	for i := range 8 {
+		fmt.Fprintf(&b, "  - {id: uk-%d, url: https://www.gov.uk/%d, kind: rates-page, title: T}\n", i, i)
+	}
+	_, _, diags = loadFiles(t, map[string]string{"uk.yaml": b.String()})
+	if got := diagStrings(diags); !diags.HasErrors() || !strings.Contains(got, "uk.yaml:6: host www.gov.uk has 8 sources, but its daily cap of 2 can check at most 7 a week") {
+		t.Errorf("an over-budget host is not refused:\n%s", got)
+	}
+}
+
+func TestDiagnosticColumn(t *testing.T) {
+	m := strings.Replace(uk, "title: A}", "title: A, colour: blue}", 1)
+	_, _, diags := loadFiles(t, map[string]string{"uk.yaml": m})
+	if len(diags) != 1 || diags[0].Column != 5 {
+		t.Fatalf("want one diagnostic at column 5 (the entry's first key): %+v", diags)
+	}
+	if a := diags[0].Annotation(); !strings.Contains(a, ",line=5,col=5::") {
+		t.Errorf("annotation lacks the column: %s", a)
+	}
+	if p := diags[0].Position(); !strings.HasSuffix(p, "uk.yaml:5:5") {
+		t.Errorf("Position() = %s", p)
+	}
+}
+
+func TestDuplicateIsReportedOnTheAddedLine(t *testing.T) {
+	// The base lists ie-a; the pull request adds aa-new with ie-a's URL
+	// in aa.yaml, which sorts before ie.yaml: without the base the error
+	// would land on ie.yaml, a line the pull request did not touch.
+	ie := "jurisdiction: ie\nname: IE\ntimezone: UTC\nsources:\n  - {id: ie-a, url: https://www.revenue.ie/a, kind: rates-page, title: A}\n"
+	aa := "jurisdiction: aa\nname: AA\ntimezone: UTC\nsources:\n  - {id: aa-new, url: https://www.revenue.ie/a/, kind: rates-page, title: A}\n"
+	base := ReadBase(map[string][]byte{"ie.yaml": []byte(ie)})
+	dir := t.TempDir()
+	writeFile(t, dir, "ie.yaml", ie)
+	writeFile(t, dir, "aa.yaml", aa)
+	_, diags := LoadAgainst(dir, &base)
+	got := diagStrings(diags)
+	if !strings.Contains(got, "aa.yaml:5: url https://www.revenue.ie/a/ is already listed as \"ie-a\" at "+filepath.Join(dir, "ie.yaml")+":5") {
+		t.Errorf("the duplicate is not reported on the added line (aa.yaml:5):\n%s", got)
+	}
+	if strings.Contains(got, "ie.yaml:5: url") {
+		t.Errorf("the duplicate is reported on the base's line:\n%s", got)
+	}
+	if !base.Added(Source{ID: "aa-new", URL: "https://www.revenue.ie/b"}) || base.Added(Source{ID: "ie-a", URL: "https://www.revenue.ie/a/"}) {
+		t.Error("Added: wrong answer for a new id or an unchanged one")
+	}
+	if !base.Added(Source{ID: "ie-a", URL: "https://www.revenue.ie/changed"}) {
+		t.Error("Added: a changed URL is not reported")
+	}
+}

@@ -1,0 +1,7 @@
+// Package public renders what site operators and contributors read about
+// the bot: reports/POLICY.md (the rules, from the values the gate
+// enforces), reports/hosts.md (each host's settings and how much it was
+// asked for) and reports/index.html (the page the User-Agent's URL leads
+// to). It only renders: the command line gathers the manifests, the state
+// and the ledger counts and hands them in.
+package public

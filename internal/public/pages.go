@@ -1,0 +1,84 @@
+package public
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/robots"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+)
+
+// WeeksShown is how many complete weeks of request counts hosts.md shows.
+const WeeksShown = 4
+
+// CountFunc returns the dispatches to host per UTC day from since to
+// until ("YYYY-MM-DD", both included): ledger.Ledger.CountDispatches, or
+// the same read from the cache branch.
+type CountFunc func(host, since, until string) (map[string]int, error)
+
+// Pages renders every public page, as the reports directory holds them:
+// POLICY.md, hosts.md and index.html. now picks the weeks counted.
+func Pages(set *manifest.Set, st *state.State, rep *report.Report, count CountFunc, now time.Time) ([]File, error) {
+	rules := RulesOf(set)
+	weeks := CompleteWeeks(now, WeeksShown)
+	for i := range weeks {
+		weeks[i].Requests = map[string]int{}
+		for _, h := range rules.Hosts {
+			days, err := count(h.Host.Name, weeks[i].From, weeks[i].To)
+			if err != nil {
+				return nil, fmt.Errorf("count the requests to %s: %w", h.Host.Name, err)
+			}
+			for _, n := range days {
+				weeks[i].Requests[h.Host.Name] += n
+			}
+		}
+	}
+	index, err := rules.IndexHTML(rep)
+	if err != nil {
+		return nil, fmt.Errorf("render index.html: %w", err)
+	}
+	return []File{
+		{Name: "POLICY.md", Data: rules.PolicyMarkdown()},
+		{Name: "hosts.md", Data: rules.HostsMarkdown(Hosts{Robots: RobotsStates(set, st), Weeks: weeks})},
+		{Name: "index.html", Data: index},
+	}, nil
+}
+
+// RobotsStates says, per host, what its kept robots.txt means, without the
+// date it was read (the page stays quiet), and how many of the host's
+// sources it blocks.
+func RobotsStates(set *manifest.Set, st *state.State) map[string]string {
+	out := map[string]string{}
+	blocked := map[string]int{}
+	for _, src := range set.Sources {
+		if st.Source(src.ID).Status == state.BlockedRobots {
+			blocked[src.Host]++
+		}
+		if _, done := out[src.Host]; done {
+			continue
+		}
+		kept, ok := st.Robots(robots.Key(src.Parsed))
+		if !ok {
+			continue
+		}
+		switch kept.Outcome {
+		case state.RobotsParsed:
+			out[src.Host] = "read, obeyed"
+		case state.RobotsMissing:
+			out[src.Host] = fmt.Sprintf("none (HTTP %d): everything allowed", kept.HTTPStatus)
+		case state.RobotsUnreadable:
+			out[src.Host] = "unavailable at the last try: nothing else requested"
+		default:
+			out[src.Host] = string(kept.Outcome)
+		}
+	}
+	for h, n := range blocked {
+		if out[h] == "" {
+			out[h] = "read, obeyed"
+		}
+		out[h] += fmt.Sprintf("; %d source(s) disallowed", n)
+	}
+	return out
+}

@@ -1,0 +1,36 @@
+package public
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+)
+
+// File is one rendered page and its name under the reports directory.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// Write writes each file under dir atomically, only when its bytes
+// changed, and returns the names it wrote.
+func Write(dir string, files ...File) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create the reports directory: %w", err)
+	}
+	var wrote []string
+	for _, f := range files {
+		path := filepath.Join(dir, f.Name)
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, f.Data) {
+			continue
+		}
+		if err := atomicfile.WriteFile(path, f.Data, 0o644); err != nil {
+			return wrote, fmt.Errorf("write %s: %w", path, err)
+		}
+		wrote = append(wrote, f.Name)
+	}
+	return wrote, nil
+}
