@@ -19,28 +19,32 @@ func extractPDF(ctx context.Context, raw []byte, maxPages int, out *lines) error
 	if err != nil {
 		return fmt.Errorf("open PDF: %w", err)
 	}
-	n, glyphs := r.NumPage(), 0
-	for i := 1; i <= n; i++ {
+	// The library's Page(i) walks the page tree from the root, resolving
+	// every page before i: quadratic on the flat trees writers produce.
+	// The tree is walked once here instead.
+	var pages []pdfLeaf
+	more := collectPages(r.Trailer().Key("Root").Key("Pages"), 0, 0, maxPages+1, &pages)
+	n, glyphs := len(pages), 0
+	for i, pg := range pages {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if i > maxPages {
+		if i >= maxPages {
 			return errPageLimit
 		}
-		p := r.Page(i)
-		if p.V.IsNull() {
-			continue
-		}
-		if err := out.add(fmt.Sprintf("[page %d]", i)); err != nil {
+		if err := out.add(fmt.Sprintf("[page %d]", i+1)); err != nil {
 			return err
 		}
-		text := p.Content().Text
+		text := pdf.Page{V: pg.v}.Content().Text
 		glyphs += len(text)
-		for _, l := range layoutPage(text, pageWidth(p)) {
+		for _, l := range layoutPage(text, pg.width) {
 			if err := out.add(l); err != nil {
 				return err
 			}
 		}
+	}
+	if more {
+		return errPageLimit
 	}
 	if glyphs == 0 {
 		return fmt.Errorf("%w: %d page(s) without any text; a scanned document has images only (no OCR is done)", errNoText, n)
@@ -48,16 +52,40 @@ func extractPDF(ctx context.Context, raw []byte, maxPages int, out *lines) error
 	return nil
 }
 
-// pageWidth is the width of the page's MediaBox, which a page may inherit
-// from its parents (0 when there is none).
-func pageWidth(p pdf.Page) float64 {
-	var box pdf.Value
-	for v, depth := p.V, 0; !v.IsNull() && depth < 64; v, depth = v.Key("Parent"), depth+1 {
-		if b := v.Key("MediaBox"); !b.IsNull() {
-			box = b
-			break
+// pdfLeaf is a leaf of the page tree and the width of its MediaBox, which
+// it may inherit from its parents (0 when there is none).
+type pdfLeaf struct {
+	v     pdf.Value
+	width float64
+}
+
+// collectPages appends the leaves of a page tree, in order, up to limit;
+// it reports whether it stopped at the limit. Depth is bounded, so a tree
+// that loops back on itself ends.
+func collectPages(node pdf.Value, width float64, depth, limit int, pages *[]pdfLeaf) bool {
+	if depth > 64 || node.IsNull() {
+		return false
+	}
+	if w := boxWidth(node.Key("MediaBox")); w > 0 {
+		width = w
+	}
+	if node.Key("Type").Name() == "Page" || node.Key("Kids").IsNull() {
+		if len(*pages) >= limit {
+			return true
+		}
+		*pages = append(*pages, pdfLeaf{node, width})
+		return false
+	}
+	kids := node.Key("Kids")
+	for i := 0; i < kids.Len(); i++ {
+		if collectPages(kids.Index(i), width, depth+1, limit, pages) {
+			return true
 		}
 	}
+	return false
+}
+
+func boxWidth(box pdf.Value) float64 {
 	if box.Len() != 4 {
 		return 0
 	}
