@@ -308,12 +308,16 @@ func joinSegments(ss []segment) string {
 	return strings.Join(parts, " | ")
 }
 
+const maxPageWidth = 14400
+
 // findGutter looks for the x of a column gutter: a place in the middle of
 // the page that at least three lines leave free while setting wide text
 // (a quarter of the page or more) on both sides of it. Table rows, whose
 // cells are narrow, do not count, so a table is never read column-wise.
 func findGutter(rows [][]segment, width float64) (float64, bool) {
-	if width <= 0 {
+	// PDF pages are at most 14,400 units wide (200 inches); a box beyond
+	// that (or NaN) is damage, and its votes would not fit in memory.
+	if !(width > 0 && width <= maxPageWidth) {
 		return 0, false
 	}
 	lo, hi := int(0.25*width), int(0.75*width)
