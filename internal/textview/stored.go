@@ -1,6 +1,7 @@
 package textview
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -91,4 +92,25 @@ func isSum(s string) bool {
 		}
 	}
 	return true
+}
+
+// Derive returns the text of blob rawSum, whose bytes are raw and whose
+// Content-Type was contentType: the kept one when there is one for this
+// Version, else extracted now and kept (Save). The path is the .txt file.
+// Only keeping the text can fail; extraction never does.
+func Derive(ctx context.Context, root, rawSum string, raw []byte, contentType string, lim Limits) (string, Result, error) {
+	p, err := TextPath(root, rawSum)
+	if err != nil {
+		return "", Result{}, err
+	}
+	if res, ok, err := Load(root, rawSum); err != nil {
+		return "", Result{}, err
+	} else if ok {
+		return p, res, nil
+	}
+	res := Extract(ctx, raw, contentType, lim)
+	if _, err := Save(root, rawSum, res); err != nil {
+		return "", res, err
+	}
+	return p, res, nil
 }

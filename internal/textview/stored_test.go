@@ -50,3 +50,22 @@ func TestSaveLoad(t *testing.T) {
 		t.Error("a bad sum gave a path")
 	}
 }
+
+func TestDerive(t *testing.T) {
+	root := t.TempDir()
+	raw := []byte("<p>Basic rate <b>20%</b></p>")
+	sum := Hash(string(raw))
+	p, res, err := Derive(t.Context(), root, sum, raw, "text/html", Limits{})
+	if err != nil || res.Text != "Basic rate 20%\n" {
+		t.Fatalf("Derive: %q, %v", res.Text, err)
+	}
+	if data, err := os.ReadFile(p); err != nil || string(data) != res.Text {
+		t.Errorf("kept text %q, %v", data, err)
+	}
+	// The second time the kept text is returned, not extracted anew (the
+	// bytes given here would extract to something else).
+	_, res, err = Derive(t.Context(), root, sum, []byte("<p>other</p>"), "text/html", Limits{})
+	if err != nil || res.Text != "Basic rate 20%\n" {
+		t.Errorf("second Derive: %q, %v", res.Text, err)
+	}
+}
