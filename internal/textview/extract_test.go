@@ -233,3 +233,12 @@ func FuzzExtract(f *testing.F) {
 		}
 	})
 }
+
+// TestExtractHTMLNoBreakSpaceBetweenElements: a no-break space that opens
+// or closes a text node still separates words ("£50,271&nbsp;to").
+func TestExtractHTMLNoBreakSpaceBetweenElements(t *testing.T) {
+	raw := []byte("<p><span>£50,271</span>&nbsp;to&nbsp;<span>£125,140</span></p>")
+	if res := Extract(t.Context(), raw, "text/html", Limits{}); res.Text != "£50,271 to £125,140\n" {
+		t.Errorf("got %q", res.Text)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -172,7 +173,7 @@ func (w *htmlWriter) text(s string) {
 	if s == "" {
 		return
 	}
-	if isSpace(rune(s[0])) {
+	if first, _ := utf8.DecodeRuneInString(s); isSpace(first) {
 		w.space = true
 	}
 	for _, f := range strings.FieldsFunc(s, isSpace) {
@@ -182,7 +183,7 @@ func (w *htmlWriter) text(s string) {
 		w.line.WriteString(f)
 		w.space = true
 	}
-	if r := s[len(s)-1]; !isSpace(rune(r)) {
+	if last, _ := utf8.DecodeLastRuneInString(s); !isSpace(last) {
 		w.space = false
 	}
 }
