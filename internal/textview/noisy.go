@@ -165,7 +165,7 @@ func inTable(n *html.Node) bool {
 	return false
 }
 
-func hasDigit(s string) bool { return strings.IndexAny(s, "0123456789") >= 0 }
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 
 func children(n *html.Node) []*html.Node {
 	var out []*html.Node
