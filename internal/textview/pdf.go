@@ -23,7 +23,8 @@ func extractPDF(ctx context.Context, raw []byte, maxPages int, out *lines) error
 	// every page before i: quadratic on the flat trees writers produce.
 	// The tree is walked once here instead.
 	var pages []pdfLeaf
-	more := collectPages(r.Trailer().Key("Root").Key("Pages"), 0, 0, maxPages+1, &pages)
+	budget := 4*maxPages + 64
+	more := collectPages(r.Trailer().Key("Root").Key("Pages"), 0, 0, maxPages+1, &budget, &pages)
 	n, glyphs := len(pages), 0
 	for i, pg := range pages {
 		if err := ctx.Err(); err != nil {
@@ -60,9 +61,13 @@ type pdfLeaf struct {
 }
 
 // collectPages appends the leaves of a page tree, in order, up to limit;
-// it reports whether it stopped at the limit. Depth is bounded, so a tree
-// that loops back on itself ends.
-func collectPages(node pdf.Value, width float64, depth, limit int, pages *[]pdfLeaf) bool {
+// it reports whether it stopped at the limit. Depth and the number of nodes
+// visited (budget) are bounded, so a tree whose Kids loop back ends, even
+// one that names its own node twice (2^depth paths).
+func collectPages(node pdf.Value, width float64, depth, limit int, budget *int, pages *[]pdfLeaf) bool {
+	if *budget--; *budget < 0 {
+		return true
+	}
 	if depth > 64 || node.IsNull() {
 		return false
 	}
@@ -78,7 +83,7 @@ func collectPages(node pdf.Value, width float64, depth, limit int, pages *[]pdfL
 	}
 	kids := node.Key("Kids")
 	for i := 0; i < kids.Len(); i++ {
-		if collectPages(kids.Index(i), width, depth+1, limit, pages) {
+		if collectPages(kids.Index(i), width, depth+1, limit, budget, pages) {
 			return true
 		}
 	}
