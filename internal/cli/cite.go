@@ -2,37 +2,89 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 type citeOptions struct {
 	paths
 	Source string
-	IO     IO
+	// JSON prints the citation as one JSON object.
+	JSON bool
+	// At (YYYY-MM-DD) cites the bytes held on that UTC date, from the
+	// index's history, instead of the newest.
+	At string
+	IO IO
 }
 
 func cmdCite(ctx context.Context, io IO, args []string) error {
 	opts := citeOptions{IO: io}
 	fs := newFlags("cite", "[flags] SOURCE", io)
 	opts.register(fs, "manifests", "snapshots", "state")
+	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (url, final_url, retrieved, sha256, size, content_type, blob, text)")
+	fs.StringVar(&opts.At, "at", "", "cite the bytes held on this UTC date (YYYY-MM-DD), from snapshots/index.json's history")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	// Flags may follow the source id.
+	rest := fs.Args()
+	if len(rest) > 1 {
+		if err := parse(fs, rest[1:]); err != nil {
+			return err
+		}
+		rest = append(rest[:1], fs.Args()...)
+	}
+	if len(rest) != 1 {
 		fs.Usage()
 		return usageError("cite takes exactly one source id")
 	}
-	opts.Source = fs.Arg(0)
+	opts.Source = rest[0]
 	return runCite(ctx, opts)
 }
 
+// citation is what a rules engine needs to cite a source's bytes.
+type citation struct {
+	Source       string `json:"source"`
+	Jurisdiction string `json:"jurisdiction"`
+	Title        string `json:"title"`
+	URL          string `json:"url"`
+	FinalURL     string `json:"final_url"`
+	// Retrieved is the UTC date of the last good check that served these
+	// bytes (or, for --at and when the state does not say, the date they
+	// were first retrieved).
+	Retrieved   string `json:"retrieved"`
+	FirstSeen   string `json:"first_seen"`
+	SHA256      string `json:"sha256"`
+	Size        int64  `json:"size"`
+	ContentType string `json:"content_type"`
+	// Blob is the path of the exact bytes; Text the path of their derived
+	// plain text, when it has been derived (else TextMissing says why).
+	Blob        string `json:"blob"`
+	Text        string `json:"text,omitempty"`
+	TextReason  string `json:"text_reason,omitempty"`
+	TextMissing string `json:"text_missing,omitempty"`
+	// At is the date asked for with --at; HeldUntil the date the source
+	// first served other bytes after it, if it has.
+	At        string `json:"at,omitempty"`
+	HeldUntil string `json:"held_until,omitempty"`
+}
+
 // runCite prints what a rules engine needs to cite a source: the URL, the
-// date the held bytes were retrieved, and their hash, size and type.
+// date the held bytes were retrieved, their hash, size and type, and where
+// the bytes and their text are.
 func runCite(_ context.Context, opts citeOptions) error {
+	if opts.At != "" {
+		if _, err := time.Parse(time.DateOnly, opts.At); err != nil {
+			return usageError("--at %q is not a date; write it as YYYY-MM-DD (UTC)", opts.At)
+		}
+	}
 	set, err := loadManifests(opts.Manifests, opts.IO)
 	if err != nil {
 		return err
@@ -54,27 +106,93 @@ func runCite(_ context.Context, opts citeOptions) error {
 	if len(entries) == 0 {
 		return withCode(ExitFailures, fmt.Errorf("%s has no bytes held yet (status %s): run `taxkernelbot run --only %s`", src.ID, cur.Status, src.ID))
 	}
-	e := entries[len(entries)-1]
-	if cur.SHA256 != "" {
-		if held, ok := ix.Lookup(src.ID, cur.SHA256); ok {
-			e = held
-		}
-	}
-	retrieved := e.FirstSeen
-	if cur.SHA256 == e.SHA256 && !cur.LastGood.IsZero() {
-		retrieved = cur.LastGood.UTC().Format(time.DateOnly)
+	c, err := cite(opts, src, entries, cur)
+	if err != nil {
+		return err
 	}
 	w := opts.IO.Out
-	fmt.Fprintf(w, "%s. %q. %s. Retrieved %s. sha256:%s\n", src.Jurisdiction, src.Title, e.FinalURL, retrieved, e.SHA256)
+	if opts.JSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		return enc.Encode(c)
+	}
+	fmt.Fprintf(w, "%s. %q. %s. Retrieved %s. sha256:%s\n", src.Jurisdiction, src.Title, c.FinalURL, c.Retrieved, c.SHA256)
 	fmt.Fprintf(w, "source:       %s\n", src.ID)
 	fmt.Fprintf(w, "url:          %s\n", src.URL)
-	if e.FinalURL != src.URL {
-		fmt.Fprintf(w, "final_url:    %s\n", e.FinalURL)
+	if c.FinalURL != src.URL {
+		fmt.Fprintf(w, "final_url:    %s\n", c.FinalURL)
 	}
-	fmt.Fprintf(w, "retrieved:    %s\n", retrieved)
-	fmt.Fprintf(w, "first_seen:   %s\n", e.FirstSeen)
-	fmt.Fprintf(w, "sha256:       %s\n", e.SHA256)
-	fmt.Fprintf(w, "size:         %d\n", e.Size)
-	fmt.Fprintf(w, "content_type: %s\n", e.ContentType)
+	if c.At != "" {
+		fmt.Fprintf(w, "at:           %s\n", c.At)
+	}
+	fmt.Fprintf(w, "retrieved:    %s\n", c.Retrieved)
+	fmt.Fprintf(w, "first_seen:   %s\n", c.FirstSeen)
+	if c.HeldUntil != "" {
+		fmt.Fprintf(w, "held_until:   %s\n", c.HeldUntil)
+	}
+	fmt.Fprintf(w, "sha256:       %s\n", c.SHA256)
+	fmt.Fprintf(w, "size:         %d\n", c.Size)
+	fmt.Fprintf(w, "content_type: %s\n", c.ContentType)
+	fmt.Fprintf(w, "blob:         %s\n", c.Blob)
+	switch {
+	case c.Text != "":
+		fmt.Fprintf(w, "text:         %s\n", c.Text)
+	default:
+		fmt.Fprintf(w, "text:         none (%s)\n", c.TextMissing)
+	}
+	if c.TextReason != "" {
+		fmt.Fprintf(w, "text_reason:  %s\n", c.TextReason)
+	}
 	return nil
+}
+
+// cite picks the entry to cite (the held bytes, or those held on opts.At)
+// and fills in the citation.
+func cite(opts citeOptions, src manifest.Source, entries []store.Entry, cur state.Source) (citation, error) {
+	i := len(entries) - 1
+	if opts.At == "" {
+		for j, e := range entries {
+			if cur.SHA256 != "" && e.SHA256 == cur.SHA256 {
+				i = j
+			}
+		}
+	} else {
+		// The index lists each hash once, at the date it was first served,
+		// oldest first: the bytes held on a date are the last listed by then.
+		i = -1
+		for j, e := range entries {
+			if e.FirstSeen <= opts.At {
+				i = j
+			}
+		}
+		if i < 0 {
+			return citation{}, withCode(ExitFailures, fmt.Errorf("%s held no bytes on %s; the first were retrieved on %s", src.ID, opts.At, entries[0].FirstSeen))
+		}
+	}
+	e := entries[i]
+	c := citation{
+		Source: src.ID, Jurisdiction: src.Jurisdiction, Title: src.Title,
+		URL: src.URL, FinalURL: e.FinalURL, Retrieved: e.FirstSeen, FirstSeen: e.FirstSeen,
+		SHA256: e.SHA256, Size: e.Size, ContentType: e.ContentType, At: opts.At,
+		Blob: filepath.ToSlash(store.ReadOnly(opts.Snapshots).Path(e.SHA256)),
+	}
+	if opts.At == "" && cur.SHA256 == e.SHA256 && !cur.LastGood.IsZero() {
+		c.Retrieved = cur.LastGood.UTC().Format(time.DateOnly)
+	}
+	if i+1 < len(entries) {
+		c.HeldUntil = entries[i+1].FirstSeen
+	}
+	text, ok, err := textview.Load(opts.Snapshots, e.SHA256)
+	switch {
+	case err != nil:
+		return citation{}, cannotRun("%v", err)
+	case !ok:
+		c.TextMissing = fmt.Sprintf("no text view of these bytes for extractor %s yet", textview.Version)
+	default:
+		p, _ := textview.TextPath(opts.Snapshots, e.SHA256)
+		c.Text = filepath.ToSlash(p)
+		c.TextReason = text.Reason
+	}
+	return c, nil
 }

@@ -15,7 +15,7 @@ var (
 	manifestKeys = []string{"jurisdiction", "name", "timezone", "hosts", "sources"}
 	hostKeys     = []string{"delay", "daily_cap", "off_peak", "timezone", "robots_override"}
 	overrideKeys = []string{"permission", "delay"}
-	sourceKeys   = []string{"id", "url", "kind", "title", "recheck", "encodes", "gaps"}
+	sourceKeys   = []string{"id", "url", "kind", "title", "recheck", "encodes", "gaps", "view"}
 	kinds        = []Kind{RatesPage, TaxTable, WithholdingSchedule, Legislation, Gazette}
 	idSyntax     = regexp.MustCompile(`^[a-z0-9-]+$`)
 )
@@ -308,6 +308,9 @@ func (f *file) source(n *yaml.Node, jurisdiction string) source {
 	}
 	if e, ok := fs["gaps"]; ok {
 		s.Gaps, _ = f.strList(e)
+	}
+	if e, ok := fs["view"]; ok {
+		s.View, _ = f.view(e)
 	}
 	return s
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/policy"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // Kind is what a source is. Only the constants below are valid.
@@ -44,8 +45,12 @@ type Source struct {
 	Never   bool
 	Encodes []string
 	Gaps    []string
-	File    string // manifest path, for messages
-	Line    int    // line of the source's `id:`
+	// View is how the source's text is looked at to decide whether it
+	// changed (elements to drop, lines to ignore); zero is the default
+	// view.
+	View textview.Spec
+	File string // manifest path, for messages
+	Line int    // line of the source's `id:`
 }
 
 // Manifest is one jurisdiction's file.

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/taxkernel/taxkernelbot/internal/policy"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // TestLoadRejects loads one small broken set per rule and checks every
@@ -39,7 +40,7 @@ func TestLoadRejects(t *testing.T) {
 			"yml-extension/uk.yml:0: manifests end in .yaml; rename uk.yml to uk.yaml",
 		}},
 		{"unknown-key", []string{
-			`unknown-key/uk.yaml:8: unknown key "titel" in source: did you mean "title"? Allowed keys: id, url, kind, title, recheck, encodes, gaps`,
+			`unknown-key/uk.yaml:8: unknown key "titel" in source: did you mean "title"? Allowed keys: id, url, kind, title, recheck, encodes, gaps, view`,
 		}},
 		{"unknown-policy-key", []string{
 			`unknown-policy-key/policy.yaml:2: unknown key "delay_min" in policy; allowed keys: user_agent, from, delay, daily_cap, backoff_max, pause_after_403, robots_ttl, timeout, max_body, exclude, allow_private_networks, sign, issue_after`,
@@ -129,6 +130,14 @@ func TestLoadRejects(t *testing.T) {
 			`bad-policy/policy.yaml:13: exclude entry is missing "reason"`,
 			`bad-policy/policy.yaml:14: sign directory "http://taxkernel.com/.well-known/http-message-signatures-directory" must be https`,
 			"bad-policy/policy.yaml:15: issue_after must be longer than zero",
+		}},
+		{"bad-view", []string{
+			`bad-view/uk.yaml:10: view drop selector "div[[" is not a CSS selector`,
+			`bad-view/uk.yaml:11: view ignore expression "Page (generated" is not a regular expression`,
+			`bad-view/uk.yaml:12: view ignore expression ".*" matches an empty line, so it would remove every line`,
+			`bad-view/uk.yaml:17: unknown key "skip" in view; allowed keys: drop, ignore`,
+			`bad-view/uk.yaml:22: view drop must be a non-empty list`,
+			`bad-view/uk.yaml:27: view is empty`,
 		}},
 		{"private-allowed", []string{
 			"private-allowed/policy.yaml:2: allow_private_networks: true is for tests and the demo only, but 1 source(s) name public hosts (first: uk-rates at testdata/private-allowed/uk.yaml:10, host www.gov.uk); set it to false",
@@ -278,19 +287,20 @@ func TestLoadGood(t *testing.T) {
 		"uk-gazette": {
 			Jurisdiction: "uk", ID: "uk-gazette", URL: "https://www.thegazette.co.uk:8443/?notice=1",
 			Parsed: mustURL(t, "https://www.thegazette.co.uk:8443/?notice=1"), Host: "www.thegazette.co.uk:8443",
-			Kind: Gazette, Title: "The Gazette notice", Never: true, File: uk, Line: 27,
+			Kind: Gazette, Title: "The Gazette notice", Never: true, File: uk, Line: 31,
 		},
 		"uk-income-tax-rates": {
 			Jurisdiction: "uk", ID: "uk-income-tax-rates", URL: "https://www.gov.uk/income-tax-rates",
 			Parsed: mustURL(t, "https://www.gov.uk/income-tax-rates"), Host: "www.gov.uk",
 			Kind: RatesPage, Title: "Income Tax rates and Personal Allowances", Recheck: DefaultRecheck,
 			Encodes: []string{"uk.income-tax.bands"}, Gaps: []string{"Scottish rates not encoded yet"},
+			View: textview.Spec{Drop: []string{"#cookie-banner", ".last-updated"}, Ignore: []string{"Page generated at .*"}},
 			File: uk, Line: 16,
 		},
 		"uk-ita-2007": {
 			Jurisdiction: "uk", ID: "uk-ita-2007", URL: "https://www.legislation.gov.uk/ukpga/2007/3",
 			Parsed: mustURL(t, "https://www.legislation.gov.uk/ukpga/2007/3"), Host: "www.legislation.gov.uk",
-			Kind: Legislation, Title: "Income Tax Act 2007", Recheck: 7 * 24 * time.Hour, File: uk, Line: 22,
+			Kind: Legislation, Title: "Income Tax Act 2007", Recheck: 7 * 24 * time.Hour, File: uk, Line: 26,
 		},
 	}
 	override := &policy.RobotsOverride{

@@ -27,7 +27,7 @@ func TestSignDirectory(t *testing.T) {
 		if strings.Contains(tc.policy, "allow_private_networks") {
 			src = "http://127.0.0.1:8080/rates"
 		}
-		writeFile(t, dir, "demo.yaml", "jurisdiction: demo\nname: Demo\ntimezone: UTC\nsources:\n  - {id: rates, url: \""+src+"\", kind: gazette, title: Rates}\n")
+		writeFile(t, dir, "demo.yaml", "jurisdiction: demo\nname: Demo\ntimezone: UTC\nsources:\n  - {id: demo-rates, url: \""+src+"\", kind: gazette, title: Rates}\n")
 		set, diags := Load(dir)
 		var all []string
 		for _, d := range diags {

@@ -1,0 +1,65 @@
+package textview
+
+import (
+	"context"
+	"fmt"
+)
+
+// Comparison is the verdict on new bytes from a source whose held bytes
+// hash differently.
+type Comparison struct {
+	// Changed is true when the document says something else: its
+	// normalised text differs, or one side has no complete text (then the
+	// bytes decide, as before there were views). When false, the held
+	// bytes remain the citation: the new ones are not stored and nothing
+	// in the index or the reports changes.
+	Changed bool
+	// Why says how Changed was decided, for logs.
+	Why string
+	// Old and New are the normalised texts under the source's view.
+	Old, New Result
+	// Diff is the text diff, when both texts are complete.
+	Diff TextDiff
+	// DefaultView is the Hash of the new bytes' default-view text, for the
+	// source's blink history (Check.View).
+	DefaultView string
+}
+
+// Compare decides whether new bytes of a source change what it says,
+// through the source's view v (nil: the default view). oldName and newName
+// label the diff (e.g. the text files' paths).
+func Compare(ctx context.Context, v *View, old, new Doc, oldName, newName string, lim Limits, opt DiffOptions) Comparison {
+	c := Comparison{
+		Old: v.Normalize(ctx, old.Raw, old.ContentType, lim),
+		New: v.Normalize(ctx, new.Raw, new.ContentType, lim),
+	}
+	if v == nil {
+		c.DefaultView = Hash(c.New.Text)
+	} else {
+		c.DefaultView = Hash((*View)(nil).Normalize(ctx, new.Raw, new.ContentType, lim).Text)
+	}
+	switch {
+	case !c.Old.OK() || !c.New.OK():
+		c.Changed = true
+		c.Why = fmt.Sprintf("no complete text to compare (held: %s; new: %s), so the bytes decide", orOK(c.Old.Reason), orOK(c.New.Reason))
+		return c
+	case c.Old.Kind != c.New.Kind:
+		c.Changed = true
+		c.Why = fmt.Sprintf("the document changed from %s to %s", c.Old.Kind, c.New.Kind)
+	}
+	c.Diff = Diff(oldName, newName, c.Old.Text, c.New.Text, opt)
+	if c.Diff.Changed() {
+		c.Changed = true
+		c.Why = fmt.Sprintf("the text changed: %d line(s) removed, %d added", c.Diff.Removed, c.Diff.Added)
+	} else if !c.Changed {
+		c.Why = "new bytes, same text under the view: the held bytes remain the citation"
+	}
+	return c
+}
+
+func orOK(reason string) string {
+	if reason == "" {
+		return "complete"
+	}
+	return reason
+}

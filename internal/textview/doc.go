@@ -1,0 +1,16 @@
+// Package textview derives the plain text a document says from the exact
+// bytes a server sent, and compares documents through that text.
+//
+// Extract turns HTML, PDF, CSV/TSV, plain text and XLSX into lines of plain
+// text (tables as rows, cells joined by " | ", so a number stays on the line
+// of its label), bounded in time and size, never panicking: a document that
+// cannot be read gets a Reason instead of text. A View (CSS selectors to
+// drop, regular expressions of lines to ignore) turns that into the
+// normalised text on which "changed" is decided, so a rotating token or a
+// "generated at" stamp is not a change. Diff renders a unified diff of two
+// normalised texts for a pull request, with changed numbers highlighted;
+// Noisy tells a source that blinks (new bytes at every fetch, same text).
+//
+// Derived text is kept beside the raw blobs, content-addressed by the raw
+// hash and the extractor's Version: <root>/text/<version>/<2 hex>/<hash>.txt.
+package textview

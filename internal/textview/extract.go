@@ -1,0 +1,291 @@
+package textview
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Version names the extractors' output. It is part of every stored text's
+// path, so a change in what Extract produces for the same bytes (a new rule
+// for tables, a new library version) must bump it: texts of an older version
+// are then derived anew instead of being compared with different output.
+const Version = "v1"
+
+// Kind is the family of a document, as far as text goes.
+type Kind string
+
+const (
+	KindHTML Kind = "html"
+	KindPDF  Kind = "pdf"
+	KindCSV  Kind = "csv"
+	KindTSV  Kind = "tsv"
+	KindText Kind = "text"
+	KindXLSX Kind = "xlsx"
+	// KindNone is a document with no text extractor (images, Word files,
+	// archives): its Result says so in Reason.
+	KindNone Kind = "none"
+)
+
+// Limits bound the work done on one document. Zero fields take the
+// defaults of DefaultLimits.
+type Limits struct {
+	// MaxInput is the largest document read at all; larger ones get a
+	// Reason and no text.
+	MaxInput int64
+	// MaxText is the most text kept; past it the text is cut at a line
+	// boundary, Truncated is set and Reason says where.
+	MaxText int
+	// MaxPages is the most PDF pages read.
+	MaxPages int
+	// Timeout bounds the time spent on one document, on top of any
+	// deadline of the caller's context.
+	Timeout time.Duration
+}
+
+// DefaultLimits are generous for tax-office documents (a 50 MiB body is the
+// fetcher's own default ceiling) and small enough for a CI runner.
+var DefaultLimits = Limits{
+	MaxInput: 64 << 20,
+	MaxText:  16 << 20,
+	MaxPages: 5000,
+	Timeout:  60 * time.Second,
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxInput <= 0 {
+		l.MaxInput = DefaultLimits.MaxInput
+	}
+	if l.MaxText <= 0 {
+		l.MaxText = DefaultLimits.MaxText
+	}
+	if l.MaxPages <= 0 {
+		l.MaxPages = DefaultLimits.MaxPages
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultLimits.Timeout
+	}
+	return l
+}
+
+// Result is the text of one document.
+type Result struct {
+	Kind Kind
+	// Text is the document's lines, each ending in "\n". Empty when the
+	// document could not be read (Reason says why) or holds no text.
+	Text string
+	// Reason says why there is no text, or why it is incomplete; empty
+	// when the whole document was read.
+	Reason string
+	// Truncated is set when Text stops early (MaxText, MaxPages or the
+	// deadline was reached part way): what is there is right, but not all.
+	Truncated bool
+}
+
+// OK reports whether the document's whole text was read.
+func (r Result) OK() bool { return r.Reason == "" }
+
+// Extract returns the plain text of raw under the default view: what a
+// reader sees, without scripts, styles, comments, hidden elements and
+// <meta>. contentType is the Content-Type the server sent; when it is
+// missing or generic the bytes are sniffed. Extract never panics and never
+// fails: a document that cannot be read comes back with a Reason.
+func Extract(ctx context.Context, raw []byte, contentType string, lim Limits) Result {
+	return extract(ctx, raw, contentType, nil, lim)
+}
+
+// extract is Extract with the elements that drop matches removed first
+// (HTML only).
+func extract(ctx context.Context, raw []byte, contentType string, v *View, lim Limits) (res Result) {
+	lim = lim.withDefaults()
+	kind, detail := kindOf(raw, contentType)
+	res.Kind = kind
+	if kind == KindNone {
+		res.Reason = detail
+		return res
+	}
+	if int64(len(raw)) > lim.MaxInput {
+		res.Reason = fmt.Sprintf("%d bytes is over the %d-byte limit for text extraction; the bytes are held, but no text is derived", len(raw), lim.MaxInput)
+		return res
+	}
+	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+
+	// The libraries do not take a context and may loop on damaged input,
+	// so the work runs on its own goroutine and is abandoned (left to end
+	// by itself) when the deadline passes: a run never waits on one
+	// document longer than lim.Timeout.
+	type outcome struct {
+		text  string
+		size  int
+		err   error
+		panic any
+	}
+	done := make(chan outcome, 1)
+	run := extractors[kind]
+	go func() {
+		out := &lines{max: lim.MaxText}
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{panic: p}
+			}
+		}()
+		err := run(ctx, raw, contentType, v, lim, out)
+		done <- outcome{text: out.String(), size: out.size, err: err}
+	}()
+	var o outcome
+	select {
+	case o = <-done:
+	case <-ctx.Done():
+		res.Reason = fmt.Sprintf("text extraction did not finish in time (%v, the limit is %s per document); no text is derived", context.Cause(ctx), lim.Timeout)
+		return res
+	}
+	if o.panic != nil {
+		res.Reason = fmt.Sprintf("the %s extractor failed on these bytes (%v); no text is derived: the document may be damaged", kind, o.panic)
+		return res
+	}
+	res.Text = o.text
+	switch err := o.err; {
+	case err == nil:
+	case errors.Is(err, errTextLimit):
+		res.Truncated = true
+		res.Reason = fmt.Sprintf("text cut after %d bytes (the limit per document)", o.size)
+	case errors.Is(err, errPageLimit):
+		res.Truncated = true
+		res.Reason = fmt.Sprintf("text of the first %d pages only (the limit per document)", lim.MaxPages)
+	case errors.Is(err, errNoText):
+		res.Text = ""
+		res.Reason = err.Error()
+	case ctx.Err() != nil:
+		res.Truncated = res.Text != ""
+		res.Reason = fmt.Sprintf("text extraction stopped (%v, the limit is %s per document); the text is incomplete", context.Cause(ctx), lim.Timeout)
+	default:
+		res.Text = ""
+		res.Reason = fmt.Sprintf("cannot read the %s: %v", kind, err)
+	}
+	return res
+}
+
+// extractors write the text of one kind of document into out.
+var extractors = map[Kind]func(ctx context.Context, raw []byte, contentType string, v *View, lim Limits, out *lines) error{
+	KindHTML: func(ctx context.Context, raw []byte, ct string, v *View, _ Limits, out *lines) error {
+		return extractHTML(ctx, raw, ct, v, out)
+	},
+	KindPDF: func(ctx context.Context, raw []byte, _ string, _ *View, lim Limits, out *lines) error {
+		return extractPDF(ctx, raw, lim.MaxPages, out)
+	},
+	KindXLSX: func(ctx context.Context, raw []byte, _ string, _ *View, lim Limits, out *lines) error {
+		return extractXLSX(ctx, raw, lim, out)
+	},
+	KindCSV:  plain,
+	KindTSV:  plain,
+	KindText: plain,
+}
+
+func plain(ctx context.Context, raw []byte, ct string, _ *View, _ Limits, out *lines) error {
+	return extractPlain(ctx, raw, ct, out)
+}
+
+var (
+	errTextLimit = errors.New("text limit reached")
+	errPageLimit = errors.New("page limit reached")
+	errNoText    = errors.New("no text")
+)
+
+// lines collects extracted lines up to max bytes.
+type lines struct {
+	buf  strings.Builder
+	size int
+	max  int
+	full bool
+}
+
+// add appends one line (without its "\n"); it fails with errTextLimit once
+// the limit would be passed, keeping the lines before.
+func (l *lines) add(s string) error {
+	if l.full {
+		return errTextLimit
+	}
+	if l.size+len(s)+1 > l.max {
+		l.full = true
+		return errTextLimit
+	}
+	l.buf.WriteString(s)
+	l.buf.WriteByte('\n')
+	l.size += len(s) + 1
+	return nil
+}
+
+func (l *lines) String() string { return l.buf.String() }
+
+// kindOf tells the document's kind from its Content-Type, sniffing the
+// bytes when the type is missing or generic. For KindNone, the string says
+// why there is no text.
+func kindOf(raw []byte, contentType string) (Kind, string) {
+	mt, _, err := mime.ParseMediaType(contentType)
+	if err != nil || contentType == "" {
+		mt = ""
+	}
+	switch mt {
+	case "text/html", "application/xhtml+xml":
+		return KindHTML, ""
+	case "application/pdf", "application/x-pdf":
+		return KindPDF, ""
+	case "text/csv":
+		return KindCSV, ""
+	case "text/tab-separated-values":
+		return KindTSV, ""
+	case "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
+		return KindXLSX, ""
+	case "text/plain", "application/json", "application/xml", "text/xml":
+		return KindText, ""
+	case "", "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download":
+		return sniff(raw, contentType)
+	}
+	if strings.HasPrefix(mt, "text/") {
+		return KindText, ""
+	}
+	return KindNone, fmt.Sprintf("no text extractor for %s; only HTML, PDF, CSV/TSV, plain text and XLSX have a text view (the bytes are held as they are)", mt)
+}
+
+// sniff tells the kind of bytes served without a useful Content-Type.
+func sniff(raw []byte, contentType string) (Kind, string) {
+	head := raw[:min(len(raw), 1024)]
+	switch {
+	case bytes.Contains(head, []byte("%PDF-")):
+		return KindPDF, ""
+	case bytes.HasPrefix(raw, []byte("PK\x03\x04")) && bytes.Contains(raw[:min(len(raw), 64<<10)], []byte("xl/")):
+		return KindXLSX, ""
+	}
+	mt, _, _ := mime.ParseMediaType(http.DetectContentType(raw))
+	switch {
+	case mt == "text/html":
+		return KindHTML, ""
+	case mt == "text/plain" && utf8.Valid(head[:lastRuneStart(head)]):
+		return KindText, ""
+	}
+	what := contentType
+	if what == "" {
+		what = "no Content-Type"
+	}
+	return KindNone, fmt.Sprintf("no text extractor for these bytes (%s, they look like %s); only HTML, PDF, CSV/TSV, plain text and XLSX have a text view", what, mt)
+}
+
+// lastRuneStart is the length of b without a rune cut off at its end.
+func lastRuneStart(b []byte) int {
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if utf8.FullRune(b[i:]) {
+				return len(b)
+			}
+			return i
+		}
+	}
+	return len(b)
+}

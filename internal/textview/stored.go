@@ -1,0 +1,116 @@
+package textview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+)
+
+// TextDir is the directory of derived texts under the snapshots root,
+// beside the raw blobs' sha256/.
+const TextDir = "text"
+
+// TextPath returns where the text derived from the blob rawSum is kept:
+// <root>/text/<Version>/<first two hex>/<rawSum>.txt. The reason a blob
+// has no text (or only part of it) is kept beside it, in <rawSum>.reason.
+func TextPath(root, rawSum string) (string, error) {
+	if !isSum(rawSum) {
+		return "", fmt.Errorf("text view: %q is not a hex SHA-256; pass the blob's 64 lower-case hex digits", rawSum)
+	}
+	return filepath.Join(root, TextDir, Version, rawSum[:2], rawSum+".txt"), nil
+}
+
+func reasonPath(textPath string) string {
+	return strings.TrimSuffix(textPath, ".txt") + ".reason"
+}
+
+// Save keeps res as the text of blob rawSum under root, writing through a
+// temp file and a rename: Text in the .txt file (even when empty, so that
+// "derived, no text" is told from "not derived yet") and Reason, when
+// there is one, in the .reason file beside it. A text already kept is
+// left alone: the same bytes and the same Version give the same text.
+// It returns the .txt path.
+func Save(root, rawSum string, res Result) (string, error) {
+	p, err := TextPath(root, rawSum)
+	if err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	if res.Reason != "" {
+		if err := atomicfile.WriteFile(reasonPath(p), []byte(res.Reason+"\n"), 0o444); err != nil {
+			return "", fmt.Errorf("text view: keep the reason for %s: %w", rawSum, err)
+		}
+	}
+	if err := atomicfile.WriteFile(p, []byte(res.Text), 0o444); err != nil {
+		return "", fmt.Errorf("text view: keep the text of %s: %w", rawSum, err)
+	}
+	return p, nil
+}
+
+// Load returns the kept text of blob rawSum, and false when none is kept
+// for this Version (derive it with Extract and Save it).
+func Load(root, rawSum string) (Result, bool, error) {
+	p, err := TextPath(root, rawSum)
+	if err != nil {
+		return Result{}, false, err
+	}
+	text, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Result{}, false, nil
+	}
+	if err != nil {
+		return Result{}, false, fmt.Errorf("text view: %w", err)
+	}
+	res := Result{Text: string(text)}
+	reason, err := os.ReadFile(reasonPath(p))
+	switch {
+	case err == nil:
+		res.Reason = strings.TrimSuffix(string(reason), "\n")
+		res.Truncated = len(text) > 0
+	case !errors.Is(err, fs.ErrNotExist):
+		return Result{}, false, fmt.Errorf("text view: %w", err)
+	}
+	return res, true, nil
+}
+
+func isSum(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Derive returns the text of blob rawSum, whose bytes are raw and whose
+// Content-Type was contentType: the kept one when there is one for this
+// Version, else extracted now and kept (Save). The path is the .txt file.
+// Only keeping the text can fail; extraction never does.
+func Derive(ctx context.Context, root, rawSum string, raw []byte, contentType string, lim Limits) (string, Result, error) {
+	p, err := TextPath(root, rawSum)
+	if err != nil {
+		return "", Result{}, err
+	}
+	if res, ok, err := Load(root, rawSum); err != nil {
+		return "", Result{}, err
+	} else if ok {
+		return p, res, nil
+	}
+	res := Extract(ctx, raw, contentType, lim)
+	if _, err := Save(root, rawSum, res); err != nil {
+		return "", res, err
+	}
+	return p, res, nil
+}

@@ -1,0 +1,71 @@
+package textview
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSaveLoad(t *testing.T) {
+	root := t.TempDir()
+	sum := strings.Repeat("ab", 32)
+	if _, ok, err := Load(root, sum); ok || err != nil {
+		t.Fatalf("before Save: ok %v, err %v", ok, err)
+	}
+	p, err := Save(root, sum, Result{Kind: KindHTML, Text: "Basic rate 20%\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(root, "text", Version, "ab", sum+".txt"); p != want {
+		t.Errorf("path %s, want %s", p, want)
+	}
+	got, ok, err := Load(root, sum)
+	if err != nil || !ok || got.Text != "Basic rate 20%\n" || got.Reason != "" {
+		t.Errorf("Load: %+v %v %v", got, ok, err)
+	}
+	// Kept texts are never rewritten.
+	if _, err := Save(root, sum, Result{Text: "other\n"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := Load(root, sum); got.Text != "Basic rate 20%\n" {
+		t.Errorf("text was rewritten: %q", got.Text)
+	}
+	// No temp files are left.
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	if len(entries) != 1 {
+		t.Errorf("files beside the text: %v", entries)
+	}
+
+	// A blob without text keeps its reason.
+	none := strings.Repeat("cd", 32)
+	if _, err := Save(root, none, Result{Kind: KindNone, Reason: "no text extractor for image/png"}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err = Load(root, none)
+	if err != nil || !ok || got.Text != "" || got.Reason != "no text extractor for image/png" {
+		t.Errorf("Load without text: %+v %v %v", got, ok, err)
+	}
+	if _, err := TextPath(root, "../../etc/passwd"); err == nil {
+		t.Error("a bad sum gave a path")
+	}
+}
+
+func TestDerive(t *testing.T) {
+	root := t.TempDir()
+	raw := []byte("<p>Basic rate <b>20%</b></p>")
+	sum := Hash(string(raw))
+	p, res, err := Derive(t.Context(), root, sum, raw, "text/html", Limits{})
+	if err != nil || res.Text != "Basic rate 20%\n" {
+		t.Fatalf("Derive: %q, %v", res.Text, err)
+	}
+	if data, err := os.ReadFile(p); err != nil || string(data) != res.Text {
+		t.Errorf("kept text %q, %v", data, err)
+	}
+	// The second time the kept text is returned, not extracted anew (the
+	// bytes given here would extract to something else).
+	_, res, err = Derive(t.Context(), root, sum, []byte("<p>other</p>"), "text/html", Limits{})
+	if err != nil || res.Text != "Basic rate 20%\n" {
+		t.Errorf("second Derive: %q, %v", res.Text, err)
+	}
+}
