@@ -23,7 +23,7 @@ var examples = map[string][]string{
 		"taxkernelbot validate --base origin/main   # what a pull request adds, and when it is first fetched",
 	},
 	"report": {"taxkernelbot report", "taxkernelbot report --state .taxkernelbot/state --reports reports"},
-	"cite":   {"taxkernelbot cite uk-income-tax-rates", "taxkernelbot cite uk-income-tax-rates --state .taxkernelbot/state"},
+	"cite":   {"taxkernelbot cite uk-income-tax-rates", "taxkernelbot cite uk-income-tax-rates --json", "taxkernelbot cite uk-income-tax-rates --at 2026-06-30"},
 	"verify": {"taxkernelbot verify", "taxkernelbot verify --snapshots snapshots"},
 	"robots": {"taxkernelbot robots https://www.gov.uk/income-tax-rates"},
 	"demo":   {"taxkernelbot demo", "taxkernelbot demo --keep"},
@@ -34,6 +34,14 @@ var examples = map[string][]string{
 	"policy":  {"taxkernelbot policy", "taxkernelbot policy --manifests manifests --reports reports"},
 	"ledger":  {"taxkernelbot ledger www.gov.uk", "taxkernelbot ledger www.gov.uk --since 2026-11-01 --until 2026-11-30", "taxkernelbot ledger https://www.gov.uk/ --json"},
 	"version": {"taxkernelbot version"},
+	"warc": {
+		"taxkernelbot warc -o archive.warc.gz",
+		"taxkernelbot warc --since 2026-11-01 --only uk -o uk-november.warc.gz",
+	},
+	"keys": {
+		"taxkernelbot keys generate > key.pem          # then store it as the secret TAXKERNELBOT_SIGNING_KEY",
+		"TAXKERNELBOT_SIGNING_KEY=\"$(cat key.pem)\" taxkernelbot keys directory -o reports/.well-known/http-message-signatures-directory",
+	},
 }
 
 // onlyHint suggests the source id or jurisdiction closest to a mistyped

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -15,6 +14,9 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -136,16 +138,17 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	// What the bot branch should propose now, built from the cache
 	// branch's newest state: a shard that publishes later has seen every
 	// state pushed before it.
-	st, err := c.cacheState(ctx)
+	st, cache, err := c.cacheState(ctx)
 	if err != nil {
 		return "", err
 	}
 	rep := report.Build(c.o.Set, st)
 	changes := report.Diff(v.onMain, rep)
-	extra, err := c.extraReports(v.mainTree)
+	pages, err := c.pages(cache, st, rep)
 	if err != nil {
 		return "", err
 	}
+	extra := differing(v.mainTree, pages)
 	keys := proposal(changes, extra)
 	rec.Declined = keep(rec.Declined, keys)
 	persist := func() error {
@@ -159,7 +162,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		c.logf("publish: nothing differs from %s: no pull request", BaseBranch)
 		return "", persist()
 	case open && v.botTip != "" && !rebase:
-		held, err := c.branchProposal(v)
+		held, err := c.branchProposal(v, pages)
 		if err != nil {
 			return "", err
 		}
@@ -315,8 +318,12 @@ func fileKey(path string, data []byte) string {
 
 // branchProposal is what the bot branch proposes against main as it is
 // now, in the same keys.
-func (c *Cycle) branchProposal(v *view) ([]string, error) {
-	if err := v.botTree.Fetch(context.Background(), coverageJSON); err != nil {
+func (c *Cycle) branchProposal(v *view, pages map[string][]byte) ([]string, error) {
+	paths := []string{coverageJSON}
+	for p := range pages {
+		paths = append(paths, p)
+	}
+	if err := v.botTree.Fetch(context.Background(), paths...); err != nil {
 		return nil, err
 	}
 	rep, err := reportIn(v.botTree, BotBranch)
@@ -326,47 +333,75 @@ func (c *Cycle) branchProposal(v *view) ([]string, error) {
 	if rep == nil {
 		return nil, nil
 	}
-	extra, err := c.extraReports(v.mainTree)
-	if err != nil {
-		return nil, err
-	}
 	held := map[string][]byte{}
-	for p := range extra {
+	for p := range pages {
 		if data, err := fs.ReadFile(v.botTree, p); err == nil {
-			if main, err := fs.ReadFile(v.mainTree, p); err != nil || string(main) != string(data) {
-				held[p] = data
-			}
+			held[p] = data
 		}
 	}
-	return proposal(report.Diff(v.onMain, rep), held), nil
+	return proposal(report.Diff(v.onMain, rep), differing(v.mainTree, held)), nil
 }
 
-// extraReports returns the report files the run wrote besides the coverage
-// report (the rules page, say) whose bytes differ from main's.
-func (c *Cycle) extraReports(mainTree *gitstore.Tree) (map[string][]byte, error) {
-	out := map[string][]byte{}
-	ents, err := os.ReadDir(c.o.Reports)
-	if errors.Is(err, fs.ErrNotExist) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, e := range ents {
-		p := "reports/" + e.Name()
-		if !e.Type().IsRegular() || p == coverageJSON || p == coverageMD || strings.HasPrefix(e.Name(), ".") {
-			continue
+// pages renders the public pages (the rules, the hosts and their requests
+// per week, the index page) from the cache branch's state and ledgers:
+// the same picture whichever runner renders them.
+func (c *Cycle) pages(cache fs.FS, st *state.State, rep *report.Report) (map[string][]byte, error) {
+	count := func(host, since, until string) (map[string]int, error) {
+		out := map[string]int{}
+		days, err := fs.ReadDir(cache, "ledgers")
+		if errors.Is(err, fs.ErrNotExist) {
+			return out, nil
 		}
-		data, err := os.ReadFile(filepath.Join(c.o.Reports, e.Name()))
 		if err != nil {
 			return nil, err
 		}
-		if main, err := fs.ReadFile(mainTree, p); err == nil && string(main) == string(data) {
-			continue
+		for _, d := range days {
+			day := d.Name()
+			if day < since || day > until {
+				continue
+			}
+			data, err := fs.ReadFile(cache, "ledgers/"+ledger.Path(day, host))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, err
+			}
+			u, err := lease.CountLedger(data, host)
+			if err != nil {
+				return nil, err
+			}
+			if u.Total > 0 {
+				out[day] = u.Total
+			}
 		}
-		out[p] = data
+		return out, nil
+	}
+	files, err := public.Pages(c.o.Set, st, rep, count, c.o.Clock.Now())
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]byte, len(files))
+	for _, f := range files {
+		out["reports/"+f.Name] = f.Data
 	}
 	return out, nil
+}
+
+// differing returns the files whose bytes main does not hold.
+func differing(mainTree *gitstore.Tree, files map[string][]byte) map[string][]byte {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	_ = mainTree.Fetch(context.Background(), paths...) // a failure shows as a difference below
+	out := map[string][]byte{}
+	for p, data := range files {
+		if main, err := fs.ReadFile(mainTree, p); err != nil || string(main) != string(data) {
+			out[p] = data
+		}
+	}
+	return out
 }
 
 // botChanges is the bot commit on top of main: the hash index (main's,
@@ -473,20 +508,27 @@ func unite(into, from *store.Index) {
 	}
 }
 
-// cacheState is the state on the cache branch's tip now.
-func (c *Cycle) cacheState(ctx context.Context) (*state.State, error) {
+// cacheState is the state on the cache branch's tip now, and the tip.
+func (c *Cycle) cacheState(ctx context.Context) (*state.State, fs.FS, error) {
 	_, tip, err := c.repo.Read(ctx, CacheBranch)
 	if errors.Is(err, gitstore.ErrNoBranch) {
-		return state.New(), nil
+		return state.New(), emptyFS{}, nil
 	}
 	if err != nil {
-		return nil, explainGit(err)
+		return nil, nil, explainGit(err)
 	}
 	st, err := state.Decode(tip)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", CacheBranch, err)
+		return nil, nil, fmt.Errorf("%s: %w", CacheBranch, err)
 	}
-	return st, nil
+	return st, tip, nil
+}
+
+// emptyFS is a tree with no files.
+type emptyFS struct{}
+
+func (emptyFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 }
 
 // reportIn is the coverage report of a branch's tree (nil when it has none).
