@@ -72,6 +72,9 @@ func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle
 	if err != nil {
 		return cycle.Options{}, err
 	}
+	if err := borrowedIdentity(set, opts.IO); err != nil {
+		return cycle.Options{}, err
+	}
 	gh, err := github.NewClient(ctx, cfg, opts.HTTPClient, github.WithClock(opts.Clock))
 	if err != nil {
 		return cycle.Options{}, usageError("%v", err)

@@ -247,3 +247,20 @@ func TestValidateListsOverridesInTheStepSummary(t *testing.T) {
 		t.Errorf("the step summary does not list the override:\n%s", got)
 	}
 }
+
+func TestACopyNeverFetchesUnderOurIdentity(t *testing.T) {
+	var out bytes.Buffer
+	env := map[string]string{"GITHUB_REPOSITORY": "someone/taxkernelbot"}
+	io := IO{Out: &out, Err: &out, Getenv: func(k string) string { return env[k] }}
+	if code := Main(ctx, []string{"validate", "--manifests", "../../manifests"}, io); code != ExitUsage {
+		t.Fatalf("validate in a copy that keeps our identity: exit %d, want %d\n%s", code, ExitUsage, &out)
+	}
+	if !strings.Contains(out.String(), "user_agent") || !strings.Contains(out.String(), "someone/taxkernelbot") {
+		t.Errorf("the error does not say what to set:\n%s", &out)
+	}
+	out.Reset()
+	env["GITHUB_REPOSITORY"] = "taxkernel/taxkernelbot"
+	if code := Main(ctx, []string{"validate", "--manifests", "../../manifests"}, io); code != ExitOK {
+		t.Fatalf("validate in our own repository: exit %d\n%s", code, &out)
+	}
+}

@@ -44,6 +44,9 @@ func runValidate(_ context.Context, opts validateOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := borrowedIdentity(set, opts.IO); err != nil {
+		return err
+	}
 	printDiagnostics(robotsWarnings(set, opts.State), opts.IO)
 	if err := writeStepSummary(set, opts.IO); err != nil {
 		return cannotRun("%v", err)
@@ -79,4 +82,17 @@ func robotsWarnings(set *manifest.Set, stateDir string) manifest.Diagnostics {
 		}
 	}
 	return out
+}
+
+// borrowedIdentity refuses, in GitHub Actions, a copy of the repository
+// that would fetch under TaxKernelBot's identity.
+func borrowedIdentity(set *manifest.Set, io IO) error {
+	repo := ""
+	if io.Getenv != nil {
+		repo = io.Getenv("GITHUB_REPOSITORY")
+	}
+	if err := set.Policy.BorrowedIdentity(repo); err != nil {
+		return usageError("%v", err)
+	}
+	return nil
 }

@@ -241,7 +241,7 @@ func (c *Cycle) pushFinal(ctx context.Context) error {
 	}
 	return cannot("push %s failed %d times: %v. This run's ledgers and state are kept in %s (in GitHub Actions the workflow uploads them as the artifact %q). "+
 		"Re-run the workflow run (Re-run all jobs): the re-run gets them back, takes over this run's lease and pushes them; nothing else is needed",
-		CacheBranch, c.o.PushAttempts, explainGit(err), c.o.State, "taxkernelbot-state-"+runOf(c.o.RunID))
+		CacheBranch, c.o.PushAttempts, explainGit(err), c.o.State, "taxkernelbot-state-"+runOf(c.o.RunID)+"-"+c.o.Shard.Name())
 }
 
 // pushState pushes the local ledgers of the day and the local state merged

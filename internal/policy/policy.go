@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
 	"net/url"
@@ -298,4 +299,26 @@ func (h Host) OffPeakNow(t time.Time) bool {
 		}
 	}
 	return false
+}
+
+// IdentityRepository is the repository whose bot the built-in identity
+// (DefaultUserAgent and DefaultFrom) names: the address operators write to.
+const IdentityRepository = "taxkernel/taxkernelbot"
+
+// BorrowedIdentity returns an error when repo ("owner/name", as
+// GITHUB_REPOSITORY gives it) is a copy of IdentityRepository whose policy
+// still names our contact: a copy must never fetch under our identity,
+// or operators would write to us about requests we did not send. An empty
+// repo (not in Actions), the repository itself, and a policy for loopback
+// tests (AllowPrivateNetworks) pass.
+func (p Policy) BorrowedIdentity(repo string) error {
+	if repo == "" || strings.EqualFold(repo, IdentityRepository) || p.AllowPrivateNetworks {
+		return nil
+	}
+	if p.From != DefaultFrom && !strings.Contains(p.UserAgent, "taxkernel.com") {
+		return nil
+	}
+	return fmt.Errorf("this repository, %s, is a copy of %s, but manifests/policy.yaml still sends our identity (user_agent %q, from %q): "+
+		"set user_agent to your own bot name and page and from to your own contact, so that site operators reach you, not us",
+		repo, IdentityRepository, p.UserAgent, p.From)
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -287,4 +288,32 @@ func mustWindow(t *testing.T, s string) Window {
 		t.Fatalf("ParseWindow(%q): %v", s, err)
 	}
 	return w
+}
+
+func TestBorrowedIdentity(t *testing.T) {
+	ours := Default()
+	theirs := Default()
+	theirs.UserAgent, theirs.From = "ExampleTaxBot/1.0 (+https://example.org/bot)", "bot@example.org"
+	halfway := Default()
+	halfway.From = "bot@example.org" // still our page in the User-Agent
+	for _, c := range []struct {
+		p       Policy
+		repo    string
+		refused bool
+	}{
+		{ours, "", false},
+		{ours, "taxkernel/taxkernelbot", false},
+		{ours, "TaxKernel/TaxKernelBot", false},
+		{ours, "someone/taxkernelbot", true},
+		{halfway, "someone/taxkernelbot", true},
+		{theirs, "someone/taxkernelbot", false},
+	} {
+		err := c.p.BorrowedIdentity(c.repo)
+		if (err != nil) != c.refused {
+			t.Errorf("%q with from %q: %v, want refused %v", c.repo, c.p.From, err, c.refused)
+		}
+		if err != nil && !strings.Contains(err.Error(), "user_agent") {
+			t.Errorf("the error does not say what to set: %v", err)
+		}
+	}
 }
