@@ -209,6 +209,11 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, consume fun
 		return nil, err
 	}
 	defer hresp.Body.Close()
+	// Every read below is bounded by ctx (the whole-request deadline and the
+	// caller's stop signal) even where net/http no longer applies it, as for
+	// the raw connection of a 101: closing the body is what unblocks a read.
+	stop := context.AfterFunc(ctx, func() { hresp.Body.Close() })
+	defer stop()
 
 	resp := &Response{
 		Status:       hresp.StatusCode,
@@ -223,7 +228,13 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, consume fun
 			resp.Location = loc.String()
 		}
 	}
-	if hresp.StatusCode < 200 || hresp.StatusCode >= 300 {
+	if hresp.StatusCode < 200 {
+		// A 1xx as the final answer (101 Switching Protocols) hands back the
+		// connection itself, not a body: nothing of it is read.
+		resp.Duration = time.Since(start)
+		return resp, nil
+	}
+	if hresp.StatusCode >= 300 {
 		io.CopyN(io.Discard, hresp.Body, drainLimit)
 		resp.Duration = time.Since(start)
 		return resp, nil
@@ -242,6 +253,10 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, consume fun
 	switch {
 	case body.tooLarge:
 		err = fmt.Errorf("fetch: %s: over %d bytes: %w", req.URL, maxBody, ErrTooLarge)
+	case body.err != nil && ctx.Err() != nil:
+		// The body was closed under the read because ctx ended: say why,
+		// so that a timeout reads as one and a stop as a stop.
+		err = fmt.Errorf("fetch: %s: reading body: %w", req.URL, ctx.Err())
 	case body.err != nil:
 		err = fmt.Errorf("fetch: %s: reading body: %w", req.URL, body.err)
 	}

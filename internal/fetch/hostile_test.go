@@ -1,0 +1,142 @@
+package fetch
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+)
+
+// rawServer accepts loopback connections and hands each one to serve after
+// reading the request head; it stops (closing every connection) when the
+// test ends.
+func rawServer(t testing.TB, serve func(conn net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	t.Cleanup(wg.Wait)
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	wg.Go(func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, conn)
+			mu.Unlock()
+			wg.Go(func() {
+				if _, err := http.ReadRequest(bufio.NewReader(conn)); err != nil {
+					return
+				}
+				serve(conn)
+			})
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// switchThenSilence answers 101 Switching Protocols and then says nothing,
+// holding the connection open until the test ends.
+func switchThenSilence(conn net.Conn) {
+	conn.Write([]byte("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n"))
+	var b [1]byte
+	conn.Read(b[:]) // until the client or the test closes it
+}
+
+// within fails the test if f has not returned after limit: a hang guard
+// for code that must stop on its own bounds, not a speed assertion (the
+// bounds under test are far shorter).
+func within(t *testing.T, limit time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		t.Fatalf("still running after %v: the response path is not bounded", limit)
+	}
+}
+
+func TestSwitchingProtocolsBoundedByTimeout(t *testing.T) {
+	url := rawServer(t, switchThenSilence)
+	c := newClient(func(c *Config) { c.Timeout = 100 * time.Millisecond })
+	within(t, 10*time.Second, func() {
+		sink := &hashSink{}
+		resp, err := c.Get(t.Context(), Request{URL: url + "/doc"}, sink)
+		if sink.calls != 0 {
+			t.Errorf("a 101's connection was handed to the sink as a body")
+		}
+		if err == nil && (resp == nil || resp.Status/100 == 2) {
+			t.Errorf("got %+v, %v: want the 101 reported, not a document", resp, err)
+		}
+	})
+}
+
+func TestSwitchingProtocolsBoundedByCancel(t *testing.T) {
+	url := rawServer(t, switchThenSilence)
+	c := newClient(func(c *Config) { c.Timeout = time.Hour })
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	within(t, 10*time.Second, func() {
+		c.Get(ctx, Request{URL: url + "/doc"}, &hashSink{})
+	})
+	within(t, 10*time.Second, func() {
+		c.GetBytes(ctx, Request{URL: url + "/robots.txt"}, 1<<10)
+	})
+}
+
+// TestBodyReadBoundedByCancel: whatever a transport does with the request's
+// context, a stop signal ends the read of a body that never ends.
+func TestBodyReadBoundedByCancel(t *testing.T) {
+	c := newClient(func(c *Config) { c.Timeout = time.Hour })
+	block := &blocking{closed: make(chan struct{})}
+	c.http.Transport = roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		// A body that ignores the request's context, as a 101's raw
+		// connection does.
+		return &http.Response{StatusCode: 200, Header: http.Header{}, Body: block, Request: r, ContentLength: -1}, nil
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	within(t, 10*time.Second, func() {
+		sink := &hashSink{}
+		resp, err := c.Get(ctx, Request{URL: "http://origin.test/"}, sink)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want the cancellation", err)
+		}
+		if resp != nil && resp.SHA256 != "" {
+			t.Errorf("a hash was recorded for a body cut short: %+v", resp)
+		}
+	})
+}
+
+// blocking is a body whose Read blocks until Close.
+type blocking struct {
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (b *blocking) Read([]byte) (int, error) {
+	<-b.closed
+	return 0, net.ErrClosed
+}
+
+func (b *blocking) Close() error { b.once.Do(func() { close(b.closed) }); return nil }
