@@ -144,13 +144,14 @@ type Sink interface {
 	Put(ctx context.Context, r io.Reader) (sum string, size int64, err error)
 }
 
-// Get sends the GET and, for a 2xx answer, streams the body into sink while
-// it is hashed (SHA256 and Size set from the sink). Other bodies are
-// drained up to a small bound and discarded. A body over MaxBody returns the
+// Get sends the GET and, for a 200 answer, streams the body into sink while
+// it is hashed (SHA256 and Size set from the sink). Other bodies, other 2xx
+// included (a 206 is a fragment, a 204 has none), are drained up to a small
+// bound and discarded: only a 200 carries the whole document. A body over MaxBody returns the
 // Response so far with an error wrapping ErrTooLarge. Transport errors are
 // returned as is (see IsTimeout); no redirect is followed.
 func (c *Client) Get(ctx context.Context, req Request, sink Sink) (*Response, error) {
-	return c.do(ctx, req, c.cfg.MaxBody, func(ctx context.Context, body io.Reader, resp *Response) error {
+	return c.do(ctx, req, c.cfg.MaxBody, http.StatusOK, func(ctx context.Context, body io.Reader, resp *Response) error {
 		sum, size, err := sink.Put(ctx, body)
 		resp.SHA256, resp.Size = sum, size
 		return err
@@ -163,7 +164,7 @@ func (c *Client) Get(ctx context.Context, req Request, sink Sink) (*Response, er
 // SHA256 and Size describe the bytes returned.
 func (c *Client) GetBytes(ctx context.Context, req Request, limit int64) (*Response, []byte, error) {
 	var kept []byte
-	resp, err := c.do(ctx, req, math.MaxInt64-1, func(_ context.Context, body io.Reader, resp *Response) error {
+	resp, err := c.do(ctx, req, math.MaxInt64-1, 0, func(_ context.Context, body io.Reader, resp *Response) error {
 		var rerr error
 		kept, rerr = io.ReadAll(io.LimitReader(body, max(limit, 0)))
 		sum := sha256.Sum256(kept)
@@ -173,9 +174,10 @@ func (c *Client) GetBytes(ctx context.Context, req Request, limit int64) (*Respo
 	return resp, kept, err
 }
 
-// do sends req and hands a 2xx body of at most maxBody bytes to consume,
-// under the whole-request timeout.
-func (c *Client) do(ctx context.Context, req Request, maxBody int64, consume func(context.Context, io.Reader, *Response) error) (*Response, error) {
+// do sends req and hands a body of at most maxBody bytes to consume, under
+// the whole-request timeout: that of a 2xx answer, or only of status when
+// status is not 0.
+func (c *Client) do(ctx context.Context, req Request, maxBody int64, status int, consume func(context.Context, io.Reader, *Response) error) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 
@@ -234,7 +236,7 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, consume fun
 		resp.Duration = time.Since(start)
 		return resp, nil
 	}
-	if hresp.StatusCode >= 300 {
+	if hresp.StatusCode >= 300 || status != 0 && hresp.StatusCode != status {
 		io.CopyN(io.Discard, hresp.Body, drainLimit)
 		resp.Duration = time.Since(start)
 		return resp, nil

@@ -140,3 +140,27 @@ func (b *blocking) Read([]byte) (int, error) {
 }
 
 func (b *blocking) Close() error { b.once.Do(func() { close(b.closed) }); return nil }
+
+// TestOnlyA200IsABody: a 206 to a plain GET is a fragment, a 204 has nothing;
+// neither reaches the sink, and the status says what came back.
+func TestOnlyA200IsABody(t *testing.T) {
+	for _, status := range []int{http.StatusCreated, http.StatusNonAuthoritativeInfo, http.StatusNoContent, http.StatusPartialContent} {
+		srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+			if status == http.StatusPartialContent {
+				w.Header().Set("Content-Range", "bytes 0-9/1000")
+			}
+			w.WriteHeader(status)
+			if status != http.StatusNoContent {
+				w.Write([]byte("0123456789"))
+			}
+		})
+		sink := &hashSink{}
+		resp, err := newClient(nil).Get(t.Context(), Request{URL: srv.URL}, sink)
+		if err != nil {
+			t.Fatalf("%d: %v", status, err)
+		}
+		if sink.calls != 0 || resp.SHA256 != "" || resp.Status != status {
+			t.Errorf("%d: sink called %d times, response %+v: want the status and nothing stored", status, sink.calls, resp)
+		}
+	}
+}

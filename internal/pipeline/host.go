@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -230,7 +231,10 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		r.count(func(res *Result) { res.Checked++ })
 		r.log(src.Host, "%s %s → 304 unchanged", src.ID, u)
 		return nil, true
-	case code/100 == 2:
+	case code/100 == 2 && code != 200:
+		fail(state.Failing, fmt.Sprintf("HTTP %d %s to a plain GET: only a 200 carries the whole document, nothing stored", code, http.StatusText(code)))
+		return nil, true
+	case code == 200:
 		r.o.Index.Add(src.ID, store.Entry{
 			SHA256: resp.SHA256, Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
