@@ -3,6 +3,7 @@ module github.com/taxkernel/taxkernelbot
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/go-git/go-billy/v5 v5.9.2
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/google/go-cmp v0.7.0

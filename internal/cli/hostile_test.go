@@ -6,6 +6,8 @@ package cli
 // operating rule.
 
 import (
+	"bytes"
+	"compress/gzip"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -48,5 +50,28 @@ func TestHostilePartialContentIsFailingNothingStored(t *testing.T) {
 	}
 	if b := w.blobs(); len(b) != 0 {
 		t.Errorf("store holds %v after a 206 and a 204, want nothing", b)
+	}
+}
+
+func TestHostileGzipRobotsIsObeyed(t *testing.T) {
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("User-agent: *\nDisallow: /private/\n"))
+	zw.Close()
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip") // as S3 serves it
+			w.Write(gz.Bytes())
+		},
+		"/private/doc": text("secret"),
+		"/public":      text("public"),
+	})
+	w := newWorkspace(t, testPolicy, "", src{"t-private", a.url("/private/doc"), ""}, src{"t-public", a.url("/public"), ""})
+	w.run(ctx)
+	if n := a.count("/private/doc"); n != 0 || w.status("t-private") != "blocked-robots" {
+		t.Errorf("t-private: %s after %d requests, want blocked-robots and never requested", w.status("t-private"), n)
+	}
+	if got := w.status("t-public"); got != "fresh" {
+		t.Errorf("t-public: %s, want fresh", got)
 	}
 }

@@ -161,12 +161,25 @@ func (c *Client) Get(ctx context.Context, req Request, sink Sink) (*Response, er
 // GetBytes is Get for robots.txt: the first limit bytes of a 2xx body are
 // returned and the rest is never read (RFC 9309 lets a crawler stop
 // there), so a robots.txt larger than max_body still yields its rules.
-// SHA256 and Size describe the bytes returned.
+// Unlike a document, the body is decoded first (Content-Encoding gzip,
+// deflate or br, as S3 and others serve robots.txt), and limit bounds the
+// decoded bytes, so a compression bomb yields limit bytes and no more; a
+// coding it cannot undo is an error. SHA256 and Size describe the bytes
+// returned.
 func (c *Client) GetBytes(ctx context.Context, req Request, limit int64) (*Response, []byte, error) {
 	var kept []byte
 	resp, err := c.do(ctx, req, math.MaxInt64-1, 0, func(_ context.Context, body io.Reader, resp *Response) error {
+		text, err := decoded(body, resp.Header.Get("Content-Encoding"))
+		if err != nil {
+			return fmt.Errorf("fetch: %s: %w", req.URL, err)
+		}
 		var rerr error
-		kept, rerr = io.ReadAll(io.LimitReader(body, max(limit, 0)))
+		kept, rerr = io.ReadAll(io.LimitReader(text, max(limit, 0)))
+		if rerr != nil {
+			// When the body itself failed, do reports that cause instead;
+			// otherwise the coded stream is broken.
+			rerr = fmt.Errorf("fetch: %s: decoding Content-Encoding %s: %w", req.URL, resp.Header.Get("Content-Encoding"), rerr)
+		}
 		sum := sha256.Sum256(kept)
 		resp.Size, resp.SHA256 = int64(len(kept)), hex.EncodeToString(sum[:])
 		return rerr

@@ -1,9 +1,17 @@
 package fetch
 
 import (
+	"bytes"
+	"compress/flate"
+	"compress/gzip"
+	"compress/zlib"
+	"io"
+	"strings"
+
 	"bufio"
 	"context"
 	"errors"
+	"github.com/andybalholm/brotli"
 	"net"
 	"net/http"
 	"sync"
@@ -161,6 +169,85 @@ func TestOnlyA200IsABody(t *testing.T) {
 		}
 		if sink.calls != 0 || resp.SHA256 != "" || resp.Status != status {
 			t.Errorf("%d: sink called %d times, response %+v: want the status and nothing stored", status, sink.calls, resp)
+		}
+	}
+}
+
+func encodeAs(t *testing.T, enc string, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	var w io.WriteCloser
+	switch enc {
+	case "gzip", "x-gzip":
+		w = gzip.NewWriter(&buf)
+	case "deflate":
+		w = zlib.NewWriter(&buf)
+	case "raw-deflate":
+		w, _ = flate.NewWriter(&buf, flate.DefaultCompression)
+	case "br":
+		w = brotli.NewWriter(&buf)
+	default:
+		t.Fatalf("no encoder for %s", enc)
+	}
+	w.Write(b)
+	w.Close()
+	return buf.Bytes()
+}
+
+// TestGetBytesDecodesRobots: a robots.txt is read as the text the operator
+// wrote, whatever Content-Encoding their server chose, within the same
+// limit on the decoded bytes.
+func TestGetBytesDecodesRobots(t *testing.T) {
+	robots := []byte("User-agent: *\nDisallow: /private/\n")
+	for _, enc := range []string{"gzip", "x-gzip", "deflate", "raw-deflate", "br", "identity"} {
+		t.Run(enc, func(t *testing.T) {
+			body, header := robots, enc
+			switch enc {
+			case "identity":
+			case "raw-deflate": // what some servers send for "deflate"
+				body, header = encodeAs(t, enc, robots), "deflate"
+			default:
+				body = encodeAs(t, enc, robots)
+			}
+			srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Encoding", header)
+				w.Write(body)
+			})
+			resp, got, err := newClient(nil).GetBytes(t.Context(), Request{URL: srv.URL + "/robots.txt"}, 1<<10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, robots) || resp.Size != int64(len(robots)) || resp.SHA256 != sum(robots) {
+				t.Errorf("got %q (size %d), want the decoded robots.txt %q", got, resp.Size, robots)
+			}
+		})
+	}
+}
+
+func TestGetBytesDecodingIsBounded(t *testing.T) {
+	bomb := encodeAs(t, "gzip", bytes.Repeat([]byte("#"), 64<<20)) // 64 MiB of comments
+	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Write(bomb)
+	})
+	resp, got, err := newClient(nil).GetBytes(t.Context(), Request{URL: srv.URL + "/robots.txt"}, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1000 || resp.Size != 1000 {
+		t.Errorf("decoded %d bytes (size %d), want exactly the 1000-byte limit", len(got), resp.Size)
+	}
+}
+
+func TestGetBytesRefusesWhatItCannotDecode(t *testing.T) {
+	for _, enc := range []string{"zstd", "gzip-but-not"} {
+		srv := server(t, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", strings.TrimSuffix(enc, "-but-not"))
+			w.Write([]byte("User-agent: *\nDisallow: /\n"))
+		})
+		_, got, err := newClient(nil).GetBytes(t.Context(), Request{URL: srv.URL + "/robots.txt"}, 1<<10)
+		if err == nil || !strings.Contains(err.Error(), "Content-Encoding") {
+			t.Errorf("%s: got %q, %v: want an error naming the Content-Encoding (the rules cannot be read)", enc, got, err)
 		}
 	}
 }
