@@ -8,7 +8,12 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
+	"io"
+	"log"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,5 +78,46 @@ func TestHostileGzipRobotsIsObeyed(t *testing.T) {
 	}
 	if got := w.status("t-public"); got != "fresh" {
 		t.Errorf("t-public: %s, want fresh", got)
+	}
+}
+
+// TestHostileUnreachableSaidOncePerHost: a host nobody answers for is
+// `unreachable`, not blamed on robots.txt, and the Markdown says why once.
+func TestHostileUnreachableSaidOncePerHost(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	dead := "http://" + ln.Addr().String()
+	ln.Close() // nothing listens there now: connection refused
+	w := newWorkspace(t, testPolicy, "", src{"t-a", dead + "/a", ""}, src{"t-b", dead + "/b", ""}, src{"t-c", dead + "/c", ""})
+	if code := w.run(ctx); code != ExitFailures {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, id := range []string{"t-a", "t-b", "t-c"} {
+		e := w.report()[id]
+		if e.Status != "unreachable" || !strings.Contains(e.Detail, "connection refused") || strings.Contains(e.Detail, "robots") {
+			t.Errorf("%s: %+v, want unreachable saying the connection was refused, not blaming robots.txt", id, e)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(w.Reports, "coverage.md"))
+	must(t, err)
+	if n := strings.Count(string(md), "connection refused"); n != 1 {
+		t.Errorf("coverage.md says %q %d times, want once for the host:\n%s", "connection refused", n, md)
+	}
+	if n := strings.Count(w.out.String(), "connection refused"); n != 1 {
+		t.Errorf("the run log says %q %d times, want once for the host:\n%s", "connection refused", n, w.out.String())
+	}
+}
+
+// TestHostileTLSFailureIsUnreachable: a certificate the bot cannot verify
+// is a host it cannot reach, whatever robots.txt would say.
+func TestHostileTLSFailureIsUnreachable(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "x") }))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake is the point
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	w := newWorkspace(t, testPolicy, "", src{"t-a", srv.URL + "/a", ""})
+	w.run(ctx)
+	if e := w.report()["t-a"]; e.Status != "unreachable" || !strings.Contains(e.Detail, "TLS") {
+		t.Errorf("t-a: %+v, want unreachable with a TLS failure", e)
 	}
 }

@@ -5,8 +5,15 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"compress/zlib"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
 	"io"
+	"net/http/httptest"
+	"net/url"
+	"os"
 	"strings"
+	"syscall"
 
 	"bufio"
 	"context"
@@ -248,6 +255,51 @@ func TestGetBytesRefusesWhatItCannotDecode(t *testing.T) {
 		_, got, err := newClient(nil).GetBytes(t.Context(), Request{URL: srv.URL + "/robots.txt"}, 1<<10)
 		if err == nil || !strings.Contains(err.Error(), "Content-Encoding") {
 			t.Errorf("%s: got %q, %v: want an error naming the Content-Encoding (the rules cannot be read)", enc, got, err)
+		}
+	}
+}
+
+func TestUnreachable(t *testing.T) {
+	dns := &url.Error{Op: "Get", URL: "https://www.gov.ku/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "www.gov.ku", IsNotFound: true}}}
+	refused := &url.Error{Op: "Get", URL: "http://127.0.0.1:1/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)}}
+	reset := &url.Error{Op: "Get", URL: "http://127.0.0.1:1/", Err: &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}}
+	tlsErr := &url.Error{Op: "Get", URL: "https://127.0.0.1:1/", Err: &tls.CertificateVerificationError{Err: x509.UnknownAuthorityError{}}}
+	for _, tt := range []struct {
+		err  error
+		want string // "" when not unreachable
+	}{
+		{dns, "name does not resolve"},
+		{refused, "connection refused"},
+		{reset, "connection reset"},
+		{tlsErr, "TLS"},
+		{fmt.Errorf("fetch: %w", ErrForbiddenAddress), ""},
+		{context.Canceled, ""},
+		{context.DeadlineExceeded, ""},
+		{io.ErrUnexpectedEOF, ""},
+		{nil, ""},
+	} {
+		why, ok := Unreachable(tt.err)
+		if ok != (tt.want != "") || !strings.Contains(why, tt.want) {
+			t.Errorf("Unreachable(%v) = %q, %v; want %q", tt.err, why, ok, tt.want)
+		}
+	}
+}
+
+func TestUnreachableFromRealFailures(t *testing.T) {
+	// A port nothing listens on: connection refused.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + ln.Addr().String() + "/"
+	ln.Close()
+	// A certificate the client does not trust: TLS failure.
+	tlsSrv := httptest.NewTLSServer(http.NotFoundHandler())
+	t.Cleanup(tlsSrv.Close)
+	for _, u := range []string{closed, tlsSrv.URL + "/robots.txt"} {
+		resp, err := newClient(nil).Get(t.Context(), Request{URL: u}, &hashSink{})
+		if why, ok := Unreachable(err); resp != nil || !ok {
+			t.Errorf("%s: %+v, %v: want no response and an unreachable error (got %q, %v)", u, resp, err, why, ok)
 		}
 	}
 }

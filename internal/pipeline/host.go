@@ -111,6 +111,12 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 			return r.refused(src, host, err)
 		}
 		switch {
+		case dec.unreachable:
+			r.finish(src, state.Unreachable, prior, func(s *state.Source) {
+				s.Detail = fmt.Sprintf("host %s could not be reached: %s", host, dec.detail)
+			})
+			r.count(func(res *Result) { res.Failed++ })
+			return nil
 		case dec.unavailable:
 			r.finish(src, state.RobotsUnavailable, prior, func(s *state.Source) {
 				s.Detail = fmt.Sprintf("robots.txt of %s unreadable (%s): host not fetched this run", host, dec.detail)
@@ -207,6 +213,13 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		return nil, true
 	case ferr != nil && ctx.Err() != nil:
 		r.count(func(res *Result) { res.Deferred++ })
+		return nil, true
+	case ferr != nil && resp == nil:
+		if why, ok := fetch.Unreachable(ferr); ok {
+			fail(state.Unreachable, fmt.Sprintf("host %s could not be reached: %s", host, why))
+			return nil, true
+		}
+		fail(state.Failing, describeErr(ferr))
 		return nil, true
 	case ferr != nil:
 		fail(state.Failing, describeErr(ferr))
@@ -364,12 +377,14 @@ type robotsEntry struct {
 	ready       bool
 	rules       *robots.Rules
 	unavailable bool
+	unreachable bool
 	detail      string
 }
 
 type decision struct {
 	rules       *robots.Rules
 	unavailable bool
+	unreachable bool // the host could not be reached at all
 	detail      string
 }
 
@@ -394,14 +409,14 @@ func (r *run) robotsDecision(ctx context.Context, u *url.URL) (decision, error) 
 		e.ready = true
 		r.gate(manifest.HostOf(u)).SetCrawlDelay(e.rules.CrawlDelay(r.token))
 	}
-	return decision{rules: e.rules, unavailable: e.unavailable, detail: e.detail}, nil
+	return decision{rules: e.rules, unavailable: e.unavailable, unreachable: e.unreachable, detail: e.detail}, nil
 }
 
 func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsEntry) error {
 	now := r.o.Clock.Now()
 	// A parsed copy whose body went missing is no copy: reading it as an
 	// empty robots.txt would allow everything.
-	if kept, ok := r.o.State.Robots(key); ok && kept.Outcome != state.RobotsUnreadable &&
+	if kept, ok := r.o.State.Robots(key); ok && kept.Outcome != state.RobotsUnreadable && kept.Outcome != state.RobotsUnreached &&
 		!(kept.Outcome == state.RobotsParsed && kept.Body == nil) && now.Before(kept.FetchedAt.Add(r.o.Set.Policy.RobotsTTL)) {
 		e.rules = robots.Outcome(kept.HTTPStatus, kept.Body, nil)
 		return nil
@@ -437,6 +452,9 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 	switch {
 	case ferr != nil && ctx.Err() != nil:
 		return ctx.Err()
+	case ferr != nil && resp == nil && unreachable(ferr):
+		why, _ := fetch.Unreachable(ferr)
+		kept.Outcome, kept.Detail = state.RobotsUnreached, why
 	case ferr != nil:
 		kept.Outcome, kept.Detail = state.RobotsUnreadable, describeErr(ferr)
 	case resp.Status/100 == 2 && len(body) == 0:
@@ -455,6 +473,7 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 	}
 	e.rules = robots.Outcome(kept.HTTPStatus, kept.Body, ferr)
 	e.unavailable = kept.Outcome == state.RobotsUnreadable
+	e.unreachable = kept.Outcome == state.RobotsUnreached
 	e.detail = kept.Detail
 	r.o.State.PutRobots(key, kept)
 	what := fmt.Sprintf("HTTP %d", kept.HTTPStatus)
@@ -463,6 +482,11 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 	}
 	r.log(manifest.HostOf(u), "robots.txt %s (%s), crawl-delay %s", kept.Outcome, what, e.rules.CrawlDelay(r.token))
 	return nil
+}
+
+func unreachable(err error) bool {
+	_, ok := fetch.Unreachable(err)
+	return ok
 }
 
 func mustParse(s string) *url.URL {
