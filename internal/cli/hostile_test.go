@@ -9,6 +9,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/state"
 	"io"
 	"log"
 	"net"
@@ -18,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // blobs lists the files under the store's sha256/ (temp files included).
@@ -119,5 +123,65 @@ func TestHostileTLSFailureIsUnreachable(t *testing.T) {
 	w.run(ctx)
 	if e := w.report()["t-a"]; e.Status != "unreachable" || !strings.Contains(e.Detail, "TLS") {
 		t.Errorf("t-a: %+v, want unreachable with a TLS failure", e)
+	}
+}
+
+// TestHostileRobotsFailuresFeedBackoff: a robots.txt that cannot be read is
+// a failure of the host like any other request's: it counts towards the
+// backoff, which the next run honours instead of asking again.
+func TestHostileRobotsFailuresFeedBackoff(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	dead := "http://" + ln.Addr().String()
+	ln.Close()
+	for _, tc := range []struct {
+		name   string
+		robots http.HandlerFunc // nil: nothing listens
+	}{
+		{"503", status(503)},
+		{"429", status(429)},
+		{"connection refused", nil},
+		{"more than five redirects", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, "/robots.txt", http.StatusFound)
+		}},
+		{"3xx without Location", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusFound) }},
+		{"broken off mid-answer", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "1000")
+			w.Write([]byte("User-agent: *\n"))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, host := dead, strings.TrimPrefix(dead, "http://")
+			var a *authority
+			if tc.robots != nil {
+				a = newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": tc.robots, "/doc": text("d")})
+				base, host = a.srv.URL, a.host()
+			}
+			// Slow enough that the backoff (2 × delay.max at least) is
+			// plainly told from spacing.
+			pol := strings.Replace(testPolicy, "backoff_max: 50ms", "backoff_max: 30m", 1)
+			pol = strings.Replace(pol, "delay: {min: 5ms, max: 10ms}", "delay: {min: 1m, max: 1m}", 1)
+			w := newWorkspace(t, pol, "", src{"t-doc", base + "/doc", ""})
+			fake := clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
+			w.clock = fake
+			long := func(o *runOptions) { o.MaxDuration = 20 * time.Minute }
+			w.run(ctx, long)
+			st, err := state.Load(w.State)
+			must(t, err)
+			h := st.Host(host)
+			if h.Failures != 1 || h.BackoffUntil.Before(h.LastCompletion.Add(time.Minute)) {
+				t.Fatalf("host state after an unreadable robots.txt: %+v, want 1 failure and a backoff of at least delay.max", h)
+			}
+			first := len(w.ledgerLines())
+			w.run(ctx, long)
+			for _, l := range w.ledgerLines()[first:] {
+				if l.Event == ledger.Dispatch && l.Time.Before(h.BackoffUntil) {
+					t.Errorf("the next run asked %s at %s, inside the backoff that ends %s", l.URL, l.Time, h.BackoffUntil)
+				}
+			}
+			if w.status("t-doc") == "fresh" {
+				t.Errorf("t-doc fresh although robots.txt was never readable")
+			}
+		})
 	}
 }

@@ -141,7 +141,7 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 		gr := gate.Request{URL: req.URL, Purpose: purpose, Source: src.ID}
 		resp, ferr, err = r.send(ctx, host, gr, func() (*fetch.Response, error) {
 			return r.o.HTTP.Get(ctx, req, sink)
-		})
+		}, nil)
 		if err != nil {
 			return r.refused(src, host, err)
 		}
@@ -435,6 +435,18 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 			var resp *fetch.Response
 			resp, body, rerr = r.o.HTTP.GetBytes(ctx, fetch.Request{URL: target}, robots.MaxBody)
 			return resp, rerr
+		}, func(resp *fetch.Response) error {
+			// A redirect that leads nowhere leaves robots.txt unread, as a
+			// 5xx would: a failure of the host for its backoff.
+			switch {
+			case resp.Status/100 != 3:
+				return nil
+			case resp.Location == "":
+				return fmt.Errorf("robots.txt: HTTP %d without a Location", resp.Status)
+			case hop+1 > policy.MaxRedirects:
+				return fmt.Errorf("robots.txt: more than %d redirects", policy.MaxRedirects)
+			}
+			return nil
 		})
 		if err != nil {
 			return err

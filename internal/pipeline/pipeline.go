@@ -262,8 +262,11 @@ func (r *run) hostMemory(host string) state.Host {
 }
 
 // send passes one request through host's gate, sends it, reports the outcome
-// to the gate, and writes the result line. get does the HTTP part.
-func (r *run) send(ctx context.Context, host string, req gate.Request, get func() (*fetch.Response, error)) (*fetch.Response, error, error) {
+// to the gate, and writes the result line. get does the HTTP part. unusable,
+// when set, names an answer that the caller cannot use although HTTP calls
+// it a success (a robots.txt redirect that leads nowhere): the gate counts it
+// as a failure of the host, so that it feeds the backoff.
+func (r *run) send(ctx context.Context, host string, req gate.Request, get func() (*fetch.Response, error), unusable func(*fetch.Response) error) (*fetch.Response, error, error) {
 	g := r.gate(host)
 	permit, err := g.Acquire(ctx, req)
 	if err != nil {
@@ -275,6 +278,9 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 		out.Status, out.RetryAfter = resp.Status, resp.RetryAfter
 		if ferr != nil && errors.Is(ferr, fetch.ErrTooLarge) {
 			out.Err = nil // the server answered; the size is our limit, not its failure
+		}
+		if ferr == nil && unusable != nil {
+			out.Err = unusable(resp)
 		}
 	}
 	permit.Done(out)
