@@ -92,6 +92,16 @@ func runRun(ctx context.Context, opts runOptions) error {
 			return cannotRun("%v", err)
 		}
 		defer led.Close()
+		// A run killed between storing a blob and saving the index left
+		// blobs no index names: adopt what the ledger or the state proves,
+		// remove the rest, before anything new is stored.
+		rec, err := pipeline.Recover(ctx, s, ix, opts.ledgerDir(), st)
+		if err != nil {
+			return cannotRun("recovering the store after an interrupted run: %v", err)
+		}
+		if n, m := len(rec.Adopted), len(rec.Removed); n+m > 0 {
+			fmt.Fprintf(opts.IO.Err, "run: after an interrupted run, %d blob(s) put back into the index, %d unproven blob(s) or temp file(s) removed\n", n, m)
+		}
 	}
 	p := set.Policy
 	client := fetch.New(fetch.Config{

@@ -39,18 +39,21 @@ const MaxLine = 1 << 20
 // Line is one ledger record. Dispatch lines carry Time, Host, URL, Purpose,
 // Source; result lines add Status, Bytes, SHA256, DurationMS, Error.
 type Line struct {
-	Event      string    `json:"event"`
-	Time       time.Time `json:"time"`
-	Host       string    `json:"host"`
-	URL        string    `json:"url"`
-	Purpose    string    `json:"purpose,omitempty"`
-	Source     string    `json:"source,omitempty"`
-	RunID      string    `json:"run,omitempty"`
-	Status     int       `json:"status,omitempty"`
-	Bytes      int64     `json:"bytes,omitempty"`
-	SHA256     string    `json:"sha256,omitempty"`
-	DurationMS int64     `json:"duration_ms,omitempty"`
-	Error      string    `json:"error,omitempty"`
+	Event   string    `json:"event"`
+	Time    time.Time `json:"time"`
+	Host    string    `json:"host"`
+	URL     string    `json:"url"`
+	Purpose string    `json:"purpose,omitempty"`
+	Source  string    `json:"source,omitempty"`
+	RunID   string    `json:"run,omitempty"`
+	Status  int       `json:"status,omitempty"`
+	Bytes   int64     `json:"bytes,omitempty"`
+	SHA256  string    `json:"sha256,omitempty"`
+	// ContentType of a stored body, so that a run killed before saving the
+	// index can be recovered from the ledger alone.
+	ContentType string `json:"content_type,omitempty"`
+	DurationMS  int64  `json:"duration_ms,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // Ledger appends to and reads the ledger files under one directory.
@@ -265,7 +268,12 @@ func (l *Ledger) scan(day, host string, fn func([]byte) error) error {
 	if _, err := time.Parse(time.DateOnly, day); err != nil {
 		return fmt.Errorf("ledger: day %q is not YYYY-MM-DD", day)
 	}
-	path := filepath.Join(l.dir, day, FileName(host))
+	return scanFile(filepath.Join(l.dir, day, FileName(host)), fn)
+}
+
+// scanFile calls fn with each whole line of the file at path; a missing
+// file has none.
+func scanFile(path string, fn func([]byte) error) error {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -370,4 +378,32 @@ func mkdirDurable(dir string) error {
 		return err
 	}
 	return atomicfile.SyncDir(filepath.Dir(filepath.Clean(dir)))
+}
+
+// ScanAll calls fn with every whole line of every ledger file under dir,
+// day by day (oldest first), file by file in name order. A missing dir has
+// no lines; a torn last line is skipped, as Read skips it.
+func ScanAll(dir string, fn func(Line) error) error {
+	days, err := Days(dir)
+	if err != nil {
+		return err
+	}
+	for _, day := range days {
+		files, err := filepath.Glob(filepath.Join(dir, day, "*.jsonl"))
+		if err != nil {
+			return fmt.Errorf("ledger: %w", err)
+		}
+		for _, p := range files {
+			if err := scanFile(p, func(b []byte) error {
+				var v Line
+				if err := json.Unmarshal(b, &v); err != nil {
+					return err
+				}
+				return fn(v)
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

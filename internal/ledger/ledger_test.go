@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -410,5 +411,43 @@ func BenchmarkDispatches(b *testing.B) {
 		if err != nil || n != 5000 {
 			b.Fatalf("Dispatches = %d, %v", n, err)
 		}
+	}
+}
+
+func TestScanAll(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	day1 := time.Date(2026, 11, 29, 23, 59, 0, 0, time.UTC)
+	day2 := day1.Add(2 * time.Minute)
+	for _, line := range []Line{
+		{Event: Dispatch, Time: day2, Host: "b.example", URL: "https://b.example/1"},
+		{Event: Result, Time: day1, Host: "a.example", URL: "https://a.example/1", Status: 200, SHA256: "ab"},
+		{Event: Result, Time: day2, Host: "a.example", URL: "https://a.example/2", Status: 200},
+	} {
+		if err := l.Append(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A torn last line, as a kill leaves it.
+	f, err := os.OpenFile(filepath.Join(dir, "2026-11-30", "a.example.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"event":"resu`)
+	f.Close()
+	var got []string
+	if err := ScanAll(dir, func(l Line) error { got = append(got, l.Time.Format("02 ")+l.URL); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"29 https://a.example/1", "30 https://a.example/2", "30 https://b.example/1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ScanAll saw %v, want %v", got, want)
+	}
+	if err := ScanAll(filepath.Join(dir, "missing"), func(Line) error { return nil }); err != nil {
+		t.Errorf("missing dir: %v", err)
 	}
 }

@@ -291,6 +291,9 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 	}
 	if resp != nil {
 		line.Status, line.Bytes, line.SHA256 = resp.Status, resp.Size, resp.SHA256
+		if resp.SHA256 != "" && req.Purpose != ledger.PurposeRobots {
+			line.ContentType = resp.ContentType
+		}
 		line.DurationMS = resp.Duration.Milliseconds()
 	}
 	if ferr != nil {
