@@ -135,13 +135,13 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 		}
 
 		req.URL = u.String()
-		sink := &storeSink{s: r.o.Store}
+		sink := &storeSink{s: r.o.Store, clock: r.o.Clock}
 		var resp *fetch.Response
 		var ferr error
 		gr := gate.Request{URL: req.URL, Purpose: purpose, Source: src.ID}
 		resp, ferr, err = r.send(ctx, host, gr, func() (*fetch.Response, error) {
 			return r.o.HTTP.Get(ctx, req, sink)
-		}, nil)
+		}, nil, func() time.Time { return sink.ended })
 		if err != nil {
 			return r.refused(src, host, err)
 		}
@@ -447,7 +447,7 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 				return fmt.Errorf("robots.txt: more than %d redirects", policy.MaxRedirects)
 			}
 			return nil
-		})
+		}, nil)
 		if err != nil {
 			return err
 		}

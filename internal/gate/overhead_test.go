@@ -1,0 +1,81 @@
+package gate_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/gate"
+)
+
+// slowRecord makes Record take cost on the fake clock, as an fsync does.
+func slowRecord(cost time.Duration) func(*gate.Config, *fixture) {
+	return func(c *gate.Config, f *fixture) {
+		inner := c.Record
+		c.Record = func(at time.Time, r gate.Request) error {
+			f.clk.Advance(cost)
+			return inner(at, r)
+		}
+	}
+}
+
+// The dispatch time is taken once the ledger line is durable, when the
+// request really leaves: spacing is measured from there.
+func TestDispatchStampedAfterRecord(t *testing.T) {
+	g, _ := setup(slowRecord(4 * time.Millisecond))
+	mustAcquire(t, g).Done(ok200)
+	if got, want := g.State().LastDispatch, t0.Add(4*time.Millisecond); !got.Equal(want) {
+		t.Errorf("LastDispatch = %v, want %v (after the ledger write)", got, want)
+	}
+}
+
+// The ledger write of a dispatch that had to wait is done at the end of
+// the wait, so its cost is not added to the gap: two requests leave exactly
+// d apart however long the fsync takes, and the line is still durable before
+// each request.
+func TestRecordCostNotAddedToTheGap(t *testing.T) {
+	const cost = 4 * time.Millisecond
+	g, f := setup(slowRecord(cost))
+	var sent []time.Time
+	for range 4 {
+		p := mustAcquire(t, g)
+		sent = append(sent, f.clk.Now()) // the request leaves now
+		if len(f.records) != len(sent) || f.records[len(f.records)-1].At.After(f.clk.Now()) {
+			t.Fatalf("request %d left before its ledger line was written (records %v)", len(sent), f.dispatchTimes())
+		}
+		p.Done(ok200)
+	}
+	for i := 1; i < len(sent); i++ {
+		if gap := sent[i].Sub(sent[i-1]); gap != 3*time.Second {
+			t.Errorf("gap %d = %v, want exactly the 3s delay (the ledger write must not lengthen it)", i, gap)
+		}
+	}
+}
+
+// A completion time given with the outcome (the end of the body, before the
+// store's fsync) is the one spacing counts from.
+func TestCompletionFromOutcome(t *testing.T) {
+	g, f := setup(nil)
+	p := mustAcquire(t, g)
+	bodyEnd := f.clk.Now().Add(10 * time.Millisecond)
+	f.clk.Advance(50 * time.Millisecond) // the store's fsync, after the body
+	p.Done(gate.Outcome{Status: 200, At: bodyEnd})
+	if got := g.State().LastCompletion; !got.Equal(bodyEnd) {
+		t.Errorf("LastCompletion = %v, want the body's end %v", got, bodyEnd)
+	}
+}
+
+// The cushion is added to a wait, never to a dispatch that owes none.
+func TestCushion(t *testing.T) {
+	g, f := setup(func(c *gate.Config, _ *fixture) { c.Cushion = time.Millisecond })
+	mustAcquire(t, g).Done(ok200)
+	p, err := g.Acquire(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Done(ok200)
+	want := []time.Time{t0, t0.Add(3*time.Second + time.Millisecond)}
+	if got := f.dispatchTimes(); len(got) != 2 || !got[0].Equal(want[0]) || !got[1].Equal(want[1]) {
+		t.Errorf("dispatches at %v, want %v", got, want)
+	}
+}
