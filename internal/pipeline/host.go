@@ -15,6 +15,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
+	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -413,12 +414,9 @@ func (r *run) robotsDecision(ctx context.Context, u *url.URL) (decision, error) 
 }
 
 func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsEntry) error {
-	now := r.o.Clock.Now()
-	// A parsed copy whose body went missing is no copy: reading it as an
-	// empty robots.txt would allow everything.
-	if kept, ok := r.o.State.Robots(key); ok && kept.Outcome != state.RobotsUnreadable && kept.Outcome != state.RobotsUnreached &&
-		!(kept.Outcome == state.RobotsParsed && kept.Body == nil) && now.Before(kept.FetchedAt.Add(r.o.Set.Policy.RobotsTTL)) {
-		e.rules = robots.Outcome(kept.HTTPStatus, kept.Body, nil)
+	kept, ok := r.o.State.Robots(key)
+	if dec := robotsdecision.Kept(kept, ok, r.o.Clock.Now(), r.o.Set.Policy.RobotsTTL); dec.Current {
+		e.rules = dec.Rules
 		return nil
 	}
 	target := robots.URL(u)
@@ -460,30 +458,15 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 		}
 		target = resp.Location
 	}
-	kept := state.Robots{URL: robots.URL(u), FetchedAt: r.o.Clock.Now()}
-	switch {
-	case ferr != nil && ctx.Err() != nil:
+	if ferr != nil && ctx.Err() != nil {
 		return ctx.Err()
-	case ferr != nil && resp == nil && unreachable(ferr):
-		why, _ := fetch.Unreachable(ferr)
-		kept.Outcome, kept.Detail = state.RobotsUnreached, why
-	case ferr != nil:
-		kept.Outcome, kept.Detail = state.RobotsUnreadable, describeErr(ferr)
-	case resp.Status/100 == 2 && len(body) == 0:
-		// An empty robots.txt allows everything, as a missing one does;
-		// kept as such so that it is not mistaken for a lost copy.
-		kept.Outcome, kept.Detail = state.RobotsMissing, "empty robots.txt"
-	case resp.Status/100 == 2:
-		kept.Outcome, kept.Body = state.RobotsParsed, body
-	case resp.Status/100 == 4 && resp.Status != 429:
-		kept.Outcome = state.RobotsMissing
-	default:
-		kept.Outcome, kept.Detail = state.RobotsUnreadable, fmt.Sprintf("HTTP %d", resp.Status)
 	}
+	status := 0
 	if resp != nil {
-		kept.HTTPStatus = resp.Status
+		status = resp.Status
 	}
-	e.rules = robots.Outcome(kept.HTTPStatus, kept.Body, ferr)
+	kept = robotsdecision.Fetched(robots.URL(u), r.o.Clock.Now(), status, body, ferr)
+	e.rules = robotsdecision.Rules(kept)
 	e.unavailable = kept.Outcome == state.RobotsUnreadable
 	e.unreachable = kept.Outcome == state.RobotsUnreached
 	e.detail = kept.Detail
@@ -494,11 +477,6 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 	}
 	r.log(manifest.HostOf(u), "robots.txt %s (%s), crawl-delay %s", kept.Outcome, what, e.rules.CrawlDelay(r.token))
 	return nil
-}
-
-func unreachable(err error) bool {
-	_, ok := fetch.Unreachable(err)
-	return ok
 }
 
 func mustParse(s string) *url.URL {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -43,9 +44,17 @@ type Rules struct {
 	delays []*group
 }
 
+// parses counts the calls of Parse, for Parses.
+var parses atomic.Int64
+
+// Parses returns how many robots.txt bodies this process has parsed, so a
+// caller's cost can be measured (validate parses each kept copy once).
+func Parses() int64 { return parses.Load() }
+
 // Parse builds Rules from a 2xx robots.txt body (only the first MaxBody
 // bytes count).
 func Parse(body []byte) *Rules {
+	parses.Add(1)
 	r := &Rules{mode: parsed, body: string(limit(body))}
 	var h recorder
 	grobotstxt.Parse(r.body, &h)
@@ -77,26 +86,6 @@ func AllowAll() *Rules { return &Rules{mode: allowAll} }
 // DisallowAll is the Rules of a host whose robots.txt could not be read
 // (429, 5xx, network error, timeout, more than 5 redirects).
 func DisallowAll() *Rules { return &Rules{mode: disallowAll} }
-
-// Outcome classifies a robots.txt fetch by its final HTTP status (after
-// following redirects) or its error. It returns the Rules to apply; fetchErr
-// non-nil (network, timeout, too many redirects) means DisallowAll.
-//
-//	2xx → Parse(body); 4xx except 429 → AllowAll; 429, 5xx, other → DisallowAll
-func Outcome(status int, body []byte, fetchErr error) *Rules {
-	switch {
-	case fetchErr != nil:
-		return DisallowAll()
-	case status >= 200 && status <= 299:
-		return Parse(body)
-	case status >= 400 && status <= 499 && status != 429:
-		return AllowAll()
-	default:
-		// An unresolved 3xx or a status outside HTTP's range is as unreadable
-		// as a 5xx: nothing tells us what the site wants.
-		return DisallowAll()
-	}
-}
 
 func (r *Rules) kind() mode {
 	if r == nil {

@@ -1,7 +1,6 @@
 package robots
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -96,49 +95,6 @@ func behaviour(t *testing.T, r *Rules) string {
 		return "disallow-all"
 	}
 	return "inverted"
-}
-
-func TestOutcome(t *testing.T) {
-	body := []byte("User-agent: *\nDisallow: /x\n")
-	netErr := errors.New("dial tcp: connection refused")
-	tests := []struct {
-		status int
-		err    error
-		want   string
-	}{
-		{200, nil, "parsed"},
-		{203, nil, "parsed"},
-		{299, nil, "parsed"},
-		{400, nil, "allow-all"},
-		{401, nil, "allow-all"},
-		{403, nil, "allow-all"},
-		{404, nil, "allow-all"},
-		{410, nil, "allow-all"},
-		{451, nil, "allow-all"},
-		{499, nil, "allow-all"},
-		{429, nil, "disallow-all"},
-		{500, nil, "disallow-all"},
-		{502, nil, "disallow-all"},
-		{503, nil, "disallow-all"},
-		{599, nil, "disallow-all"},
-		{100, nil, "disallow-all"},
-		{199, nil, "disallow-all"},
-		{300, nil, "disallow-all"},
-		{301, nil, "disallow-all"},
-		{304, nil, "disallow-all"},
-		{0, nil, "disallow-all"},
-		{600, nil, "disallow-all"},
-		{200, netErr, "disallow-all"},
-		{404, netErr, "disallow-all"},
-		{0, netErr, "disallow-all"},
-	}
-	for _, tc := range tests {
-		t.Run(fmt.Sprintf("%d/%v", tc.status, tc.err), func(t *testing.T) {
-			if got := behaviour(t, Outcome(tc.status, body, tc.err)); got != tc.want {
-				t.Errorf("Outcome(%d, _, %v) behaves as %s, want %s", tc.status, tc.err, got, tc.want)
-			}
-		})
-	}
 }
 
 func TestConstructors(t *testing.T) {
