@@ -9,9 +9,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"github.com/taxkernel/taxkernelbot/internal/clock"
-	"github.com/taxkernel/taxkernelbot/internal/ledger"
-	"github.com/taxkernel/taxkernelbot/internal/state"
 	"io"
 	"log"
 	"net"
@@ -22,6 +19,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
 // blobs lists the files under the store's sha256/ (temp files included).
