@@ -2,6 +2,7 @@ package gate_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -78,4 +79,41 @@ func TestCushion(t *testing.T) {
 	if got := f.dispatchTimes(); len(got) != 2 || !got[0].Equal(want[0]) || !got[1].Equal(want[1]) {
 		t.Errorf("dispatches at %v, want %v", got, want)
 	}
+}
+
+// FuzzRetryAfterBackoff drives a gate with a 503 carrying any Retry-After:
+// the backoff it sets is never shorter than the policy's own (half of 2 ×
+// delay.max after one failure) nor longer than the longer of a day and
+// backoff_max, and a wait past the deadline defers instead of sleeping.
+func FuzzRetryAfterBackoff(f *testing.F) {
+	for _, v := range []string{"120", "-1", "0", "99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT", "Thu, 01 Jan 1970 00:00:00 GMT", "soon", " 7 ", ""} {
+		f.Add(v)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		deadline := t0.Add(time.Hour)
+		g, f := setup(func(c *gate.Config, _ *fixture) { c.Deadline = deadline })
+		mustAcquire(t, g).Done(gate.Outcome{Status: 503, RetryAfter: v})
+		h := g.State()
+		lo, _ := gate.Backoff(1, 5*time.Second, 30*time.Minute)
+		wait := h.BackoffUntil.Sub(f.clk.Now())
+		if wait < lo || wait > gate.MaxRetryAfter {
+			t.Fatalf("Retry-After %q: backoff %v, want within [%v, %v]", v, wait, lo, gate.MaxRetryAfter)
+		}
+		before := len(f.clk.Sleeps())
+		p, err := g.Acquire(context.Background(), req)
+		switch {
+		case h.BackoffUntil.After(deadline):
+			var de *gate.DeferredError
+			if !errors.As(err, &de) || len(f.clk.Sleeps()) != before {
+				t.Fatalf("Retry-After %q: backoff past the deadline gave %v after sleeping %v", v, err, f.clk.Sleeps()[before:])
+			}
+		case err != nil:
+			t.Fatalf("Retry-After %q: %v", v, err)
+		default:
+			if now := f.clk.Now(); now.Before(h.BackoffUntil) {
+				t.Fatalf("Retry-After %q: dispatched at %v, before the backoff's end %v", v, now, h.BackoffUntil)
+			}
+			p.Done(ok200)
+		}
+	})
 }
