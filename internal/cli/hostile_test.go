@@ -186,3 +186,32 @@ func TestHostileRobotsFailuresFeedBackoff(t *testing.T) {
 		})
 	}
 }
+
+// TestHostileUnreachableDocumentsStopTheHost: a host that answered robots.txt
+// earlier and cannot be reached now is tried once, not once per source.
+func TestHostileUnreachableDocumentsStopTheHost(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+	w := newWorkspace(t, testPolicy, "", src{"t-a", a.url("/a"), ""}, src{"t-b", a.url("/b"), ""}, src{"t-c", a.url("/c"), ""})
+	if code := w.run(ctx); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, w.out.String())
+	}
+	before := w.dispatches(a.host())
+	a.srv.Close() // the robots.txt copy is kept; the host is gone
+	w.out.Reset()
+	w.run(ctx)
+	if n := w.dispatches(a.host()) - before; n != 1 {
+		t.Errorf("%d requests to an unreachable host, want 1", n)
+	}
+	unreachable := 0
+	for _, id := range []string{"t-a", "t-b", "t-c"} {
+		if w.status(id) == "unreachable" {
+			unreachable++
+		}
+	}
+	if unreachable != 1 {
+		t.Errorf("%d sources unreachable, want the one tried (the others keep their status)", unreachable)
+	}
+	if n := strings.Count(w.out.String(), "connection refused"); n != 1 {
+		t.Errorf("the log says %q %d times, want once:\n%s", "connection refused", n, w.out.String())
+	}
+}

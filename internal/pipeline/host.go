@@ -20,7 +20,12 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
-// hostStop is a gate refusal that ends a host's turn in this run.
+// errUnreachable ends a host's turn when a document request could not reach
+// it at all; the source that found out is already recorded.
+var errUnreachable = errors.New("host could not be reached")
+
+// hostStop is a gate refusal, or an unreachable host, that ends a host's
+// turn in this run.
 type hostStop struct {
 	host string
 	err  error
@@ -50,6 +55,9 @@ func (r *run) runHost(ctx context.Context, hp hostPlan) {
 			r.log(hp.host, "paused after repeated 403s until the next UTC day; %d source(s) paused", rest)
 		case ctx.Err() != nil:
 			r.count(func(res *Result) { res.Deferred += rest })
+		case errors.Is(stop.err, errUnreachable):
+			r.log(hp.host, "%d other source(s) deferred to a later run: the host could not be reached", rest-1)
+			r.count(func(res *Result) { res.Deferred += rest - 1 })
 		default:
 			r.log(hp.host, "%v; %d source(s) deferred to a later run", stop.err, rest)
 			r.count(func(res *Result) { res.Deferred += rest })
@@ -152,6 +160,11 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 			return err
 		}
 		next, done := r.outcome(ctx, src, prior, u, hop, resp, ferr, overridden)
+		if why, ok := fetch.Unreachable(ferr); ok && resp == nil && ctx.Err() == nil && host == src.Host {
+			// The host cannot be reached: its other sources are not tried
+			// one by one to learn the same thing.
+			return &hostStop{host: host, err: fmt.Errorf("%w: %s", errUnreachable, why)}
+		}
 		if done {
 			return nil
 		}
