@@ -178,10 +178,16 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 		return nil, err
 	}
 
-	until, reason := g.earliest(st, crawl, fromRetryAfter)
+	until, reason, fromDispatch := g.earliest(st, crawl, fromRetryAfter)
 	at := now
 	if wait := until.Sub(now); wait > 0 {
-		until = until.Add(g.cfg.Cushion)
+		if fromDispatch {
+			// Only a wait counted from the previous dispatch needs it: one
+			// counted from the previous completion is longer than the
+			// server's own view of it, since an answer ends after its
+			// request arrived.
+			until = until.Add(g.cfg.Cushion)
+		}
 		if !g.cfg.Deadline.IsZero() && until.After(g.cfg.Deadline) {
 			return nil, &DeferredError{Until: until, Reason: reason}
 		}
@@ -259,24 +265,25 @@ func (g *Gate) checkCap(t time.Time) error {
 	return nil
 }
 
-// earliest returns when the next dispatch may go (SPEC §3.4, §3.7) and what
-// holds it back. It draws d, so call it once per dispatch.
-func (g *Gate) earliest(st state.Host, crawl time.Duration, fromRetryAfter bool) (time.Time, string) {
+// earliest returns when the next dispatch may go (SPEC §3.4, §3.7), what
+// holds it back, and whether that is the spacing from the previous
+// dispatch. It draws d, so call it once per dispatch.
+func (g *Gate) earliest(st state.Host, crawl time.Duration, fromRetryAfter bool) (time.Time, string, bool) {
 	delay := g.cfg.Host.Delay
 	d := delay.Min + g.draw(delay.Max-delay.Min)
 	d = max(d, crawl)
 
-	until, reason := st.LastDispatch.Add(d), "spacing"
+	until, reason, fromDispatch := st.LastDispatch.Add(d), "spacing", true
 	if t := st.LastCompletion.Add(delay.Min); t.After(until) {
-		until = t
+		until, fromDispatch = t, false
 	}
 	if st.BackoffUntil.After(until) {
-		until, reason = st.BackoffUntil, "backoff"
+		until, reason, fromDispatch = st.BackoffUntil, "backoff", false
 		if fromRetryAfter {
 			reason = "retry-after"
 		}
 	}
-	return until, reason
+	return until, reason, fromDispatch
 }
 
 // draw returns a duration uniform in [0, n]; no draw at all when n <= 0.

@@ -66,18 +66,29 @@ func TestCompletionFromOutcome(t *testing.T) {
 	}
 }
 
-// The cushion is added to a wait, never to a dispatch that owes none.
+// The cushion is added to a wait counted from the previous dispatch; a wait
+// counted from the previous completion needs none (the server saw that
+// answer end before the client did), nor does a dispatch that owes no wait.
 func TestCushion(t *testing.T) {
-	g, f := setup(func(c *gate.Config, _ *fixture) { c.Cushion = time.Millisecond })
-	mustAcquire(t, g).Done(ok200)
-	p, err := g.Acquire(context.Background(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.Done(ok200)
-	want := []time.Time{t0, t0.Add(3*time.Second + time.Millisecond)}
-	if got := f.dispatchTimes(); len(got) != 2 || !got[0].Equal(want[0]) || !got[1].Equal(want[1]) {
-		t.Errorf("dispatches at %v, want %v", got, want)
+	for _, tc := range []struct {
+		name     string
+		response time.Duration
+		want     time.Duration // from the first dispatch to the second
+	}{
+		{"spacing from dispatch", 0, 3*time.Second + time.Millisecond},
+		{"spacing from completion", time.Second, 4 * time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, f := setup(func(c *gate.Config, _ *fixture) { c.Cushion = time.Millisecond })
+			p := mustAcquire(t, g)
+			f.clk.Advance(tc.response)
+			p.Done(ok200)
+			mustAcquire(t, g).Done(ok200)
+			want := []time.Time{t0, t0.Add(tc.want)}
+			if got := f.dispatchTimes(); len(got) != 2 || !got[0].Equal(want[0]) || !got[1].Equal(want[1]) {
+				t.Errorf("dispatches at %v, want %v", got, want)
+			}
+		})
 	}
 }
 
