@@ -232,7 +232,7 @@ func TestGetBytesDecodesRobots(t *testing.T) {
 }
 
 func TestGetBytesDecodingIsBounded(t *testing.T) {
-	bomb := encodeAs(t, "gzip", bytes.Repeat([]byte("#"), 64<<20)) // 64 MiB of comments
+	bomb := encodeAs(t, "gzip", bytes.Repeat([]byte("#"), 16<<20)) // 16 MiB of comments
 	srv := server(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Encoding", "gzip")
 		w.Write(bomb)
