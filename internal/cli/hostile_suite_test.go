@@ -166,8 +166,10 @@ func TestHostileSuite(t *testing.T) {
 			}
 		}, "too-large", "max_body", nil, 1},
 		{"declared over max_body", func(w http.ResponseWriter, r *http.Request) {
+			// The bot gives up on the declaration alone; the rest would
+			// only sit in a write to a closed connection.
 			w.Header().Set("Content-Length", "1000000")
-			w.Write(make([]byte, 1000000))
+			w.Write(make([]byte, 1000))
 		}, "too-large", "max_body", nil, 1},
 		{"gzip bomb document is stored as served", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Encoding", "gzip")
