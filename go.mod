@@ -3,6 +3,7 @@ module github.com/taxkernel/taxkernelbot
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.3.0
 	github.com/andybalholm/cascadia v1.3.5
 	github.com/chromedp/chromedp v0.23.0
 	github.com/dslipak/pdf v0.0.2

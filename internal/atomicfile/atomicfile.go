@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // File is a file being written that becomes visible under its final name only
@@ -24,7 +25,7 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, ".tmp-"+filepath.Base(path)+"-*")
+	f, err := os.CreateTemp(dir, TempPrefix+filepath.Base(path)+"-*")
 	if err != nil {
 		return nil, err
 	}
@@ -90,4 +91,33 @@ func SyncDir(dir string) error {
 		return fmt.Errorf("sync dir %s: %w", dir, err)
 	}
 	return nil
+}
+
+// TempPrefix starts the name of every temp file Create makes.
+const TempPrefix = ".tmp-"
+
+// Sweep removes the temp files that writes into dir left when their process
+// was killed before Commit or Abort, and returns their paths. A missing dir
+// has none. Only call it while no write into dir is under way (a run holds
+// the state directory's lock).
+func Sweep(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), TempPrefix) || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, err
+		}
+		removed = append(removed, p)
+	}
+	return removed, nil
 }

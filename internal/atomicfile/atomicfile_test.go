@@ -66,3 +66,26 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 		}
 	}
 }
+
+func TestSweep(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Create(filepath.Join(dir, "state.json"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("{"))
+	f.Close() // a process killed here leaves its temp file
+	if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := Sweep(dir)
+	if err != nil || len(removed) != 1 {
+		t.Fatalf("Sweep removed %v, %v; want the one temp file", removed, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 || ents[0].Name() != "state.json" {
+		t.Errorf("left %v, want only state.json", ents)
+	}
+	if removed, err := Sweep(filepath.Join(dir, "missing")); err != nil || removed != nil {
+		t.Errorf("missing dir: %v, %v", removed, err)
+	}
+}

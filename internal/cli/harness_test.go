@@ -218,6 +218,17 @@ func (w *workspace) dispatches(host string) int {
 	return n
 }
 
+// dispatchTimes returns the times of host's dispatch lines, in file order.
+func (w *workspace) dispatchTimes(host string) []time.Time {
+	var ts []time.Time
+	for _, l := range w.ledgerLines() {
+		if l.Event == ledger.Dispatch && l.Host == host {
+			ts = append(ts, l.Time)
+		}
+	}
+	return ts
+}
+
 // gaps returns the time between consecutive arrivals, and between each
 // completion and the next arrival.
 func gaps(s []seen) (arrivals, afterCompletion []time.Duration) {

@@ -9,6 +9,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
+	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
@@ -56,21 +57,22 @@ func runRobots(_ context.Context, opts robotsOptions) error {
 		return withCode(ExitFailures, fmt.Errorf("no robots.txt copy for %s in %s: a run fetches it before the first document of that host", key, opts.State))
 	}
 	token := pol.ProductToken()
-	rules := robots.Outcome(kept.HTTPStatus, kept.Body, nil)
-	if kept.Outcome == state.RobotsUnreadable {
-		rules = robots.DisallowAll()
-	}
+	dec := robotsdecision.Kept(kept, ok, time.Now(), pol.RobotsTTL)
 	w := opts.IO.Out
 	fmt.Fprintf(w, "robots.txt: %s, fetched %s, HTTP %d, %s\n", kept.URL, kept.FetchedAt.UTC().Format(time.RFC3339), kept.HTTPStatus, kept.Outcome)
-	if age := time.Since(kept.FetchedAt); age > pol.RobotsTTL {
-		fmt.Fprintf(w, "note: this copy is older than robots_ttl (%s); the next run fetches it again\n", pol.RobotsTTL)
+	if !dec.Current {
+		fmt.Fprintf(w, "note: %s; the next run fetches it again before any document of this host, and decides from that\n", dec.Stale)
 	}
 	fmt.Fprintf(w, "agent: %s\n", token)
-	fmt.Fprintln(w, rules.Explain(token, u))
-	if d := rules.CrawlDelay(token); d > 0 {
+	if kept.Outcome == state.RobotsParsed && kept.Body == nil {
+		fmt.Fprintln(w, "disallowed until then: the copy cannot be read without its body")
+	} else {
+		fmt.Fprintln(w, dec.Rules.Explain(token, u))
+	}
+	if d := dec.Rules.CrawlDelay(token); d > 0 {
 		fmt.Fprintf(w, "crawl-delay: %s\n", d)
 	}
-	if !rules.Allowed(token, u) && host.Override != nil && kept.Outcome != state.RobotsUnreadable {
+	if !dec.Rules.Allowed(token, u) && host.Override != nil && kept.Outcome == state.RobotsParsed {
 		fmt.Fprintf(w, "robots_override for %s lifts this Disallow: %q\n", host.Name, host.Override.Permission)
 	}
 	return nil

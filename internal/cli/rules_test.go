@@ -171,14 +171,17 @@ func TestRule32CrawlDelayLongerThanDelayIsTheDelay(t *testing.T) {
 		"/1":          text("1"), "/2": text("2"), "/3": text("3"),
 	})
 	w := newWorkspace(t, testPolicy, "", src{"t-1", a.url("/1"), ""}, src{"t-2", a.url("/2"), ""}, src{"t-3", a.url("/3"), ""})
+	// On a fake clock the gaps are the gate's decisions exactly: the
+	// servers' own view (real time) is BenchmarkPolitenessOverhead's.
+	w.clock = clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
 	w.run(ctx)
-	arr, _ := gaps(a.seen())
-	if len(arr) != 3 {
+	if len(a.seen()) != 4 {
 		t.Fatalf("server saw %v", a.paths())
 	}
-	for i, g := range arr[1:] { // the first gap precedes the parse of Crawl-delay
-		if g < 200*time.Millisecond {
-			t.Errorf("gap %d between documents = %v, want ≥ the 200ms Crawl-delay", i+1, g)
+	d := w.dispatchTimes(a.host())
+	for i := 2; i < len(d); i++ { // the first gap precedes the parse of Crawl-delay
+		if g := d[i].Sub(d[i-1]); g < 200*time.Millisecond {
+			t.Errorf("gap %d between documents = %v, want ≥ the 200ms Crawl-delay", i-1, g)
 		}
 	}
 }
@@ -213,12 +216,13 @@ func TestRule33OneRequestAtATimePerHost(t *testing.T) {
 
 func TestRule34SpacingFromDispatchAndFromCompletion(t *testing.T) {
 	const min = 40 * time.Millisecond
+	fake := clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
 	slowOnce := atomic.Bool{}
 	a := newAuthority(t, map[string]http.HandlerFunc{
 		"/robots.txt": status(404),
 		"/slow": func(w http.ResponseWriter, r *http.Request) {
 			if !slowOnce.Swap(true) {
-				time.Sleep(150 * time.Millisecond) // longer than delay.max
+				fake.Advance(150 * time.Millisecond) // longer than delay.max
 			}
 			fmt.Fprint(w, "slow")
 		},
@@ -226,20 +230,33 @@ func TestRule34SpacingFromDispatchAndFromCompletion(t *testing.T) {
 	})
 	pol := strings.Replace(testPolicy, "delay: {min: 5ms, max: 10ms}", "delay: {min: 40ms, max: 60ms}", 1)
 	w := newWorkspace(t, pol, "", src{"t-1-slow", a.url("/slow"), ""}, src{"t-2-a", a.url("/a"), ""}, src{"t-3-b", a.url("/b"), ""})
+	// The fake clock makes the gaps exact: what the gate decided, from the
+	// ledger's dispatch and result times.
+	w.clock = fake
 	w.run(ctx)
-	s := a.seen()
-	if len(s) != 4 {
+	if len(a.seen()) != 4 {
 		t.Fatalf("server saw %v", a.paths())
 	}
-	arr, afterDone := gaps(s)
-	for i := range arr {
-		if arr[i] < min {
-			t.Errorf("dispatch gap %d = %v, want ≥ delay.min %v", i, arr[i], min)
+	var dispatched, completed []time.Time
+	for _, l := range w.ledgerLines() {
+		switch l.Event {
+		case ledger.Dispatch:
+			dispatched = append(dispatched, l.Time)
+		case ledger.Result:
+			completed = append(completed, l.Time)
+		}
+	}
+	for i := 1; i < len(dispatched); i++ {
+		if g := dispatched[i].Sub(dispatched[i-1]); g < min {
+			t.Errorf("dispatch gap %d = %v, want ≥ delay.min %v", i, g, min)
 		}
 		// The slow answer must not let the next request go at once.
-		if afterDone[i] < min-2*time.Millisecond {
-			t.Errorf("gap %d after completion = %v, want ≥ delay.min %v", i, afterDone[i], min)
+		if g := dispatched[i].Sub(completed[i-1]); g < min {
+			t.Errorf("gap %d after completion = %v, want ≥ delay.min %v", i, g, min)
 		}
+	}
+	if g := dispatched[2].Sub(dispatched[1]); g < 150*time.Millisecond+min {
+		t.Errorf("after the 150ms answer the next dispatch came %v later, want ≥ 150ms + delay.min", g)
 	}
 }
 
@@ -670,15 +687,18 @@ func TestRule34SpacingHoldsAfterAKilledRun(t *testing.T) {
 	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
 	pol := strings.Replace(testPolicy, "delay: {min: 5ms, max: 10ms}", "delay: {min: 300ms, max: 300ms}", 1)
 	w := newWorkspace(t, pol, "", src{"t-a", a.url("/a"), ""})
+	// A fake clock that only moves when the gate waits: a second run that
+	// forgot the first one's last dispatch would send at once.
+	w.clock = clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
 	w.run(ctx)
 	// The run was killed before saving its state: only the ledger survives.
 	must(t, os.Remove(filepath.Join(w.State, "state.json")))
 	w.run(ctx)
-	s := a.seen()
-	if len(s) != 4 { // the robots.txt copy was lost with the state, so it is fetched again
+	if len(a.seen()) != 4 { // the robots.txt copy was lost with the state, so it is fetched again
 		t.Fatalf("server saw %v, want robots.txt and /a twice", a.paths())
 	}
-	if gap := s[2].Arrived.Sub(s[1].Arrived); gap < 300*time.Millisecond {
+	d := w.dispatchTimes(a.host())
+	if gap := d[2].Sub(d[1]); gap < 300*time.Millisecond {
 		t.Fatalf("first request of the next run came %v after the last one, want ≥ 300ms", gap)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -95,6 +96,25 @@ func runRun(ctx context.Context, opts runOptions) error {
 			return cannotRun("%v", err)
 		}
 		defer led.Close()
+		// A run killed between storing a blob and saving the index left
+		// blobs no index names: adopt what the ledger or the state proves,
+		// remove the rest, before anything new is stored.
+		rec, err := pipeline.Recover(ctx, s, ix, opts.ledgerDir(), st)
+		if err != nil {
+			return cannotRun("recovering the store after an interrupted run: %v", err)
+		}
+		// And the temp files that killed writes of the state and the
+		// reports left: nothing reads them, nothing else would remove them.
+		for _, dir := range []string{opts.State, filepath.Join(opts.State, "robots"), opts.Reports} {
+			swept, err := atomicfile.Sweep(dir)
+			if err != nil {
+				return cannotRun("removing temp files of an interrupted run from %s: %v", dir, err)
+			}
+			rec.Removed = append(rec.Removed, swept...)
+		}
+		if n, m := len(rec.Adopted), len(rec.Removed); n+m > 0 {
+			fmt.Fprintf(opts.IO.Err, "run: after an interrupted run, %d blob(s) put back into the index, %d unproven blob(s) or temp file(s) removed\n", n, m)
+		}
 	}
 	p := set.Policy
 	var signer func(*http.Request) error

@@ -7,6 +7,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
+	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
@@ -68,12 +69,20 @@ func robotsWarnings(set *manifest.Set, stateDir string) manifest.Diagnostics {
 	}
 	var out manifest.Diagnostics
 	token := set.Policy.ProductToken()
+	// Each kept copy is parsed once, however many sources its host has.
+	parsed := map[string]*robots.Rules{}
 	for _, src := range set.Sources {
-		kept, ok := st.Robots(robots.Key(src.Parsed))
-		if !ok || kept.Outcome != state.RobotsParsed {
-			continue
+		key := robots.Key(src.Parsed)
+		kept, ok := st.Robots(key)
+		if !ok || kept.Outcome != state.RobotsParsed || kept.Body == nil {
+			continue // only rules actually read can tell a contributor anything
 		}
-		if !robots.Parse(kept.Body).Allowed(token, src.Parsed) && set.Host(src.Host).Override == nil {
+		rules, seen := parsed[key]
+		if !seen {
+			rules = robotsdecision.Rules(kept)
+			parsed[key] = rules
+		}
+		if !rules.Allowed(token, src.Parsed) && set.Host(src.Host).Override == nil {
 			out = append(out, manifest.Diagnostic{
 				File: src.File, Line: src.Line, Severity: manifest.Warning,
 				Message: fmt.Sprintf("%s: robots.txt of %s (kept copy of %s) disallows this URL; it will be reported as blocked-robots, not fetched",

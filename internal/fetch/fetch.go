@@ -148,13 +148,14 @@ type Sink interface {
 	Put(ctx context.Context, r io.Reader) (sum string, size int64, err error)
 }
 
-// Get sends the GET and, for a 2xx answer, streams the body into sink while
-// it is hashed (SHA256 and Size set from the sink). Other bodies are
-// drained up to a small bound and discarded. A body over MaxBody returns the
+// Get sends the GET and, for a 200 answer, streams the body into sink while
+// it is hashed (SHA256 and Size set from the sink). Other bodies, other 2xx
+// included (a 206 is a fragment, a 204 has none), are drained up to a small
+// bound and discarded: only a 200 carries the whole document. A body over MaxBody returns the
 // Response so far with an error wrapping ErrTooLarge. Transport errors are
 // returned as is (see IsTimeout); no redirect is followed.
 func (c *Client) Get(ctx context.Context, req Request, sink Sink) (*Response, error) {
-	return c.do(ctx, req, c.cfg.MaxBody, func(ctx context.Context, body io.Reader, resp *Response) error {
+	return c.do(ctx, req, c.cfg.MaxBody, http.StatusOK, func(ctx context.Context, body io.Reader, resp *Response) error {
 		sum, size, err := sink.Put(ctx, body)
 		resp.SHA256, resp.Size = sum, size
 		return err
@@ -164,12 +165,25 @@ func (c *Client) Get(ctx context.Context, req Request, sink Sink) (*Response, er
 // GetBytes is Get for robots.txt: the first limit bytes of a 2xx body are
 // returned and the rest is never read (RFC 9309 lets a crawler stop
 // there), so a robots.txt larger than max_body still yields its rules.
-// SHA256 and Size describe the bytes returned.
+// Unlike a document, the body is decoded first (Content-Encoding gzip,
+// deflate or br, as S3 and others serve robots.txt), and limit bounds the
+// decoded bytes, so a compression bomb yields limit bytes and no more; a
+// coding it cannot undo is an error. SHA256 and Size describe the bytes
+// returned.
 func (c *Client) GetBytes(ctx context.Context, req Request, limit int64) (*Response, []byte, error) {
 	var kept []byte
-	resp, err := c.do(ctx, req, math.MaxInt64-1, func(_ context.Context, body io.Reader, resp *Response) error {
+	resp, err := c.do(ctx, req, math.MaxInt64-1, 0, func(_ context.Context, body io.Reader, resp *Response) error {
+		text, err := decoded(body, resp.Header.Get("Content-Encoding"))
+		if err != nil {
+			return fmt.Errorf("fetch: %s: %w", req.URL, err)
+		}
 		var rerr error
-		kept, rerr = io.ReadAll(io.LimitReader(body, max(limit, 0)))
+		kept, rerr = io.ReadAll(io.LimitReader(text, max(limit, 0)))
+		if rerr != nil {
+			// When the body itself failed, do reports that cause instead;
+			// otherwise the coded stream is broken.
+			rerr = fmt.Errorf("fetch: %s: decoding Content-Encoding %s: %w", req.URL, resp.Header.Get("Content-Encoding"), rerr)
+		}
 		sum := sha256.Sum256(kept)
 		resp.Size, resp.SHA256 = int64(len(kept)), hex.EncodeToString(sum[:])
 		return rerr
@@ -177,9 +191,10 @@ func (c *Client) GetBytes(ctx context.Context, req Request, limit int64) (*Respo
 	return resp, kept, err
 }
 
-// do sends req and hands a 2xx body of at most maxBody bytes to consume,
-// under the whole-request timeout.
-func (c *Client) do(ctx context.Context, req Request, maxBody int64, consume func(context.Context, io.Reader, *Response) error) (*Response, error) {
+// do sends req and hands a body of at most maxBody bytes to consume, under
+// the whole-request timeout: that of a 2xx answer, or only of status when
+// status is not 0.
+func (c *Client) do(ctx context.Context, req Request, maxBody int64, status int, consume func(context.Context, io.Reader, *Response) error) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 
@@ -218,6 +233,11 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, consume fun
 		return nil, err
 	}
 	defer hresp.Body.Close()
+	// Every read below is bounded by ctx (the whole-request deadline and the
+	// caller's stop signal) even where net/http no longer applies it, as for
+	// the raw connection of a 101: closing the body is what unblocks a read.
+	stop := context.AfterFunc(ctx, func() { hresp.Body.Close() })
+	defer stop()
 
 	resp := &Response{
 		Status:       hresp.StatusCode,
@@ -232,7 +252,13 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, consume fun
 			resp.Location = loc.String()
 		}
 	}
-	if hresp.StatusCode < 200 || hresp.StatusCode >= 300 {
+	if hresp.StatusCode < 200 {
+		// A 1xx as the final answer (101 Switching Protocols) hands back the
+		// connection itself, not a body: nothing of it is read.
+		resp.Duration = time.Since(start)
+		return resp, nil
+	}
+	if hresp.StatusCode >= 300 || status != 0 && hresp.StatusCode != status {
 		io.CopyN(io.Discard, hresp.Body, drainLimit)
 		resp.Duration = time.Since(start)
 		return resp, nil
@@ -251,6 +277,10 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, consume fun
 	switch {
 	case body.tooLarge:
 		err = fmt.Errorf("fetch: %s: over %d bytes: %w", req.URL, maxBody, ErrTooLarge)
+	case body.err != nil && ctx.Err() != nil:
+		// The body was closed under the read because ctx ended: say why,
+		// so that a timeout reads as one and a stop as a stop.
+		err = fmt.Errorf("fetch: %s: reading body: %w", req.URL, ctx.Err())
 	case body.err != nil:
 		err = fmt.Errorf("fetch: %s: reading body: %w", req.URL, body.err)
 	}

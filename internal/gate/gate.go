@@ -65,8 +65,15 @@ type Config struct {
 	// reservations. It is called once per day the gate sees.
 	Spent func(day string) (int, error)
 	// Record makes the dispatch durable (the ledger line) before Acquire
-	// returns. If it fails, Acquire fails and nothing is sent.
+	// returns. If it fails, Acquire fails and nothing is sent. at is when
+	// the request is to leave: a dispatch that waits is recorded in the last
+	// moments of its wait, so the cost of the write is not added to the gap.
 	Record func(at time.Time, r Request) error
+	// Cushion is added to every wait, to cover what the clock cannot see:
+	// between the dispatch time and the server's arrival lies the send (and
+	// a dial, on a new connection), so two arrivals can be that much closer
+	// than their dispatches.
+	Cushion time.Duration
 }
 
 // Gate serialises and spaces the requests to one host. It is safe for
@@ -91,7 +98,17 @@ type Gate struct {
 	// retryAfter says st.BackoffUntil came from a Retry-After, only so a
 	// DeferredError can say so; it does not outlive the gate.
 	retryAfter bool
+
+	// recordCost is how long Record has lately taken (a decaying maximum),
+	// the lead by which a waiting dispatch is recorded ahead of its time.
+	// Touched only by the holder of sem.
+	recordCost time.Duration
 }
+
+// maxRecordLead bounds how far ahead of its request a dispatch line is
+// written: a stop in between leaves a line for a request never sent, which
+// errs on the side of the cap, but should stay rare.
+const maxRecordLead = 50 * time.Millisecond
 
 // New returns a Gate for cfg.Host. Clock, Rand, Spent and Record are
 // required: a gate that could not count or record would let the cap slip.
@@ -161,35 +178,67 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 		return nil, err
 	}
 
-	until, reason := g.earliest(st, crawl, fromRetryAfter)
+	until, reason, fromDispatch := g.earliest(st, crawl, fromRetryAfter)
+	at := now
 	if wait := until.Sub(now); wait > 0 {
+		if fromDispatch {
+			// Only a wait counted from the previous dispatch needs it: one
+			// counted from the previous completion is longer than the
+			// server's own view of it, since an answer ends after its
+			// request arrived.
+			until = until.Add(g.cfg.Cushion)
+		}
 		if !g.cfg.Deadline.IsZero() && until.After(g.cfg.Deadline) {
 			return nil, &DeferredError{Until: until, Reason: reason}
 		}
-		if err := g.cfg.Clock.Sleep(ctx, wait); err != nil {
+		// Wake early by what the ledger write has lately cost, so that the
+		// write ends about when the wait does.
+		lead := min(2*g.recordCost, maxRecordLead, wait)
+		if err := g.cfg.Clock.Sleep(ctx, until.Sub(now)-lead); err != nil {
 			return nil, err
 		}
 		now = g.cfg.Clock.Now()
 		// The wait may have run past the end of the window, or into a new
 		// UTC day, whose budget is its own.
-		if !g.offPeak(now) {
+		if !g.offPeak(until) {
 			return nil, ErrOffPeak
 		}
-		if err := g.checkCap(now); err != nil {
+		if err := g.checkCap(until); err != nil {
 			return nil, err
 		}
+		at = later(until, now)
 	}
 
 	// The ledger line must be durable before the request exists (SPEC
 	// §3.5); if it is not, the dispatch never happened and costs nothing.
-	if err := g.cfg.Record(now, r); err != nil {
+	began := g.cfg.Clock.Now()
+	if err := g.cfg.Record(at, r); err != nil {
 		return nil, err
 	}
-	g.spent[utcDay(now)]++
+	now = g.cfg.Clock.Now()
+	g.recordCost = max(g.recordCost*3/4, now.Sub(began))
+	g.spent[utcDay(at)]++
+	if rest := at.Sub(now); rest > 0 {
+		// Recorded ahead: the line counts (spent above) even if a stop
+		// comes before the request leaves.
+		if err := g.cfg.Clock.Sleep(ctx, rest); err != nil {
+			return nil, err
+		}
+		now = g.cfg.Clock.Now()
+	}
+	// The dispatch time is when the request leaves, after the write:
+	// spacing is measured from there.
 	g.mu.Lock()
 	g.st.LastDispatch = now
 	g.mu.Unlock()
 	return &Permit{g: g}, nil
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // offPeak reports whether t is inside the host's windows. It leaves
@@ -216,24 +265,25 @@ func (g *Gate) checkCap(t time.Time) error {
 	return nil
 }
 
-// earliest returns when the next dispatch may go (SPEC §3.4, §3.7) and what
-// holds it back. It draws d, so call it once per dispatch.
-func (g *Gate) earliest(st state.Host, crawl time.Duration, fromRetryAfter bool) (time.Time, string) {
+// earliest returns when the next dispatch may go (SPEC §3.4, §3.7), what
+// holds it back, and whether that is the spacing from the previous
+// dispatch. It draws d, so call it once per dispatch.
+func (g *Gate) earliest(st state.Host, crawl time.Duration, fromRetryAfter bool) (time.Time, string, bool) {
 	delay := g.cfg.Host.Delay
 	d := delay.Min + g.draw(delay.Max-delay.Min)
 	d = max(d, crawl)
 
-	until, reason := st.LastDispatch.Add(d), "spacing"
+	until, reason, fromDispatch := st.LastDispatch.Add(d), "spacing", true
 	if t := st.LastCompletion.Add(delay.Min); t.After(until) {
-		until = t
+		until, fromDispatch = t, false
 	}
 	if st.BackoffUntil.After(until) {
-		until, reason = st.BackoffUntil, "backoff"
+		until, reason, fromDispatch = st.BackoffUntil, "backoff", false
 		if fromRetryAfter {
 			reason = "retry-after"
 		}
 	}
-	return until, reason
+	return until, reason, fromDispatch
 }
 
 // draw returns a duration uniform in [0, n]; no draw at all when n <= 0.
@@ -255,6 +305,10 @@ func (g *Gate) State() state.Host {
 type Outcome struct {
 	Status int   // HTTP status; 0 when Err is set
 	Err    error // timeout, connection error (a failure for backoff)
+	// At is when the request completed (its body's end), if known; Done's
+	// own time otherwise. Work after the body, such as the store's fsync,
+	// is then not counted as part of the response.
+	At time.Time
 	// RetryAfter is the raw Retry-After header of a 429 or 503, if any.
 	RetryAfter string
 }
@@ -279,6 +333,9 @@ func (p *Permit) Done(o Outcome) {
 	}
 	g := p.g
 	now := g.cfg.Clock.Now()
+	if !o.At.IsZero() && o.At.Before(now) {
+		now = o.At
+	}
 	g.mu.Lock()
 	g.settle(now, o)
 	g.mu.Unlock()

@@ -39,18 +39,21 @@ const MaxLine = 1 << 20
 // Line is one ledger record. Dispatch lines carry Time, Host, URL, Purpose,
 // Source; result lines add Status, Bytes, SHA256, DurationMS, Error.
 type Line struct {
-	Event      string    `json:"event"`
-	Time       time.Time `json:"time"`
-	Host       string    `json:"host"`
-	URL        string    `json:"url"`
-	Purpose    string    `json:"purpose,omitempty"`
-	Source     string    `json:"source,omitempty"`
-	RunID      string    `json:"run,omitempty"`
-	Status     int       `json:"status,omitempty"`
-	Bytes      int64     `json:"bytes,omitempty"`
-	SHA256     string    `json:"sha256,omitempty"`
-	DurationMS int64     `json:"duration_ms,omitempty"`
-	Error      string    `json:"error,omitempty"`
+	Event   string    `json:"event"`
+	Time    time.Time `json:"time"`
+	Host    string    `json:"host"`
+	URL     string    `json:"url"`
+	Purpose string    `json:"purpose,omitempty"`
+	Source  string    `json:"source,omitempty"`
+	RunID   string    `json:"run,omitempty"`
+	Status  int       `json:"status,omitempty"`
+	Bytes   int64     `json:"bytes,omitempty"`
+	SHA256  string    `json:"sha256,omitempty"`
+	// ContentType of a stored body, so that a run killed before saving the
+	// index can be recovered from the ledger alone.
+	ContentType string `json:"content_type,omitempty"`
+	DurationMS  int64  `json:"duration_ms,omitempty"`
+	Error       string `json:"error,omitempty"`
 }
 
 // Ledger appends to and reads the ledger files under one directory.
@@ -61,13 +64,16 @@ type Ledger struct {
 	closed atomic.Bool
 	mu     sync.Mutex
 	files  map[string]*file // by path
+
+	syncs atomic.Int64 // fsyncs of ledger files, for Syncs
 }
 
 // file is one ledger file open for appending. Its own mutex serialises the
 // appends to it, so that one host's fsync does not hold up another host.
 type file struct {
-	mu sync.Mutex
-	f  *os.File // nil until the first append, and again after a failed one
+	mu    sync.Mutex
+	f     *os.File // nil until the first append, and again after a failed one
+	dirty bool     // written since the last fsync
 }
 
 // Open returns the ledger rooted at dir (usually <state>/ledgers), creating it.
@@ -85,7 +91,12 @@ func (l *Ledger) Dir() string { return l.dir }
 func Day(t time.Time) string { return t.UTC().Format(time.DateOnly) }
 
 // Append writes l to the file of l.Host for l.Time's UTC day with a single
-// write, then fsyncs. When it returns nil the line survives a crash.
+// write. A dispatch line is then fsynced (with whatever was written before
+// it): when Append returns nil it survives a crash, so the request it
+// announces may leave. A result line is not fsynced on its own, which keeps
+// an fsync off the path between a response and the next dispatch: the next
+// dispatch line of that file, or Close, makes it durable. A crash may lose
+// result lines, never a dispatch line, so caps count exactly.
 func (l *Ledger) Append(line Line) error {
 	if line.Event == "" || line.Host == "" || line.Time.IsZero() {
 		return fmt.Errorf("ledger: line needs an event, a host and a time: %+v", line)
@@ -130,7 +141,10 @@ func (l *Ledger) Append(line Line) error {
 	// where openAppend will find and cut it.
 	_, err = lf.f.Write(b)
 	if err == nil {
-		err = lf.f.Sync()
+		lf.dirty = true
+		if line.Event == Dispatch {
+			err = l.sync(lf)
+		}
 	}
 	if err != nil {
 		// The file may now end in part of this line. Drop the handle so the
@@ -142,37 +156,104 @@ func (l *Ledger) Append(line Line) error {
 	return nil
 }
 
+// sync fsyncs lf's file; lf.mu must be held.
+func (l *Ledger) sync(lf *file) error {
+	l.syncs.Add(1)
+	if err := lf.f.Sync(); err != nil {
+		return err
+	}
+	lf.dirty = false
+	return nil
+}
+
+// Syncs returns how many times ledger files were fsynced by Append and
+// Close (directory syncs aside): the durability cost of the ledger.
+func (l *Ledger) Syncs() int64 { return l.syncs.Load() }
+
 // openAppend opens path for appending, creating it (and its day directory)
 // durably, or repairing a torn tail left by a crash.
 func (l *Ledger) openAppend(day, path string) (*os.File, error) {
+	f, created, err := l.open(day, path)
+	if err != nil || !created {
+		return f, err
+	}
+	if err := atomicfile.SyncDir(filepath.Join(l.dir, day)); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	return f, nil
+}
+
+// open opens path for appending, creating its day directory (durably) and
+// the file, or repairing a torn tail left by a crash. When it reports
+// created, the file's own entry is not yet durable: the caller syncs the
+// day directory.
+func (l *Ledger) open(day, path string) (_ *os.File, created bool, _ error) {
 	dayDir := filepath.Join(l.dir, day)
 	if err := os.Mkdir(dayDir, 0o755); err == nil {
 		if err := atomicfile.SyncDir(l.dir); err != nil {
-			return nil, fmt.Errorf("ledger: %w", err)
+			return nil, false, fmt.Errorf("ledger: %w", err)
 		}
 	} else if !errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("ledger: %w", err)
+		return nil, false, fmt.Errorf("ledger: %w", err)
 	}
 
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err == nil {
-		if err := atomicfile.SyncDir(dayDir); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("ledger: %w", err)
-		}
-		return f, nil
+		return f, true, nil
 	}
 	if !errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("ledger: %w", err)
+		return nil, false, fmt.Errorf("ledger: %w", err)
 	}
 	if err := repairTail(path); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	f, err = os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("ledger: %w", err)
+		return nil, false, fmt.Errorf("ledger: %w", err)
 	}
-	return f, nil
+	return f, false, nil
+}
+
+// Prepare opens (creating where missing) the files of hosts for day
+// ("YYYY-MM-DD"), with one directory fsync for all the new ones instead of
+// one each, so that the first dispatch line of each host costs only its
+// own fsync. Call it before a run's first dispatch; Append opens any file
+// it did not.
+func (l *Ledger) Prepare(day string, hosts []string) error {
+	if _, err := time.Parse(time.DateOnly, day); err != nil {
+		return fmt.Errorf("ledger: day %q is not YYYY-MM-DD", day)
+	}
+	anyCreated := false
+	for _, host := range hosts {
+		path := filepath.Join(l.dir, day, FileName(host))
+		l.mu.Lock()
+		lf := l.files[path]
+		if lf == nil {
+			lf = &file{}
+			l.files[path] = lf
+		}
+		l.mu.Unlock()
+		lf.mu.Lock()
+		var err error
+		if l.closed.Load() {
+			err = fmt.Errorf("ledger: prepare %s after Close", path)
+		} else if lf.f == nil {
+			var created bool
+			lf.f, created, err = l.open(day, path)
+			anyCreated = anyCreated || created
+		}
+		lf.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	if anyCreated {
+		if err := atomicfile.SyncDir(filepath.Join(l.dir, day)); err != nil {
+			return fmt.Errorf("ledger: %w", err)
+		}
+	}
+	return nil
 }
 
 // repairTail cuts path back to just after its last newline. Anything after
@@ -342,6 +423,11 @@ func (l *Ledger) Close() error {
 	for path, lf := range l.files {
 		lf.mu.Lock()
 		if lf.f != nil {
+			if lf.dirty {
+				if err := l.sync(lf); err != nil {
+					errs = append(errs, fmt.Errorf("ledger: sync %s: %w", path, err))
+				}
+			}
 			if err := lf.f.Close(); err != nil {
 				errs = append(errs, fmt.Errorf("ledger: close %s: %w", path, err))
 			}
@@ -436,4 +522,32 @@ func Parse(data []byte, host string) ([]Line, error) {
 		}
 	}
 	return out, nil
+}
+
+// ScanAll calls fn with every whole line of every ledger file under dir,
+// day by day (oldest first), file by file in name order. A missing dir has
+// no lines; a torn last line is skipped, as Read skips it.
+func ScanAll(dir string, fn func(Line) error) error {
+	days, err := Days(dir)
+	if err != nil {
+		return err
+	}
+	for _, day := range days {
+		files, err := filepath.Glob(filepath.Join(dir, day, "*.jsonl"))
+		if err != nil {
+			return fmt.Errorf("ledger: %w", err)
+		}
+		for _, p := range files {
+			if err := scanFile(p, func(b []byte) error {
+				var v Line
+				if err := json.Unmarshal(b, &v); err != nil {
+					return err
+				}
+				return fn(v)
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -410,6 +411,106 @@ func BenchmarkDispatches(b *testing.B) {
 		if err != nil || n != 5000 {
 			b.Fatalf("Dispatches = %d, %v", n, err)
 		}
+	}
+}
+
+func TestScanAll(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	day1 := time.Date(2026, 11, 29, 23, 59, 0, 0, time.UTC)
+	day2 := day1.Add(2 * time.Minute)
+	for _, line := range []Line{
+		{Event: Dispatch, Time: day2, Host: "b.example", URL: "https://b.example/1"},
+		{Event: Result, Time: day1, Host: "a.example", URL: "https://a.example/1", Status: 200, SHA256: "ab"},
+		{Event: Result, Time: day2, Host: "a.example", URL: "https://a.example/2", Status: 200},
+	} {
+		if err := l.Append(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A torn last line, as a kill leaves it.
+	f, err := os.OpenFile(filepath.Join(dir, "2026-11-30", "a.example.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(`{"event":"resu`)
+	f.Close()
+	var got []string
+	if err := ScanAll(dir, func(l Line) error { got = append(got, l.Time.Format("02 ")+l.URL); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"29 https://a.example/1", "30 https://a.example/2", "30 https://b.example/1"}
+	if !slices.Equal(got, want) {
+		t.Errorf("ScanAll saw %v, want %v", got, want)
+	}
+	if err := ScanAll(filepath.Join(dir, "missing"), func(Line) error { return nil }); err != nil {
+		t.Errorf("missing dir: %v", err)
+	}
+}
+
+// Only dispatch lines are fsynced as they are written; result lines ride on
+// the next dispatch line's fsync, or on Close's.
+func TestOnlyDispatchLinesSyncAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for i, ev := range []string{Dispatch, Result, Dispatch, Result} {
+		if err := l.Append(Line{Event: ev, Time: at.Add(time.Duration(i) * time.Second), Host: "x.example", URL: "https://x.example/"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := l.Syncs(); got != 2 {
+		t.Errorf("%d fsyncs for two dispatch and two result lines, want 2", got)
+	}
+	lines, err := l.Read("2026-11-30", "x.example")
+	if err != nil || len(lines) != 4 {
+		t.Fatalf("read back %d lines (%v), want 4: a result line is readable at once", len(lines), err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Syncs(); got != 3 {
+		t.Errorf("%d fsyncs after Close, want 3: the last result line made durable", got)
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	// A torn tail from a killed run is repaired by Prepare too.
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.MkdirAll(filepath.Join(dir, "2026-11-30"), 0o755))
+	must(os.WriteFile(filepath.Join(dir, "2026-11-30", "b.example.jsonl"), []byte(`{"event":"dispatch","time":"2026-11-30T09:00:00Z","host":"b.example","url":"u"}`+"\n{\"ev"), 0o644))
+	must(l.Prepare("2026-11-30", []string{"a.example", "b.example", "c.example:8080"}))
+	for _, name := range []string{"a.example.jsonl", "b.example.jsonl", "c.example_8080.jsonl"} {
+		if _, err := os.Stat(filepath.Join(dir, "2026-11-30", name)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	must(l.Append(Line{Event: Dispatch, Time: at, Host: "b.example", URL: "u2"}))
+	lines, err := l.Read("2026-11-30", "b.example")
+	if err != nil || len(lines) != 2 {
+		t.Errorf("after Prepare and Append: %d lines, %v; want the old whole line and the new one", len(lines), err)
+	}
+	if err := l.Prepare("30-11-2026", nil); err == nil {
+		t.Error("Prepare accepted a malformed day")
 	}
 }
 

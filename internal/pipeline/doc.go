@@ -3,5 +3,8 @@
 // request at a time within it — consults robots.txt, passes every request
 // (robots, document, redirect hop) through the host's gate, streams bodies
 // into the store, and records every outcome in the ledger, the state and the
-// hash index. It composes the other packages; none of them knows it.
+// hash index. Before a run, Recover puts back into the index the blobs a
+// killed run stored but never indexed, where the ledger or the state proves
+// their source, and removes the rest. It composes the other packages; none
+// of them knows it.
 package pipeline

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"sync"
 	"time"
@@ -14,11 +15,17 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
+	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
-// hostStop is a gate refusal that ends a host's turn in this run.
+// errUnreachable ends a host's turn when a document request could not reach
+// it at all; the source that found out is already recorded.
+var errUnreachable = errors.New("host could not be reached")
+
+// hostStop is a gate refusal, or an unreachable host, that ends a host's
+// turn in this run.
 type hostStop struct {
 	host string
 	err  error
@@ -48,6 +55,9 @@ func (r *run) runHost(ctx context.Context, hp hostPlan) {
 			r.log(hp.host, "paused after repeated 403s until the next UTC day; %d source(s) paused", rest)
 		case ctx.Err() != nil:
 			r.count(func(res *Result) { res.Deferred += rest })
+		case errors.Is(stop.err, errUnreachable):
+			r.log(hp.host, "%d other source(s) deferred to a later run: the host could not be reached", rest-1)
+			r.count(func(res *Result) { res.Deferred += rest - 1 })
 		default:
 			r.log(hp.host, "%v; %d source(s) deferred to a later run", stop.err, rest)
 			r.count(func(res *Result) { res.Deferred += rest })
@@ -110,6 +120,12 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 			return r.refused(src, host, err)
 		}
 		switch {
+		case dec.unreachable:
+			r.finish(src, state.Unreachable, prior, func(s *state.Source) {
+				s.Detail = fmt.Sprintf("host %s could not be reached: %s", host, dec.detail)
+			})
+			r.count(func(res *Result) { res.Failed++ })
+			return nil
 		case dec.unavailable:
 			r.finish(src, state.RobotsUnavailable, prior, func(s *state.Source) {
 				s.Detail = fmt.Sprintf("robots.txt of %s unreadable (%s): host not fetched this run", host, dec.detail)
@@ -128,13 +144,13 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 		}
 
 		req.URL = u.String()
-		sink := &storeSink{s: r.o.Store}
+		sink := &storeSink{s: r.o.Store, clock: r.o.Clock}
 		var resp *fetch.Response
 		var ferr error
 		gr := gate.Request{URL: req.URL, Purpose: purpose, Source: src.ID}
 		resp, ferr, err = r.send(ctx, host, gr, func() (*fetch.Response, error) {
 			return r.o.HTTP.Get(ctx, req, sink)
-		})
+		}, nil, func() time.Time { return sink.ended })
 		if err != nil {
 			return r.refused(src, host, err)
 		}
@@ -144,6 +160,11 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 			return err
 		}
 		next, done := r.outcome(ctx, src, prior, u, hop, resp, ferr, overridden)
+		if why, ok := fetch.Unreachable(ferr); ok && resp == nil && ctx.Err() == nil && host == src.Host {
+			// The host cannot be reached: its other sources are not tried
+			// one by one to learn the same thing.
+			return &hostStop{host: host, err: fmt.Errorf("%w: %s", errUnreachable, why)}
+		}
 		if done {
 			return nil
 		}
@@ -209,6 +230,13 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 	case ferr != nil && ctx.Err() != nil:
 		r.count(func(res *Result) { res.Deferred++ })
 		return nil, true
+	case ferr != nil && resp == nil:
+		if why, ok := fetch.Unreachable(ferr); ok {
+			fail(state.Unreachable, fmt.Sprintf("host %s could not be reached: %s", host, why))
+			return nil, true
+		}
+		fail(state.Failing, describeErr(ferr))
+		return nil, true
 	case ferr != nil:
 		fail(state.Failing, describeErr(ferr))
 		return nil, true
@@ -232,7 +260,10 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		r.count(func(res *Result) { res.Checked++ })
 		r.log(src.Host, "%s %s → 304 unchanged", src.ID, u)
 		return nil, true
-	case code/100 == 2:
+	case code/100 == 2 && code != 200:
+		fail(state.Failing, fmt.Sprintf("HTTP %d %s to a plain GET: only a 200 carries the whole document, nothing stored", code, http.StatusText(code)))
+		return nil, true
+	case code == 200:
 		r.o.Index.Add(src.ID, store.Entry{
 			SHA256: resp.SHA256, Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
@@ -363,12 +394,14 @@ type robotsEntry struct {
 	ready       bool
 	rules       *robots.Rules
 	unavailable bool
+	unreachable bool
 	detail      string
 }
 
 type decision struct {
 	rules       *robots.Rules
 	unavailable bool
+	unreachable bool // the host could not be reached at all
 	detail      string
 }
 
@@ -393,16 +426,13 @@ func (r *run) robotsDecision(ctx context.Context, u *url.URL) (decision, error) 
 		e.ready = true
 		r.gate(manifest.HostOf(u)).SetCrawlDelay(e.rules.CrawlDelay(r.token))
 	}
-	return decision{rules: e.rules, unavailable: e.unavailable, detail: e.detail}, nil
+	return decision{rules: e.rules, unavailable: e.unavailable, unreachable: e.unreachable, detail: e.detail}, nil
 }
 
 func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsEntry) error {
-	now := r.o.Clock.Now()
-	// A parsed copy whose body went missing is no copy: reading it as an
-	// empty robots.txt would allow everything.
-	if kept, ok := r.o.State.Robots(key); ok && kept.Outcome != state.RobotsUnreadable &&
-		!(kept.Outcome == state.RobotsParsed && kept.Body == nil) && now.Before(kept.FetchedAt.Add(r.o.Set.Policy.RobotsTTL)) {
-		e.rules = robots.Outcome(kept.HTTPStatus, kept.Body, nil)
+	kept, ok := r.o.State.Robots(key)
+	if dec := robotsdecision.Kept(kept, ok, r.o.Clock.Now(), r.o.Set.Policy.RobotsTTL); dec.Current {
+		e.rules = dec.Rules
 		return nil
 	}
 	target := robots.URL(u)
@@ -419,7 +449,19 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 			var resp *fetch.Response
 			resp, body, rerr = r.o.HTTP.GetBytes(ctx, fetch.Request{URL: target}, robots.MaxBody)
 			return resp, rerr
-		})
+		}, func(resp *fetch.Response) error {
+			// A redirect that leads nowhere leaves robots.txt unread, as a
+			// 5xx would: a failure of the host for its backoff.
+			switch {
+			case resp.Status/100 != 3:
+				return nil
+			case resp.Location == "":
+				return fmt.Errorf("robots.txt: HTTP %d without a Location", resp.Status)
+			case hop+1 > policy.MaxRedirects:
+				return fmt.Errorf("robots.txt: more than %d redirects", policy.MaxRedirects)
+			}
+			return nil
+		}, nil)
 		if err != nil {
 			return err
 		}
@@ -432,28 +474,17 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 		}
 		target = resp.Location
 	}
-	kept := state.Robots{URL: robots.URL(u), FetchedAt: r.o.Clock.Now()}
-	switch {
-	case ferr != nil && ctx.Err() != nil:
+	if ferr != nil && ctx.Err() != nil {
 		return ctx.Err()
-	case ferr != nil:
-		kept.Outcome, kept.Detail = state.RobotsUnreadable, describeErr(ferr)
-	case resp.Status/100 == 2 && len(body) == 0:
-		// An empty robots.txt allows everything, as a missing one does;
-		// kept as such so that it is not mistaken for a lost copy.
-		kept.Outcome, kept.Detail = state.RobotsMissing, "empty robots.txt"
-	case resp.Status/100 == 2:
-		kept.Outcome, kept.Body = state.RobotsParsed, body
-	case resp.Status/100 == 4 && resp.Status != 429:
-		kept.Outcome = state.RobotsMissing
-	default:
-		kept.Outcome, kept.Detail = state.RobotsUnreadable, fmt.Sprintf("HTTP %d", resp.Status)
 	}
+	status := 0
 	if resp != nil {
-		kept.HTTPStatus = resp.Status
+		status = resp.Status
 	}
-	e.rules = robots.Outcome(kept.HTTPStatus, kept.Body, ferr)
+	kept = robotsdecision.Fetched(robots.URL(u), r.o.Clock.Now(), status, body, ferr)
+	e.rules = robotsdecision.Rules(kept)
 	e.unavailable = kept.Outcome == state.RobotsUnreadable
+	e.unreachable = kept.Outcome == state.RobotsUnreached
 	e.detail = kept.Detail
 	r.o.State.PutRobots(key, kept)
 	what := fmt.Sprintf("HTTP %d", kept.HTTPStatus)

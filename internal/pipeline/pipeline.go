@@ -112,6 +112,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if o.DryRun {
 		return &r.res, nil
 	}
+	// Every host's ledger file at once, with one directory fsync, rather
+	// than one fsync per host on the path of its first dispatch.
+	hosts := make([]string, 0, len(plan))
+	for _, hp := range plan {
+		hosts = append(hosts, hp.host)
+	}
+	if err := o.Ledger.Prepare(ledger.Day(r.start), hosts); err != nil {
+		return &r.res, fmt.Errorf("%w: ledger unwritable, nothing sent: %w", ErrFatal, err)
+	}
 	var wg sync.WaitGroup
 	for _, hp := range plan {
 		wg.Go(func() { r.runHost(ctx, hp) })
@@ -218,7 +227,8 @@ func (r *run) gate(host string) *gate.Gate {
 	}
 	// The same rules the public rules page is rendered from.
 	cfg := gate.RulesFor(r.o.Set.Policy, r.o.Set.Host(host)).Config()
-	cfg.Clock = cushioned{r.o.Clock}
+	cfg.Clock = r.o.Clock
+	cfg.Cushion = cushion
 	cfg.Rand = r.o.NewRand()
 	cfg.Deadline = r.o.Deadline
 	cfg.State = r.hostMemory(host)
@@ -259,8 +269,15 @@ func (r *run) hostMemory(host string) state.Host {
 }
 
 // send passes one request through host's gate, sends it, reports the outcome
-// to the gate, and writes the result line. get does the HTTP part.
-func (r *run) send(ctx context.Context, host string, req gate.Request, get func() (*fetch.Response, error)) (*fetch.Response, error, error) {
+// to the gate, and writes the result line. get does the HTTP part. unusable,
+// when set, names an answer that the caller cannot use although HTTP calls
+// it a success (a robots.txt redirect that leads nowhere): the gate counts it
+// as a failure of the host, so that it feeds the backoff.
+//
+// ended, when set and not zero, is when the answer's body ended: the
+// completion the gate counts spacing from, so that work after the body
+// (the store's fsync) is not taken for the server's time.
+func (r *run) send(ctx context.Context, host string, req gate.Request, get func() (*fetch.Response, error), unusable func(*fetch.Response) error, ended func() time.Time) (*fetch.Response, error, error) {
 	g := r.gate(host)
 	permit, err := g.Acquire(ctx, req)
 	if err != nil {
@@ -268,10 +285,16 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 	}
 	resp, ferr := get()
 	out := gate.Outcome{Err: ferr}
+	if ended != nil {
+		out.At = ended()
+	}
 	if resp != nil {
 		out.Status, out.RetryAfter = resp.Status, resp.RetryAfter
 		if ferr != nil && errors.Is(ferr, fetch.ErrTooLarge) {
 			out.Err = nil // the server answered; the size is our limit, not its failure
+		}
+		if ferr == nil && unusable != nil {
+			out.Err = unusable(resp)
 		}
 	}
 	permit.Done(out)
@@ -282,6 +305,9 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 	}
 	if resp != nil {
 		line.Status, line.Bytes, line.SHA256 = resp.Status, resp.Size, resp.SHA256
+		if resp.SHA256 != "" && req.Purpose != ledger.PurposeRobots {
+			line.ContentType = resp.ContentType
+		}
 		line.DurationMS = resp.Duration.Milliseconds()
 	}
 	if ferr != nil {
@@ -311,43 +337,43 @@ func (r *run) count(f func(*Result)) {
 }
 
 // storeSink remembers whether the body reader failed, so that storeFailed
-// can blame the store only for errors that are its own.
+// can blame the store only for errors that are its own, and when the body
+// ended, so that the store's fsync does not count as part of the response.
 type storeSink struct {
 	s       *store.Store
+	clock   clock.Clock
 	readErr error
+	ended   time.Time
 }
 
 func (k *storeSink) Put(ctx context.Context, rd io.Reader) (string, int64, error) {
-	sum, n, err := k.s.Put(ctx, &errReader{r: rd, err: &k.readErr})
+	sum, n, err := k.s.Put(ctx, &errReader{r: rd, k: k})
 	return sum, n, err
 }
 
 type errReader struct {
-	r   io.Reader
-	err *error
+	r io.Reader
+	k *storeSink
 }
 
 func (e *errReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF {
-		*e.err = err
+	switch {
+	case err == io.EOF:
+		if e.k.ended.IsZero() {
+			e.k.ended = e.k.clock.Now()
+		}
+	case err != nil:
+		e.k.readErr = err
 	}
 	return n, err
 }
 
-// cushion is added to every politeness wait. The gate times a dispatch when
-// it hands out the permit; the server sees it a moment later, and that
-// moment varies (a new connection costs a dial, a reused one does not), so
-// two arrivals can be a fraction of a millisecond closer than the two
-// dispatches were. Waiting slightly longer keeps the gap an operator
-// measures in their logs at or above the configured one.
-const cushion = 5 * time.Millisecond
-
-type cushioned struct{ clock.Clock }
-
-func (c cushioned) Sleep(ctx context.Context, d time.Duration) error {
-	if d > 0 {
-		d += cushion
-	}
-	return c.Clock.Sleep(ctx, d)
-}
+// cushion is added to every politeness wait (gate.Config.Cushion). The gate
+// takes the dispatch time once the ledger line is written, just before the
+// request leaves; the server sees it a moment later, and that moment varies
+// by what a dial costs (a new connection dials, a reused one does not), so
+// two arrivals can be that much closer than their dispatches. On loopback a
+// dial costs about 0.2 ms (BenchmarkDialCost in internal/fetch); 1 ms
+// covers it with room, where 5 ms used to cover an fsync as well.
+const cushion = time.Millisecond

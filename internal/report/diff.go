@@ -33,7 +33,7 @@ const (
 // something went wrong that may come right by itself; blocked-robots and
 // excluded are gaps instead, chosen by the site.
 var failures = []state.Status{
-	state.Failing, state.Gone, state.TooLarge, state.RobotsUnavailable, state.Paused, state.Moved,
+	state.Failing, state.Gone, state.TooLarge, state.RobotsUnavailable, state.Unreachable, state.Paused, state.Moved,
 }
 
 // Diff lists what changed from old to new, one Change per source that

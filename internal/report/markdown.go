@@ -3,6 +3,7 @@ package report
 import (
 	"cmp"
 	"fmt"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,7 +15,7 @@ import (
 // section: what is held, then what is not yet, then what went wrong.
 var statusOrder = []state.Status{
 	state.Fresh, state.Pending, state.Failing, state.Gone, state.BlockedRobots,
-	state.RobotsUnavailable, state.Excluded, state.Paused, state.Moved, state.TooLarge,
+	state.RobotsUnavailable, state.Unreachable, state.Excluded, state.Paused, state.Moved, state.TooLarge,
 }
 
 // meaning is read by key only, never ranged over, so it cannot disturb
@@ -24,6 +25,7 @@ var meaning = map[state.Status]string{
 	state.Gone:              "The server answered 404 or 410.",
 	state.BlockedRobots:     "robots.txt disallows these URLs: a permanent gap, never routed around.",
 	state.RobotsUnavailable: "robots.txt could not be read, so the host was not fetched.",
+	state.Unreachable:       "The host could not be reached at all (its name does not resolve, the connection was refused or reset, or TLS failed); a mistyped host name shows here.",
 	state.Excluded:          "Excluded at the site owner's request (policy).",
 	state.Paused:            "The host was paused after repeated 403 responses.",
 	state.Moved:             "Redirected to an unlisted host or URL, which was not followed.",
@@ -149,6 +151,10 @@ func gaps(es []Entry, statuses []state.Status) []string {
 		if m := meaning[s]; m != "" {
 			blocks = append(blocks, m)
 		}
+		if s == state.Unreachable {
+			blocks = append(blocks, byHost(es, s))
+			continue
+		}
 		blocks = append(blocks, list(es, func(e Entry) bool { return e.Status == s }, item))
 	}
 
@@ -184,6 +190,42 @@ func gaps(es []Entry, statuses []state.Status) []string {
 		return []string{"None."}
 	}
 	return blocks
+}
+
+// byHost lists the sources in status s one line per host and detail: what
+// is wrong with a host is said once, then which sources it holds back.
+func byHost(es []Entry, s state.Status) string {
+	type key struct{ host, detail string }
+	var order []key
+	ids := map[key][]string{}
+	for _, e := range es {
+		if e.Status != s {
+			continue
+		}
+		k := key{host: hostOf(e.URL), detail: e.Detail}
+		if ids[k] == nil {
+			order = append(order, k)
+		}
+		ids[k] = append(ids[k], label(e))
+	}
+	var lines []string
+	for _, k := range order {
+		line := "- `" + strings.ReplaceAll(k.host, "`", "") + "`"
+		if k.detail != "" {
+			line += ": " + text(k.detail)
+		}
+		lines = append(lines, line+" — "+strings.Join(ids[k], ", "))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// hostOf is the authority of a source URL, or the URL itself when it has
+// none.
+func hostOf(raw string) string {
+	if u, err := url.Parse(raw); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return raw
 }
 
 func list(es []Entry, keep func(Entry) bool, render func(Entry) string) string {

@@ -49,6 +49,8 @@ func fixture() (*manifest.Set, *state.State) {
 		src("nz", "nz-kiwisaver", "https://www.ird.govt.nz/kiwisaver/rates", manifest.RatesPage, "KiwiSaver contribution rates"),
 		src("nz", "nz-ita-2007", "https://www.legislation.govt.nz/act/public/2007/0097", manifest.Legislation, "Income Tax Act 2007"),
 		src("nz", "nz-gazette", "https://gazette.govt.nz/notice/2026-go1", manifest.Gazette, "Gazette notice 2026-go1"),
+		src("uk", "uk-cgt-rates", "https://www.gov.ku/capital-gains-tax/rates", manifest.RatesPage, "Capital Gains Tax rates"),
+		src("uk", "uk-iht-rates", "https://www.gov.ku/inheritance-tax", manifest.RatesPage, "Inheritance Tax"),
 	}}
 
 	st := state.New()
@@ -63,6 +65,9 @@ func fixture() (*manifest.Set, *state.State) {
 	put("uk-gazette-4411", state.Source{Status: state.Gone, Since: "2026-11-20", HTTPStatus: 410, Detail: "HTTP 410 Gone"})
 	put("uk-stamp-duty", state.Source{Status: state.BlockedRobots, Since: "2026-09-30", Detail: "robots.txt: Disallow: /stamp-duty"})
 	put("nz-paye-tables", state.Source{Status: state.RobotsUnavailable, Since: "2026-11-29", Detail: "robots.txt: HTTP 503"})
+	unreached := "host www.gov.ku could not be reached: name does not resolve (www.gov.ku: no such host); check the host name in the manifest"
+	put("uk-cgt-rates", state.Source{Status: state.Unreachable, Since: "2026-11-30", Detail: unreached})
+	put("uk-iht-rates", state.Source{Status: state.Unreachable, Since: "2026-11-30", Detail: unreached})
 	put("nz-gst-rates", state.Source{Status: state.Excluded, Since: "2026-11-01", Detail: "policy exclude: owner request 2026-11-01"})
 	put("nz-income-tax-rates", state.Source{Status: state.Paused, Since: "2026-11-29", HTTPStatus: 403, Detail: "host paused after 3 consecutive 403s"})
 	put("nz-kiwisaver", state.Source{Status: state.Moved, Since: "2026-11-15", HTTPStatus: 301, FinalURL: "https://www.kiwisaver.govt.nz/rates", Detail: "redirect to another host, not in a manifest: https://www.kiwisaver.govt.nz/rates"})
@@ -91,8 +96,8 @@ func golden(t *testing.T, name string, got []byte) {
 
 func TestGolden(t *testing.T) {
 	r := Build(fixture())
-	if got := len(r.Sources); got != 13 {
-		t.Fatalf("Build made %d entries, want 13", got)
+	if got := len(r.Sources); got != 15 {
+		t.Fatalf("Build made %d entries, want 15", got)
 	}
 	js, err := r.JSON()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -37,16 +38,27 @@ const (
 type Rules struct {
 	mode   mode
 	body   string   // the parsed prefix, matched by grobotstxt on every Allowed
-	groups []*group // the same body as groups, for Crawl-delay and Explain
+	groups []*group // the same body as the matcher's groups, for Explain
+	// delays is the same body grouped for Crawl-delay, where any record
+	// other than a user-agent line ends a run of user-agent lines.
+	delays []*group
 }
+
+// parses counts the calls of Parse, for Parses.
+var parses atomic.Int64
+
+// Parses returns how many robots.txt bodies this process has parsed, so a
+// caller's cost can be measured (validate parses each kept copy once).
+func Parses() int64 { return parses.Load() }
 
 // Parse builds Rules from a 2xx robots.txt body (only the first MaxBody
 // bytes count).
 func Parse(body []byte) *Rules {
+	parses.Add(1)
 	r := &Rules{mode: parsed, body: string(limit(body))}
 	var h recorder
 	grobotstxt.Parse(r.body, &h)
-	r.groups = h.groups
+	r.groups, r.delays = h.groups, h.delays
 	return r
 }
 
@@ -74,26 +86,6 @@ func AllowAll() *Rules { return &Rules{mode: allowAll} }
 // DisallowAll is the Rules of a host whose robots.txt could not be read
 // (429, 5xx, network error, timeout, more than 5 redirects).
 func DisallowAll() *Rules { return &Rules{mode: disallowAll} }
-
-// Outcome classifies a robots.txt fetch by its final HTTP status (after
-// following redirects) or its error. It returns the Rules to apply; fetchErr
-// non-nil (network, timeout, too many redirects) means DisallowAll.
-//
-//	2xx → Parse(body); 4xx except 429 → AllowAll; 429, 5xx, other → DisallowAll
-func Outcome(status int, body []byte, fetchErr error) *Rules {
-	switch {
-	case fetchErr != nil:
-		return DisallowAll()
-	case status >= 200 && status <= 299:
-		return Parse(body)
-	case status >= 400 && status <= 499 && status != 429:
-		return AllowAll()
-	default:
-		// An unresolved 3xx or a status outside HTTP's range is as unreadable
-		// as a 5xx: nothing tells us what the site wants.
-		return DisallowAll()
-	}
-}
 
 func (r *Rules) kind() mode {
 	if r == nil {
@@ -166,12 +158,19 @@ func isHex(c byte) bool {
 // Fractional seconds are accepted; negative or unparsable values are 0;
 // absurd values are clamped to one day. Where several groups apply (RFC 9309
 // merges groups naming the same agent), the longest delay wins.
+//
+// Groups are read as the parsers that honour Crawl-delay read them: a
+// user-agent line that follows any other record (Crawl-delay, Sitemap, a
+// rule) starts a new group. So in "User-agent: *", "Crawl-delay: 3", "",
+// "User-agent: TaxKernelBot", "Allow: /", the 3 s is the "*" group's, not
+// ours, although grobotstxt's matcher merges the two user-agent lines for
+// Allow and Disallow (no rule separates them).
 func (r *Rules) CrawlDelay(agent string) time.Duration {
 	if r.kind() != parsed {
 		return 0
 	}
 	var d time.Duration
-	for _, g := range r.applying(productToken(agent)) {
+	for _, g := range pick(r.delays, productToken(agent)) {
 		d = max(d, g.delay)
 	}
 	return d
@@ -179,9 +178,13 @@ func (r *Rules) CrawlDelay(agent string) time.Duration {
 
 // applying returns the groups whose rules grobotstxt applies to agent: those
 // naming it if there is any, else the "*" groups.
-func (r *Rules) applying(agent string) []*group {
+func (r *Rules) applying(agent string) []*group { return pick(r.groups, agent) }
+
+// pick returns the groups of gs naming agent if there is any, else the "*"
+// groups.
+func pick(gs []*group, agent string) []*group {
 	var ours, global []*group
-	for _, g := range r.groups {
+	for _, g := range gs {
 		switch {
 		case g.names(agent):
 			ours = append(ours, g)
@@ -320,7 +323,18 @@ type group struct {
 	agents []string // product tokens, as grobotstxt extracts them
 	global bool     // one of the lines was "*"
 	rules  []rule
-	delay  time.Duration // the longest valid Crawl-delay, 0 if none
+	delay  time.Duration // the longest valid Crawl-delay, 0 if none (delays only)
+}
+
+// add records one user-agent line's agent in g.
+func (g *group) add(value string) {
+	// As in the matcher: "*" alone, or followed by a space and anything, is
+	// the global agent; the space test is unicode.IsSpace on a single byte.
+	if len(value) > 0 && value[0] == '*' && (len(value) == 1 || unicode.IsSpace(rune(value[1]))) {
+		g.global = true
+		return
+	}
+	g.agents = append(g.agents, productToken(value))
 }
 
 func (g *group) names(agent string) bool {
@@ -332,34 +346,35 @@ func (g *group) names(agent string) bool {
 	return false
 }
 
-// recorder is a grobotstxt.ParseHandler that collects the groups. A group
-// ends where the matcher's does: at a user-agent line that follows an Allow
-// or Disallow. Other lines (Crawl-delay, Sitemap) do not end the run of
-// user-agent lines, as they do not for the matcher.
+// recorder is a grobotstxt.ParseHandler that collects the groups twice.
+// groups end where the matcher's do: at a user-agent line that follows an
+// Allow or Disallow (Crawl-delay and Sitemap lines do not end the run of
+// user-agent lines for the matcher). delays end at a user-agent line that
+// follows any other record, as Crawl-delay's readers have it.
 type recorder struct {
 	groups    []*group
 	separator bool // a rule line has closed the current group's agent list
+	delays    []*group
+	record    bool // a record other than user-agent has closed the delay group's agent list
 }
 
 var _ grobotstxt.ParseHandler = (*recorder)(nil)
 
 func (h *recorder) HandleRobotsStart()        { *h = recorder{} }
 func (h *recorder) HandleRobotsEnd()          {}
-func (h *recorder) HandleSitemap(int, string) {}
+func (h *recorder) HandleSitemap(int, string) { h.record = true }
 
 func (h *recorder) HandleUserAgent(_ int, value string) {
 	if len(h.groups) == 0 || h.separator {
 		h.groups = append(h.groups, &group{})
 		h.separator = false
 	}
-	g := h.groups[len(h.groups)-1]
-	// As in the matcher: "*" alone, or followed by a space and anything, is
-	// the global agent; the space test is unicode.IsSpace on a single byte.
-	if len(value) > 0 && value[0] == '*' && (len(value) == 1 || unicode.IsSpace(rune(value[1]))) {
-		g.global = true
-		return
+	h.groups[len(h.groups)-1].add(value)
+	if len(h.delays) == 0 || h.record {
+		h.delays = append(h.delays, &group{})
+		h.record = false
 	}
-	g.agents = append(g.agents, productToken(value))
+	h.delays[len(h.delays)-1].add(value)
 }
 
 func (h *recorder) HandleAllow(line int, value string) {
@@ -374,7 +389,7 @@ func (h *recorder) rule(ru rule) {
 	if len(h.groups) == 0 {
 		return // before any user-agent line: no group to belong to
 	}
-	h.separator = true
+	h.separator, h.record = true, true
 	g := h.groups[len(h.groups)-1]
 	g.rules = append(g.rules, ru)
 }
@@ -382,10 +397,11 @@ func (h *recorder) rule(ru rule) {
 // HandleUnknownAction receives every line grobotstxt has no key for, with
 // the key as written: Crawl-delay among them.
 func (h *recorder) HandleUnknownAction(_ int, action, value string) {
-	if len(h.groups) == 0 || !strings.EqualFold(action, "crawl-delay") {
+	h.record = true
+	if len(h.delays) == 0 || !strings.EqualFold(action, "crawl-delay") {
 		return
 	}
-	g := h.groups[len(h.groups)-1]
+	g := h.delays[len(h.delays)-1]
 	if d, ok := parseDelay(value); ok {
 		g.delay = max(g.delay, d)
 	}

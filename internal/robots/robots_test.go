@@ -1,7 +1,6 @@
 package robots
 
 import (
-	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -98,49 +97,6 @@ func behaviour(t *testing.T, r *Rules) string {
 	return "inverted"
 }
 
-func TestOutcome(t *testing.T) {
-	body := []byte("User-agent: *\nDisallow: /x\n")
-	netErr := errors.New("dial tcp: connection refused")
-	tests := []struct {
-		status int
-		err    error
-		want   string
-	}{
-		{200, nil, "parsed"},
-		{203, nil, "parsed"},
-		{299, nil, "parsed"},
-		{400, nil, "allow-all"},
-		{401, nil, "allow-all"},
-		{403, nil, "allow-all"},
-		{404, nil, "allow-all"},
-		{410, nil, "allow-all"},
-		{451, nil, "allow-all"},
-		{499, nil, "allow-all"},
-		{429, nil, "disallow-all"},
-		{500, nil, "disallow-all"},
-		{502, nil, "disallow-all"},
-		{503, nil, "disallow-all"},
-		{599, nil, "disallow-all"},
-		{100, nil, "disallow-all"},
-		{199, nil, "disallow-all"},
-		{300, nil, "disallow-all"},
-		{301, nil, "disallow-all"},
-		{304, nil, "disallow-all"},
-		{0, nil, "disallow-all"},
-		{600, nil, "disallow-all"},
-		{200, netErr, "disallow-all"},
-		{404, netErr, "disallow-all"},
-		{0, netErr, "disallow-all"},
-	}
-	for _, tc := range tests {
-		t.Run(fmt.Sprintf("%d/%v", tc.status, tc.err), func(t *testing.T) {
-			if got := behaviour(t, Outcome(tc.status, body, tc.err)); got != tc.want {
-				t.Errorf("Outcome(%d, _, %v) behaves as %s, want %s", tc.status, tc.err, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestConstructors(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -201,8 +157,20 @@ func TestCrawlDelay(t *testing.T) {
 		{"other bots' groups do not leak", Parse([]byte(manyBots)), agent, 5 * time.Second},
 		{"several groups naming us: the longest", Parse([]byte("User-agent: TaxKernelBot\nCrawl-delay: 3\nDisallow: /a\n\nUser-agent: TaxKernelBot\nCrawl-delay: 7\n")), agent, 7 * time.Second},
 		{"group of several user-agent lines", Parse([]byte(severalLines)), agent, 8 * time.Second},
-		{"a delay between user-agent lines does not split the group", Parse([]byte("User-agent: OtherBot\nCrawl-delay: 9\nUser-agent: TaxKernelBot\nDisallow: /x\n")), agent, 9 * time.Second},
-		{"a * with no rule joins the next group, as in the matcher", Parse([]byte(starNoRule)), agent, 5 * time.Second},
+		// For Crawl-delay, a user-agent line after any other record starts a
+		// new group, as in the parsers that honour Crawl-delay; the matcher
+		// still merges those lines for Allow and Disallow.
+		{"a delay between user-agent lines belongs to the lines before it", Parse([]byte("User-agent: OtherBot\nCrawl-delay: 9\nUser-agent: TaxKernelBot\nDisallow: /x\n")), agent, 0},
+		{"... and is OtherBot's", Parse([]byte("User-agent: OtherBot\nCrawl-delay: 9\nUser-agent: TaxKernelBot\nDisallow: /x\n")), "OtherBot", 9 * time.Second},
+		{"a * with only a Crawl-delay keeps it", Parse([]byte(starNoRule)), agent, 0},
+		{"... for the agents of *", Parse([]byte(starNoRule)), "OtherBot", 5 * time.Second},
+		{"the issue's case: our later group, Allow only", Parse([]byte("User-agent: *\nCrawl-delay: 3\n\nUser-agent: TaxKernelBot\nAllow: /\n")), agent, 0},
+		{"user-agent lines in a row share the delay that follows", Parse([]byte("User-agent: *\nUser-agent: TaxKernelBot\nCrawl-delay: 4\n")), agent, 4 * time.Second},
+		{"a Sitemap line also ends the run of user-agent lines", Parse([]byte("User-agent: *\nSitemap: https://x.example/s.xml\nUser-agent: TaxKernelBot\nCrawl-delay: 2\n")), "OtherBot", 0},
+		{"... so the delay after it is ours alone", Parse([]byte("User-agent: *\nSitemap: https://x.example/s.xml\nUser-agent: TaxKernelBot\nCrawl-delay: 2\n")), agent, 2 * time.Second},
+		{"our own delay in a later group wins over *'s", Parse([]byte("User-agent: *\nCrawl-delay: 30\nUser-agent: TaxKernelBot\nCrawl-delay: 1\nDisallow: /x\n")), agent, time.Second},
+		{"a delay after our rules is still ours", Parse([]byte("User-agent: TaxKernelBot\nDisallow: /x\nCrawl-delay: 6\n")), agent, 6 * time.Second},
+		{"no group of ours and no *: none", Parse([]byte("User-agent: OtherBot\nCrawl-delay: 9\n")), agent, 0},
 		{"a delay after rules stays with its group", Parse([]byte(afterRules)), agent, 0},
 		{"... which is *'s", Parse([]byte(afterRules)), "OtherBot", 3 * time.Second},
 		{"before any user-agent: ignored", Parse([]byte("Crawl-delay: 4\nUser-agent: *\nDisallow: /x\n")), agent, 0},

@@ -27,10 +27,13 @@ const (
 	Gone              Status = "gone"
 	BlockedRobots     Status = "blocked-robots"
 	RobotsUnavailable Status = "robots-unavailable"
-	Excluded          Status = "excluded"
-	Paused            Status = "paused"
-	Moved             Status = "moved"
-	TooLarge          Status = "too-large"
+	// Unreachable: the host could not be reached at all (name does not
+	// resolve, connection refused or reset, TLS failure).
+	Unreachable Status = "unreachable"
+	Excluded    Status = "excluded"
+	Paused      Status = "paused"
+	Moved       Status = "moved"
+	TooLarge    Status = "too-large"
 )
 
 // Source is what is known of one source.
@@ -86,6 +89,7 @@ const (
 	RobotsParsed     RobotsOutcome = "parsed"      // 2xx: rules apply
 	RobotsMissing    RobotsOutcome = "missing"     // 4xx except 429: all allowed
 	RobotsUnreadable RobotsOutcome = "unavailable" // 429/5xx/network/too many redirects: all disallowed
+	RobotsUnreached  RobotsOutcome = "unreachable" // the host could not be reached at all: all disallowed
 )
 
 // Robots is the kept copy of one robots.txt. Key: "scheme://host[:port]".

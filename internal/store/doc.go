@@ -6,4 +6,9 @@
 // corruption. The index, <root>/index.json, maps each source id to the
 // distinct hashes it has served, append-only and deterministically ordered so
 // that its diff shows exactly what changed.
+//
+// A blob no index names (a run was killed between storing it and saving
+// the index) is listed by Unindexed, so that publishing can leave it out;
+// the next run adopts it or removes it (Discard), and removes the temp files
+// of interrupted writes (RemoveLeftovers).
 package store

@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// TestKilledRunBlobsAdoptedOrRemoved: a run killed after storing blobs but
+// before saving the index leaves blobs no index names. The next run adopts
+// the one the ledger proves a source served and removes the one nothing
+// vouches for, so verify is clean.
+func TestKilledRunBlobsAdoptedOrRemoved(t *testing.T) {
+	var version atomic.Int32
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": status(404),
+		"/a": func(w http.ResponseWriter, r *http.Request) {
+			if version.Load() == 0 {
+				w.Write([]byte("rates, first edition"))
+				return
+			}
+			w.Write([]byte("rates, second edition"))
+		},
+	})
+	w := newWorkspace(t, testPolicy, "", src{"t-a", a.url("/a"), ""})
+	if code := w.run(ctx); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, w.out.String())
+	}
+	first := w.report()["t-a"].SHA256
+	// The kill: neither index.json nor state.json was saved; a blob whose
+	// result line never made it to the ledger, and a temp file, were left.
+	must(t, os.Remove(w.indexPath()))
+	must(t, os.Remove(filepath.Join(w.State, "state.json")))
+	stray := []byte("bytes no ledger line names")
+	sum := sha256.Sum256(stray)
+	s, err := store.Open(w.Snapshots)
+	must(t, err)
+	if got, _, err := s.Put(context.Background(), bytes.NewReader(stray)); err != nil || got != hex.EncodeToString(sum[:]) {
+		t.Fatal(got, err)
+	}
+	must(t, os.WriteFile(filepath.Join(w.Snapshots, "sha256", ".tmp-put-1"), []byte("half"), 0o444))
+
+	version.Store(1)
+	w.out.Reset()
+	if code := w.run(ctx); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, w.out.String())
+	}
+	ix, err := store.LoadIndex(w.indexPath())
+	must(t, err)
+	var hashes []string
+	for _, e := range ix.Entries("t-a") {
+		hashes = append(hashes, e.SHA256)
+	}
+	if len(hashes) != 2 || hashes[0] != first {
+		t.Errorf("t-a's index entries %v, want the adopted first edition %s, then the second", hashes, first)
+	}
+	if e, _ := ix.Lookup("t-a", first); e.FinalURL != a.url("/a") || e.ContentType == "" || e.Size != int64(len("rates, first edition")) {
+		t.Errorf("adopted entry %+v: want its URL, content type and size from the ledger", e)
+	}
+	if s.Has(hex.EncodeToString(sum[:])) {
+		t.Error("a blob nothing vouches for was kept")
+	}
+	w.out.Reset()
+	if code := exitCode(runVerify(ctx, verifyOptions{paths: w.paths, IO: IO{Out: &w.out, Err: &w.out}})); code != ExitOK {
+		t.Errorf("verify after the recovering run: exit %d\n%s", code, w.out.String())
+	}
+}

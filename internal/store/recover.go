@@ -1,0 +1,104 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+)
+
+// Unindexed returns the hashes of the well-placed blobs that no source in
+// ix names, sorted. A run killed between storing a blob and saving the index
+// leaves such blobs; publishing must never commit one, and a later run
+// adopts or discards them.
+func (s *Store) Unindexed(ctx context.Context, ix *Index) ([]string, error) {
+	named := make(map[string]bool)
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			named[e.SHA256] = true
+		}
+	}
+	dir := filepath.Join(s.root, blobDir)
+	shards, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("store: list %s: %w", dir, err)
+	}
+	var out []string
+	for _, sh := range shards {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !sh.IsDir() || !isShard(sh.Name()) {
+			continue
+		}
+		ents, err := os.ReadDir(filepath.Join(dir, sh.Name()))
+		if err != nil {
+			return nil, fmt.Errorf("store: list %s: %w", filepath.Join(dir, sh.Name()), err)
+		}
+		for _, e := range ents {
+			name := e.Name()
+			if e.Type().IsRegular() && validSum(name) && name[:2] == sh.Name() && !named[name] {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// Discard removes the blob sum. It is only for blobs that no index names
+// (see Unindexed): held blobs are otherwise never modified or removed.
+func (s *Store) Discard(sum string) error {
+	if !validSum(sum) {
+		return fmt.Errorf("store: discard %q: not a hex sha256", sum)
+	}
+	p := s.Path(sum)
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("store: discard %s: %w", p, err)
+	}
+	if err := atomicfile.SyncDir(filepath.Dir(p)); err != nil {
+		return fmt.Errorf("store: discard %s: %w", p, err)
+	}
+	return nil
+}
+
+// RemoveLeftovers removes the temp files that interrupted writes left in the
+// store (blobs under sha256/, the index beside it) and returns their paths.
+// Only call it while no Put or index Save of this store is under way.
+func (s *Store) RemoveLeftovers() ([]string, error) {
+	var removed []string
+	dirs := []string{s.root, filepath.Join(s.root, blobDir)}
+	if shards, err := os.ReadDir(dirs[1]); err == nil {
+		for _, sh := range shards {
+			if sh.IsDir() && isShard(sh.Name()) {
+				dirs = append(dirs, filepath.Join(dirs[1], sh.Name()))
+			}
+		}
+	}
+	for _, d := range dirs {
+		ents, err := os.ReadDir(d)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return removed, fmt.Errorf("store: list %s: %w", d, err)
+		}
+		for _, e := range ents {
+			if !strings.HasPrefix(e.Name(), tmpPrefix) || !e.Type().IsRegular() {
+				continue
+			}
+			p := filepath.Join(d, e.Name())
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return removed, fmt.Errorf("store: remove leftover %s: %w", p, err)
+			}
+			removed = append(removed, p)
+		}
+	}
+	return removed, nil
+}

@@ -1,0 +1,58 @@
+package store
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestUnindexedAndDiscard(t *testing.T) {
+	s := openStore(t)
+	ix := NewIndex()
+	var sums []string
+	for i := range 3 {
+		sum, _, err := s.Put(t.Context(), bytes.NewReader(body(100, byte(i))))
+		must(t, err)
+		sums = append(sums, sum)
+	}
+	ix.Add("a", Entry{SHA256: sums[0], Size: 100, FinalURL: "https://x.example/a", FirstSeen: "2026-11-30"})
+	got, err := s.Unindexed(t.Context(), ix)
+	must(t, err)
+	want := slices.Sorted(slices.Values(sums[1:]))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Fatalf("Unindexed (-want +got):\n%s", diff)
+	}
+	// A leftover of an interrupted Put, and one of an interrupted index save.
+	must(t, os.WriteFile(filepath.Join(s.Root(), "sha256", ".tmp-put-123"), []byte("half"), 0o444))
+	must(t, os.WriteFile(filepath.Join(s.Root(), ".tmp-index.json-456"), []byte("{"), 0o644))
+	for _, sum := range got {
+		must(t, s.Discard(sum))
+	}
+	removed, err := s.RemoveLeftovers()
+	must(t, err)
+	if len(removed) != 2 {
+		t.Errorf("RemoveLeftovers removed %v, want the two temp files", removed)
+	}
+	probs, err := s.Verify(t.Context(), ix)
+	must(t, err)
+	if len(probs) != 0 {
+		t.Errorf("Verify after discarding the unindexed blobs: %v", probs)
+	}
+	if !s.Has(sums[0]) {
+		t.Error("the indexed blob was removed")
+	}
+	if err := s.Discard("not-a-sum"); err == nil {
+		t.Error("Discard accepted a name that is no sum")
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
