@@ -71,6 +71,8 @@ type PullRequests interface {
 	EditPR(ctx context.Context, number int, title, body string) error
 	Comment(ctx context.Context, number int, body string) error
 	RemoveLabel(ctx context.Context, number int, label string) error
+	// SyncFailureIssues keeps one issue per source failing for days.
+	SyncFailureIssues(ctx context.Context, failing []github.FailingSource, opts github.IssueOptions) (github.IssueSync, error)
 }
 
 // Options configures a cycle.
@@ -193,6 +195,10 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 			return out, cannot("publish: %v", err)
 		}
 		out.PR = url
+		if err := c.failureIssues(context.WithoutCancel(ctx)); err != nil {
+			c.summarize(out)
+			return out, cannot("issues for failing sources: %v", err)
+		}
 	}
 	c.summarize(out)
 	return out, runErr

@@ -423,3 +423,30 @@ func TestOnePictureWhateverTheShardsOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestFailingForDaysReachesAPerson: a source gone for three days gets one
+// issue; quiet days write nothing; it is closed when the source recovers.
+func TestFailingForDaysReachesAPerson(t *testing.T) {
+	r := newRepo(t, "t-a", "t-b")
+	r.docs["t-b"] = "" // a 404 from the first day
+	for d := 1; d <= 5; d++ {
+		before := len(r.gh.Writes())
+		r.cycle()
+		issues := r.gh.Issues()
+		switch {
+		case d < 4 && len(issues) != 0:
+			t.Fatalf("day %d: an issue after %d day(s) of failure, want none before 3 days: %+v", d, d-1, issues)
+		case d == 4 && (len(issues) != 1 || issues[0].State != "open" || !strings.Contains(issues[0].Body, "t-b")):
+			t.Fatalf("day 4: issues %+v, want one open for t-b", issues)
+		case d == 5:
+			if w := r.gh.Writes()[before:]; len(w) != 0 {
+				t.Errorf("day 5 (nothing changed): GitHub writes %v", w)
+			}
+		}
+	}
+	r.docs["t-b"] = "t-b rates, edition 1"
+	r.cycle()
+	if is := r.gh.Issues(); len(is) != 1 || is[0].State != "closed" || len(is[0].Comments) == 0 {
+		t.Fatalf("after recovery: %+v, want the issue closed with a comment", is)
+	}
+}

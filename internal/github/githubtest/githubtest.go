@@ -34,6 +34,16 @@ type PR struct {
 	Comments    []string
 }
 
+// Issue is an issue as the fake keeps it.
+type Issue struct {
+	Number      int
+	State       string // "open" or "closed"
+	StateReason string
+	Title, Body string
+	Labels      []string
+	Comments    []string
+}
+
 // Fake is the API of one repository, Owner/Repo, that accepts Token.
 type Fake struct {
 	URL                string
@@ -42,10 +52,12 @@ type Fake struct {
 	t   testing.TB
 	srv *httptest.Server
 
-	mu    sync.Mutex
-	prs   []*PR
-	calls []string
-	fails []failure
+	mu     sync.Mutex
+	prs    []*PR
+	issues []*Issue
+	next   int // the last number given: issues and pull requests share them, as on GitHub
+	calls  []string
+	fails  []failure
 }
 
 type failure struct {
@@ -129,6 +141,8 @@ func (f *Fake) set(n int, fn func(*PR)) {
 }
 
 var (
+	reIssues   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues$`)
+	reIssue    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)$`)
 	rePulls    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls$`)
 	rePull     = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/pulls/(\d+)$`)
 	reLabels   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels$`)
@@ -215,12 +229,52 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		p.Labels = slices.Delete(p.Labels, i, i+1)
 		f.reply(w, http.StatusOK, labelsJSON(p.Labels))
 	case r.Method == "POST" && mine(reComments.FindStringSubmatch(r.URL.Path)):
-		p := f.find(w, reComments.FindStringSubmatch(r.URL.Path)[3])
-		if p == nil {
+		num := reComments.FindStringSubmatch(r.URL.Path)[3]
+		var comments *[]string
+		if is := f.issue(num); is != nil {
+			comments = &is.Comments
+		} else if p := f.find(w, num); p != nil {
+			comments = &p.Comments
+		} else {
 			return
 		}
-		p.Comments = append(p.Comments, fmt.Sprint(body["body"]))
-		f.reply(w, http.StatusCreated, map[string]any{"id": len(p.Comments), "body": body["body"]})
+		*comments = append(*comments, fmt.Sprint(body["body"]))
+		f.reply(w, http.StatusCreated, map[string]any{"id": len(*comments), "body": body["body"]})
+	case r.Method == "GET" && mine(reIssues.FindStringSubmatch(r.URL.Path)):
+		q := r.URL.Query()
+		out := []any{}
+		for _, is := range f.issues {
+			if st := q.Get("state"); st != "all" && is.State != cmpOr(st, "open") {
+				continue
+			}
+			if l := q.Get("labels"); l != "" && !slices.Contains(is.Labels, l) {
+				continue
+			}
+			out = append(out, f.issueJSON(is))
+		}
+		f.reply(w, http.StatusOK, out)
+	case r.Method == "POST" && mine(reIssues.FindStringSubmatch(r.URL.Path)):
+		f.next++
+		is := &Issue{Number: f.next, State: "open", Title: fmt.Sprint(body["title"]), Body: fmt.Sprint(body["body"])}
+		if ls, ok := body["labels"].([]any); ok {
+			for _, l := range ls {
+				is.Labels = append(is.Labels, fmt.Sprint(l))
+			}
+		}
+		f.issues = append(f.issues, is)
+		f.reply(w, http.StatusCreated, f.issueJSON(is))
+	case r.Method == "PATCH" && mine(reIssue.FindStringSubmatch(r.URL.Path)):
+		is := f.issue(reIssue.FindStringSubmatch(r.URL.Path)[3])
+		if is == nil {
+			f.reply(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+			return
+		}
+		for k, dst := range map[string]*string{"state": &is.State, "state_reason": &is.StateReason, "title": &is.Title, "body": &is.Body} {
+			if v, ok := body[k].(string); ok {
+				*dst = v
+			}
+		}
+		f.reply(w, http.StatusOK, f.issueJSON(is))
 	default:
 		f.t.Errorf("githubtest: unexpected call %s (not part of the fake API)", call)
 		f.reply(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
@@ -258,9 +312,48 @@ func (f *Fake) create(w http.ResponseWriter, body map[string]any) {
 			return
 		}
 	}
-	p := &PR{Number: len(f.prs) + 1, State: "open", Head: head, Base: base, Title: fmt.Sprint(body["title"]), Body: fmt.Sprint(body["body"])}
+	f.next++
+	p := &PR{Number: f.next, State: "open", Head: head, Base: base, Title: fmt.Sprint(body["title"]), Body: fmt.Sprint(body["body"])}
 	f.prs = append(f.prs, p)
 	f.reply(w, http.StatusCreated, f.json(p))
+}
+
+func (f *Fake) issue(num string) *Issue {
+	n, _ := strconv.Atoi(num)
+	for _, is := range f.issues {
+		if is.Number == n {
+			return is
+		}
+	}
+	return nil
+}
+
+func (f *Fake) issueJSON(is *Issue) map[string]any {
+	return map[string]any{
+		"number": is.Number, "state": is.State, "title": is.Title, "body": is.Body,
+		"labels":   labelsJSON(is.Labels),
+		"html_url": fmt.Sprintf("%s/%s/%s/issues/%d", f.URL, f.Owner, f.Repo, is.Number),
+	}
+}
+
+// Issues returns a copy of every issue, oldest first.
+func (f *Fake) Issues() []Issue {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make([]Issue, len(f.issues))
+	for i, is := range f.issues {
+		out[i] = *is
+		out[i].Labels = slices.Clone(is.Labels)
+		out[i].Comments = slices.Clone(is.Comments)
+	}
+	return out
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }
 
 func (f *Fake) find(w http.ResponseWriter, num string) *PR {

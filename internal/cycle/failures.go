@@ -1,7 +1,9 @@
-package cli
+package cycle
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -27,11 +29,11 @@ var failureAdvice = map[string]string{
 	"moved": "The document redirects to another host that no manifest lists. Check the new address and list it in the manifest.",
 }
 
-// FailingSources is what publishing hands to github.SyncFailureIssues: the
+// failingSources is what publishing hands to github.SyncFailureIssues: the
 // report's sources in a status that calls for a person, with the advice for
 // it and the last checks ledger lines of each (at most checks, newest
 // days first). ledgerDir is <state>/ledgers.
-func FailingSources(rep *report.Report, ledgerDir string, checks int) ([]github.FailingSource, error) {
+func failingSources(rep *report.Report, ledgerDir string, checks int) ([]github.FailingSource, error) {
 	var out []github.FailingSource
 	want := map[string]int{}
 	for _, e := range rep.Sources {
@@ -98,4 +100,35 @@ func checkLine(l ledger.Line) string {
 		s += " (" + l.Error + ")"
 	}
 	return s
+}
+
+// lastChecks is how many ledger lines an issue shows of a source's checks.
+const lastChecks = 5
+
+// failureIssues brings a source that has been failing for days to a
+// person: one issue per source, commented on when the failure changes,
+// closed when the source recovers. The picture is the cache branch's
+// newest state, as for the pull request; a quiet day writes nothing.
+func (c *Cycle) failureIssues(ctx context.Context) error {
+	st, _, err := c.cacheState(ctx)
+	if err != nil {
+		return err
+	}
+	failing, err := failingSources(report.Build(c.o.Set, st), filepath.Join(c.o.State, "ledgers"), lastChecks)
+	if err != nil {
+		return err
+	}
+	done, err := c.o.GitHub.SyncFailureIssues(ctx, failing, github.IssueOptions{After: c.o.Set.Policy.IssueAfter, Now: c.o.Clock.Now()})
+	if err != nil {
+		return err
+	}
+	for _, what := range []struct {
+		verb string
+		n    []int
+	}{{"opened", done.Opened}, {"commented on", done.Commented}, {"closed", done.Closed}} {
+		if len(what.n) > 0 {
+			c.note("issues for sources failing for days: %s %v", what.verb, what.n)
+		}
+	}
+	return nil
 }

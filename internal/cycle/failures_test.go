@@ -1,4 +1,4 @@
-package cli
+package cycle
 
 import (
 	"path/filepath"
@@ -29,7 +29,7 @@ func TestFailingSources(t *testing.T) {
 		{Jurisdiction: "uk", ID: "uk-draft", Status: "blocked-robots", Since: "2026-11-01"},
 		{Jurisdiction: "xx", ID: "x-down", Status: "failing", Since: "2026-11-30", Detail: "connection refused"},
 	}}
-	got, err := FailingSources(rep, dir, 3)
+	got, err := failingSources(rep, dir, 3)
 	must(t, err)
 	if len(got) != 2 || got[0].ID != "uk-rates" || got[1].ID != "x-down" {
 		t.Fatalf("got %+v", got)
