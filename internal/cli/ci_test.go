@@ -141,7 +141,7 @@ func TestCIFullLoop(t *testing.T) {
 	if !strings.Contains(p.file(t, cycle.BotBranch, "reports/coverage.json"), `"t-gone"`) {
 		t.Error("the rolling branch lacks the report")
 	}
-	want := []string{"GET /repos/acme/tax/pulls", "GET /repos/acme/tax/pulls", "POST /repos/acme/tax/pulls", "POST /repos/acme/tax/issues/1/labels"}
+	want := []string{"GET /repos/acme/tax/pulls", "GET /repos/acme/tax/pulls", "POST /repos/acme/tax/pulls", "POST /repos/acme/tax/issues/1/labels", "GET /repos/acme/tax/issues"}
 	if got := p.gh.Calls(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("GitHub calls %v, want %v", got, want)
 	}
@@ -172,8 +172,8 @@ func TestCIFullLoop(t *testing.T) {
 	if tip, _ := p.git.Run("acme/tax.git", "rev-parse", cycle.BotBranch); tip != prTip {
 		t.Errorf("a quiet run moved the rolling branch")
 	}
-	if got := p.gh.Calls(); len(got) != 5 || got[4] != "GET /repos/acme/tax/pulls" {
-		t.Errorf("second run's GitHub calls: %v, want only a list (no new PR, no edit)", got[len(want):])
+	if got := p.gh.Calls(); len(got) != 7 || got[5] != "GET /repos/acme/tax/pulls" || got[6] != "GET /repos/acme/tax/issues" {
+		t.Errorf("second run's GitHub calls: %v, want only reads (no new PR, no edit)", got[len(want):])
 	}
 	led = p.file(t, cycle.CacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
 	if strings.Count(led, `"event":"dispatch"`) != 5 {
@@ -192,8 +192,8 @@ func TestCIFullLoop(t *testing.T) {
 	if code := p.ci(w3, "102-1"); code != ExitOK {
 		t.Fatalf("third ci: exit %d\n%s", code, w3.out.String())
 	}
-	if got := p.gh.Calls(); len(got) != 9 || got[7] != "POST /repos/acme/tax/pulls" {
-		t.Errorf("third run's GitHub calls: %v, want two lists, a create and labels", got[5:])
+	if got := p.gh.Calls(); len(got) != 12 || got[9] != "POST /repos/acme/tax/pulls" {
+		t.Errorf("third run's GitHub calls: %v, want two lists, a create, labels and the issues list", got[7:])
 	}
 	e3 := w3.report()["t-rates"]
 	last := p.gh.PRs()[1].Body

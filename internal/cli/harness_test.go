@@ -238,3 +238,10 @@ func gaps(s []seen) (arrivals, afterCompletion []time.Duration) {
 	}
 	return
 }
+
+// reset forgets what the server saw so far.
+func (a *authority) reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.reqs = nil
+}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -768,5 +769,80 @@ func TestRule312RecheckDoesNotDrift(t *testing.T) {
 		if h != 6 {
 			t.Fatalf("day %d's check was made by the %02d:00 run, want 06:00 every day (drift): %v", i+1, h, hours)
 		}
+	}
+}
+
+// TestDryRunPlanIsWhatTheRunDoes: the plan a dry run prints (requests,
+// robots.txt included, in order, host by host, and what it defers and
+// why) is what the run then does on the same state: a host held by its
+// cap, one outside its off-peak window, one in backoff past the run's end,
+// one fetched whole, and a source not due yet.
+func TestDryRunPlanIsWhatTheRunDoes(t *testing.T) {
+	capped := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+	closed := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+	backedOff := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", "3600")
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	}})
+	open := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+	hosts := fmt.Sprintf("hosts:\n  %q:\n    daily_cap: 4\n  %q:\n    off_peak: [\"Sat-Sun\"]\n    timezone: Europe/London\n", capped.host(), closed.host())
+	var srcs []src
+	for i := range 5 {
+		srcs = append(srcs, src{fmt.Sprintf("t-cap-%d", i), capped.url(fmt.Sprintf("/%d", i)), ""})
+	}
+	srcs = append(srcs, src{"t-closed", closed.url("/c"), ""}, src{"t-backoff", backedOff.url("/b"), ""},
+		src{"t-open-1", open.url("/1"), ""}, src{"t-open-2", open.url("/2"), "    recheck: 24h\n"})
+	w := newWorkspace(t, testPolicy, hosts, srcs...)
+	p := filepath.Join(w.Manifests, "test.yaml")
+	data, _ := os.ReadFile(p)
+	must(t, os.WriteFile(p, []byte(strings.Replace(string(data), "recheck: 1ms\n    recheck: 24h", "recheck: 24h", 1)), 0o644))
+	monday := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+	// Yesterday's run: t-open-2 is fresh (not due for a day), the 503 host
+	// is in backoff; reset what the servers saw.
+	w.clock = clock.NewFake(monday.Add(-time.Minute))
+	w.run(ctx, func(o *runOptions) { o.Only = "t-open-2" })
+	w.run(ctx, func(o *runOptions) { o.Only = "t-backoff" })
+	for _, a := range []*authority{capped, closed, backedOff, open} {
+		a.reset()
+	}
+
+	w.clock = clock.NewFake(monday)
+	w.out.Reset()
+	dry := func(o *runOptions) { o.DryRun = true; o.MaxDuration = time.Minute }
+	if code := w.run(ctx, dry); code != ExitOK {
+		t.Fatalf("dry run: exit %d\n%s", code, w.out.String())
+	}
+	plan := w.out.String()
+	t.Logf("the plan:\n%s", plan)
+	planned := map[string][]string{}
+	host := ""
+	for _, line := range strings.Split(plan, "\n") {
+		if h, _, ok := strings.Cut(line, ": "); ok && !strings.HasPrefix(line, " ") && strings.Contains(line, "request(s), about") {
+			host = h
+			continue
+		}
+		if f := strings.Fields(line); len(f) >= 4 && strings.HasPrefix(f[0], "+") {
+			u, _ := url.Parse(f[len(f)-1])
+			planned[host] = append(planned[host], u.Path)
+		}
+	}
+	for _, want := range []string{
+		"t-cap-3: daily cap of 4 reached", "t-closed: outside its off-peak windows until 2026-12-05 00:00 GMT",
+		"t-backoff: backoff until 2026-11-30 12:59 UTC, past this run's end", "t-open-2: not due until 2026-12-01 11:59 UTC",
+	} {
+		if !strings.Contains(plan, want) {
+			t.Errorf("the plan does not say %q", want)
+		}
+	}
+	w.clock = clock.NewFake(monday)
+	w.run(ctx, func(o *runOptions) { o.MaxDuration = time.Minute })
+	for _, a := range []*authority{capped, closed, backedOff, open} {
+		if got, want := a.paths(), planned[a.host()]; !slices.Equal(got, want) {
+			t.Errorf("%s: the run requested %v, the plan said %v", a.host(), got, want)
+		}
+	}
+	if len(planned[capped.host()]) != 4 || len(planned[open.host()]) != 1 || len(planned[backedOff.host()]) != 0 {
+		t.Errorf("plan %v: want robots.txt and 3 documents at the capped host, t-open-1 at the open one (robots.txt kept), nothing at the one in backoff", planned)
 	}
 }

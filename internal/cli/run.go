@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -116,6 +117,9 @@ func runRun(ctx context.Context, opts runOptions) error {
 			fmt.Fprintf(opts.IO.Err, "run: after an interrupted run, %d blob(s) put back into the index, %d unproven blob(s) or temp file(s) removed\n", n, m)
 		}
 	}
+	if opts.DryRun {
+		return printPlan(ctx, opts, set, st, s)
+	}
 	p := set.Policy
 	var signer func(*http.Request) error
 	if !opts.DryRun {
@@ -130,7 +134,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 	prog := newProgress(opts.IO.Err)
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
 		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
-		Clock: opts.Clock, Only: opts.Only, DryRun: opts.DryRun, RunID: opts.RunID,
+		Clock: opts.Clock, Only: opts.Only, RunID: opts.RunID,
 		Deadline: deadline(opts),
 		Hosts:    opts.Hosts,
 		Spent:    opts.Spent,
@@ -143,9 +147,6 @@ func runRun(ctx context.Context, opts runOptions) error {
 		},
 	})
 	prog.done()
-	if opts.DryRun {
-		return printPlan(opts.IO, res)
-	}
 	// Save even after an interruption or a fatal error: what was fetched and
 	// dispatched must not be lost.
 	if err := ix.Save(opts.indexPath()); err != nil {
@@ -182,12 +183,79 @@ func deadline(opts runOptions) time.Time {
 	return d
 }
 
-func printPlan(io IO, res *pipeline.Result) error {
-	fmt.Fprintf(io.Out, "dry run: %d source(s) due, no request made\n", len(res.Planned))
-	for _, p := range res.Planned {
-		fmt.Fprintf(io.Out, "%s\t%s\t%s\n", p.Host, p.SourceID, p.URL)
+// printPlan prints, host by host, what a run now would request (robots.txt
+// included) and how long the politeness rules make it take, and what it
+// would leave and why: the run's own gates decide, on a clock that does
+// not wait, so the plan is what the run does when every server answers
+// as usual.
+func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *state.State, s *store.Store) error {
+	spent := opts.Spent
+	if spent == nil {
+		spent = func(host, day string) (int, error) { return dispatchesOn(opts.ledgerDir(), day, host) }
+	}
+	plans, err := pipeline.Simulate(ctx, pipeline.Options{
+		Set: set, Store: s, State: st, Clock: opts.Clock, Only: opts.Only,
+		Deadline: deadline(opts), Hosts: opts.Hosts, Spent: spent,
+	})
+	if err != nil {
+		return cannotRun("plan: %v", err)
+	}
+	w := opts.IO.Out
+	requests, deferred := 0, 0
+	for _, p := range plans {
+		requests += len(p.Requests)
+		deferred += len(p.Deferred)
+	}
+	fmt.Fprintf(w, "dry run: %d request(s) to %d host(s), %d source(s) deferred; nothing sent, nothing written\n", requests, len(plans), deferred)
+	for _, p := range plans {
+		if len(p.Requests)+len(p.Deferred) == 0 && opts.Only == "" {
+			continue // nothing due: listed with --only
+		}
+		fmt.Fprintf(w, "\n%s: %d request(s), about %s of politeness\n", p.Host, len(p.Requests), roughly(p.Took()))
+		for _, r := range p.Requests {
+			what := r.Source
+			if r.Purpose == ledger.PurposeRobots {
+				what = "robots.txt"
+			}
+			fmt.Fprintf(w, "  +%-8s %-10s %s  %s\n", roughly(r.At), r.Purpose, what, r.URL)
+		}
+		for _, d := range p.Deferred {
+			fmt.Fprintf(w, "  deferred  %s: %s\n", d.ID, d.Why)
+		}
+		for _, d := range p.Skipped {
+			fmt.Fprintf(w, "  skipped   %s: %s\n", d.ID, d.Why)
+		}
 	}
 	return nil
+}
+
+// roughly rounds d for reading: to the second, or to the millisecond
+// under a second (the demo's and the tests' policies).
+func roughly(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
+// dispatchesOn counts host's dispatch lines on day in the ledgers under
+// dir, without opening them for writing.
+func dispatchesOn(dir, day, host string) (int, error) {
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ledger.Path(day, host))))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	lines, err := ledger.Parse(data, host)
+	n := 0
+	for _, l := range lines {
+		if l.Event == ledger.Dispatch {
+			n++
+		}
+	}
+	return n, err
 }
 
 func hasJurisdiction(ms []manifest.Manifest, j string) bool {

@@ -59,11 +59,37 @@ func (r *run) runHost(ctx context.Context, hp hostPlan) {
 			r.log(hp.host, "%d other source(s) deferred to a later run: the host could not be reached", rest-1)
 			r.count(func(res *Result) { res.Deferred += rest - 1 })
 		default:
-			r.log(hp.host, "%v; %d source(s) deferred to a later run", stop.err, rest)
+			r.log(hp.host, "%s; %d source(s) deferred to a later run", r.why(hp.host, stop.err), rest)
 			r.count(func(res *Result) { res.Deferred += rest })
 		}
 		return
 	}
+}
+
+// why says, for a person, why a host's turn ended: what holds it back
+// and until when, in the host's local time as well as UTC.
+func (r *run) why(host string, err error) string {
+	h := r.o.Set.Host(host)
+	at := func(t time.Time) string {
+		loc := h.Location
+		if loc == nil || loc == time.UTC {
+			return t.UTC().Format("2006-01-02 15:04 UTC")
+		}
+		return t.In(loc).Format("2006-01-02 15:04 MST") + " (" + t.UTC().Format("15:04 UTC") + ")"
+	}
+	var deferred *gate.DeferredError
+	switch {
+	case errors.Is(err, gate.ErrOffPeak):
+		if next, ok := h.NextOffPeak(r.o.Clock.Now()); ok {
+			return "outside its off-peak windows until " + at(next)
+		}
+		return "outside its off-peak windows"
+	case errors.Is(err, gate.ErrCapReached):
+		return fmt.Sprintf("daily cap of %d reached until the next UTC day", h.DailyCap)
+	case errors.As(err, &deferred):
+		return fmt.Sprintf("%s until %s, past this run's end", deferred.Reason, at(deferred.Until))
+	}
+	return err.Error()
 }
 
 // showPause makes every source of a paused host say so: the ones that got a

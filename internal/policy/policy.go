@@ -322,3 +322,19 @@ func (p Policy) BorrowedIdentity(repo string) error {
 		"set user_agent to your own bot name and page and from to your own contact, so that site operators reach you, not us",
 		repo, IdentityRepository, p.UserAgent, p.From)
 }
+
+// NextOffPeak returns the first minute at or after t inside one of h's
+// off-peak windows (t itself when h has none), looking a week ahead;
+// false when no window opens in that week.
+func (h Host) NextOffPeak(t time.Time) (time.Time, bool) {
+	if h.OffPeakNow(t) {
+		return t, true
+	}
+	m := t.Truncate(time.Minute).Add(time.Minute)
+	for end := t.Add(8 * 24 * time.Hour); m.Before(end); m = m.Add(time.Minute) {
+		if h.OffPeakNow(m) {
+			return m, true
+		}
+	}
+	return time.Time{}, false
+}
