@@ -187,17 +187,8 @@ func fmtDelay(d policy.Delay) string {
 	return fmtDuration(d.Min) + "–" + fmtDuration(d.Max)
 }
 
-// fmtDuration writes d as people write it: "2h", "30m", "1m30s", "250ms".
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+// fmtDuration writes d as people write it: "2h", not "2h0m0s".
+func fmtDuration(d time.Duration) string { return policy.FormatDuration(d) }
 
 // fmtSize writes n in the largest binary unit that divides it.
 func fmtSize(n int64) string {
