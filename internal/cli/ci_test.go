@@ -321,26 +321,6 @@ func TestCIShardsTouchEveryHostOnce(t *testing.T) {
 	}
 }
 
-func TestCIPushesLedgersDuringALongRun(t *testing.T) {
-	slow := func(w http.ResponseWriter, r *http.Request) {
-		time.Sleep(150 * time.Millisecond)
-		fmt.Fprint(w, r.URL.Path)
-	}
-	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": slow})
-	p := newPipelineRepo(t)
-	w := newWorkspace(t, testPolicy, "", src{"t-1", a.url("/1"), ""}, src{"t-2", a.url("/2"), ""}, src{"t-3", a.url("/3"), ""})
-	if code := p.ci(w, "100-1", func(o *ciOptions) { o.PushEvery = 100 * time.Millisecond; o.NoPublish = true }); code != ExitOK {
-		t.Fatalf("exit %d\n%s", code, w.out.String())
-	}
-	log := p.git.Git(t, "acme/tax.git", "log", "--format=%s", cycle.CacheBranch)
-	if !strings.Contains(log, "ledgers: shard 1-of-1") {
-		t.Fatalf("no ledger push during the run; cache branch history:\n%s", log)
-	}
-	if !strings.HasPrefix(log, "release: shard 1-of-1") {
-		t.Errorf("the last commit is not the release:\n%s", log)
-	}
-}
-
 func TestRunThenPublish(t *testing.T) {
 	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/doc": text("x")})
 	p := newPipelineRepo(t)
