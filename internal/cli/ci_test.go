@@ -271,8 +271,9 @@ func TestCIKilledRunKeepsItsReservationSpent(t *testing.T) {
 	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
 	p := newPipelineRepo(t)
 	pol := strings.Replace(testPolicy, "daily_cap: 100", "daily_cap: 10", 1)
-	// A run reserved 6 requests, sent 2 (pushed), then its runner died.
-	now := time.Now()
+	// A run reserved 6 requests, sent 2 (pushed), then its runner died. A
+	// fixed noon on the injected clock keeps all of it on one UTC day.
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	dead, err := lease.Acquire(nil, lease.Request{RunID: "98-1", Holder: "dead", Shard: "1-of-1", TTL: time.Minute,
 		Want: map[string]int{a.host(): 6}, Remaining: map[string]int{a.host(): 10}}, now.Add(-2*time.Minute))
 	must(t, err)
@@ -290,7 +291,7 @@ func TestCIKilledRunKeepsItsReservationSpent(t *testing.T) {
 		srcs = append(srcs, src{fmt.Sprintf("t-%d", i), a.url(fmt.Sprintf("/doc%d", i)), ""})
 	}
 	w := newWorkspace(t, pol, "", srcs...)
-	p.ci(w, "100-1", func(o *ciOptions) { o.NoPublish = true })
+	p.ci(w, "100-1", func(o *ciOptions) { o.NoPublish = true; o.Clock = clock.NewFake(now) })
 	if n := len(a.seen()); n != 4 {
 		t.Fatalf("server saw %d requests, want 4: cap 10 minus the dead run's reservation of 6", n)
 	}
