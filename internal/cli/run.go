@@ -131,14 +131,16 @@ func runRun(ctx context.Context, opts runOptions) error {
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
 		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
 	})
-	prog := newProgress(opts.IO.Err)
+	prog := newProgress(opts.IO.Err, opts.Clock, isTerminal(opts.IO.Err))
+	stopTicks := prog.start(ctx)
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
 		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
 		Clock: opts.Clock, Only: opts.Only, RunID: opts.RunID,
-		Deadline: deadline(opts),
-		Hosts:    opts.Hosts,
-		Spent:    opts.Spent,
-		Log:      prog.event,
+		Deadline:  deadline(opts),
+		Hosts:     opts.Hosts,
+		Spent:     opts.Spent,
+		Log:       prog.event,
+		HostEvent: prog.hostEvent,
 		Progress: func(r pipeline.Result) {
 			prog.update(r)
 			if opts.AfterRequest != nil {
@@ -146,6 +148,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 			}
 		},
 	})
+	stopTicks()
 	prog.done()
 	// Save even after an interruption or a fatal error: what was fetched and
 	// dispatched must not be lost.
@@ -162,8 +165,9 @@ func runRun(ctx context.Context, opts runOptions) error {
 	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, opts.Clock.Now()); err != nil {
 		return cannotRun("%v", err)
 	}
-	fmt.Fprintf(opts.IO.Err, "run: %d request(s), %d source(s) checked, %d failing, %d deferred\n",
+	prog.finish("run: %d request(s), %d source(s) checked, %d failing, %d deferred",
 		res.Dispatches, res.Checked, res.Failed, res.Deferred)
+	prog.finish("run: report in %s (and coverage.json beside it)", filepath.Join(opts.Reports, "coverage.md"))
 	switch {
 	case errors.Is(runErr, pipeline.ErrFatal):
 		return withCode(ExitCannot, runErr)
