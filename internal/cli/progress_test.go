@@ -66,7 +66,14 @@ func TestProgressLogOnFakeClock(t *testing.T) {
 // lines, erase below" escape removes the lines it drew.
 func screen(t *testing.T, out string) []string {
 	t.Helper()
-	var shown []string
+	shown, _ := playScreen(t, out)
+	return shown
+}
+
+// playScreen returns what the terminal shows at the end, and every line
+// it showed on the way.
+func playScreen(t *testing.T, out string) (shown, ever []string) {
+	t.Helper()
 	for len(out) > 0 {
 		if i := strings.Index(out, "\033["); i == 0 {
 			var n int
@@ -86,9 +93,10 @@ func screen(t *testing.T, out string) []string {
 			t.Fatalf("partial line or escape inside a line: %q", line)
 		}
 		shown = append(shown, line)
+		ever = append(ever, line)
 		out = rest
 	}
-	return shown
+	return shown, ever
 }
 
 // On a terminal, event lines scroll above a live view of every host —
@@ -156,4 +164,39 @@ func TestProgressSummaryWhileHostsWait(t *testing.T) {
 			t.Fatalf("log (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// A real run on a terminal: the live view follows the host through its
+// turn, shows its budget, and at the end of the turn what holds it back
+// (here the backoff after a 503); it is gone when the run ends.
+func TestProgressTerminalRun(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": text("User-agent: *\nAllow: /\n"),
+		"/a":          status(http.StatusServiceUnavailable),
+	})
+	w := newWorkspace(t, testPolicy, "", src{"test-a", a.url("/a"), ""})
+	w.clock = clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
+	w.run(context.Background(), func(o *runOptions) { o.Terminal = true })
+	shown, ever := playScreen(t, w.out.String())
+	host := a.host()
+	var sawBudget, sawBackoff bool
+	for _, l := range ever {
+		f := strings.Fields(l)
+		if len(f) < 2 || f[0] != host {
+			continue
+		}
+		sawBudget = sawBudget || strings.Contains(l, " 98 left today")
+		sawBackoff = sawBackoff || f[1] == "done" && strings.Contains(l, "backoff until 10:00:00 UTC")
+	}
+	if !sawBudget || !sawBackoff {
+		t.Errorf("the live view never showed the budget left (98 of 100) and the backoff at the end of the turn:\n%s", strings.Join(ever, "\n"))
+	}
+	for _, l := range shown {
+		if strings.HasPrefix(l, "──") || strings.HasPrefix(l, "  "+host) {
+			t.Errorf("the live view is still on the screen after the run: %q", l)
+		}
+	}
+	if last := shown[len(shown)-1]; !strings.Contains(last, "run: report in ") {
+		t.Errorf("last line %q does not say where the report is", last)
+	}
 }

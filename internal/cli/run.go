@@ -27,9 +27,11 @@ type runOptions struct {
 	Only        string
 	MaxDuration time.Duration
 	DryRun      bool
-	RunID       string
-	Clock       clock.Clock
-	IO          IO
+	// Terminal shows the live view even when IO.Err is not a terminal.
+	Terminal bool
+	RunID    string
+	Clock    clock.Clock
+	IO       IO
 
 	// Set by `ci`: the hosts of its shard, the budget its lease reserved,
 	// and the time its lease lets it send until.
@@ -131,7 +133,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
 		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
 	})
-	prog := newProgress(opts.IO.Err, opts.Clock, isTerminal(opts.IO.Err))
+	prog := newProgress(opts.IO.Err, opts.Clock, opts.Terminal || isTerminal(opts.IO.Err))
 	stopTicks := prog.start(ctx)
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
 		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
