@@ -58,7 +58,7 @@ func runValidate(_ context.Context, opts validateOptions) error {
 	if err != nil {
 		return cannotRun("%v", err)
 	}
-	printDiagnostics(robotsWarnings(set, st), opts.IO)
+	printDiagnostics(robotsWarnings(set, base, st), opts.IO)
 	if err := writeStepSummary(set, opts.IO); err != nil {
 		return cannotRun("%v", err)
 	}
@@ -100,12 +100,17 @@ func validateState(opts validateOptions) (*state.State, error) {
 
 // robotsWarnings warns about sources that the kept robots.txt of their host
 // disallows, so a contributor learns before merging that the URL is a gap.
-func robotsWarnings(set *manifest.Set, st *state.State) manifest.Diagnostics {
+// Given a base, only the sources the pull request adds or changes: the
+// others are known gaps, in the coverage report already.
+func robotsWarnings(set *manifest.Set, base *manifest.Base, st *state.State) manifest.Diagnostics {
 	var out manifest.Diagnostics
 	token := set.Policy.ProductToken()
 	// Each kept copy is parsed once, however many sources its host has.
 	parsed := map[string]*robots.Rules{}
 	for _, src := range set.Sources {
+		if base != nil && !base.Added(src) {
+			continue
+		}
 		key := robots.Key(src.Parsed)
 		kept, ok := st.Robots(key)
 		if !ok || kept.Outcome != state.RobotsParsed || kept.Body == nil {

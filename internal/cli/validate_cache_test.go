@@ -14,7 +14,7 @@ import (
 // the added line, about a URL the host's robots.txt disallows.
 func TestValidateRobotsFromCacheBranch(t *testing.T) {
 	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": text("User-agent: *\nDisallow: /drafts/\n"), "/": text("x")})
-	w := newWorkspace(t, testPolicy, "", src{"test-old", a.url("/old"), ""})
+	w := newWorkspace(t, testPolicy, "", src{"test-old", a.url("/old"), ""}, src{"test-old-draft", a.url("/drafts/old"), ""})
 	if code := w.run(ctx); code != 0 {
 		t.Fatalf("run: exit %d\n%s", code, w.out.String())
 	}
@@ -45,6 +45,9 @@ func TestValidateRobotsFromCacheBranch(t *testing.T) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
+	}
+	if strings.Contains(stderr, "test-old-draft") {
+		t.Errorf("warned about a source the pull request does not add:\n%s", stderr)
 	}
 	if !strings.Contains(stdout, "robots.txt: disallows this URL: it will be blocked-robots, never fetched") {
 		t.Errorf("the --base report does not use the branch's copy:\n%s", stdout)
