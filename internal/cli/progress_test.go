@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -198,5 +199,12 @@ func TestProgressTerminalRun(t *testing.T) {
 	}
 	if last := shown[len(shown)-1]; !strings.Contains(last, "run: report in ") {
 		t.Errorf("last line %q does not say where the report is", last)
+	}
+	// The run recorded a failure: the error, printed after as the last
+	// line, says where the report is too.
+	var out bytes.Buffer
+	err := runRun(context.Background(), runOptions{paths: w.paths, MaxDuration: time.Minute, Clock: w.clock, IO: IO{Out: &out, Err: &out}})
+	if exitCode(err) != ExitFailures || !strings.Contains(fmt.Sprint(err), "the report is "+filepath.Join(w.Reports, "coverage.md")) {
+		t.Errorf("run with a failure: exit %d, error %q; want 1 and where the report is", exitCode(err), err)
 	}
 }

@@ -169,14 +169,16 @@ func runRun(ctx context.Context, opts runOptions) error {
 	}
 	prog.finish("run: %d request(s), %d source(s) checked, %d failing, %d deferred",
 		res.Dispatches, res.Checked, res.Failed, res.Deferred)
-	prog.finish("run: report in %s (and coverage.json beside it)", filepath.Join(opts.Reports, "coverage.md"))
+	md := filepath.Join(opts.Reports, "coverage.md")
+	prog.finish("run: report in %s (and coverage.json beside it)", md)
+	// The error is printed after, as the last line: it says where too.
 	switch {
 	case errors.Is(runErr, pipeline.ErrFatal):
 		return withCode(ExitCannot, runErr)
 	case runErr != nil:
-		return withCode(ExitFailures, fmt.Errorf("interrupted (%v): state, index and reports saved", runErr))
+		return withCode(ExitFailures, fmt.Errorf("interrupted (%v): state, index and reports saved; the report is %s", runErr, md))
 	case res.Failed > 0:
-		return errFailuresRecorded
+		return withCode(ExitFailures, fmt.Errorf("%w; the report is %s", errFailuresRecorded, md))
 	}
 	return nil
 }
