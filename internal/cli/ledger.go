@@ -47,7 +47,7 @@ func cmdLedger(ctx context.Context, io IO, args []string) error {
 	}
 	host, err := hostArg(fs.Arg(0))
 	if err != nil {
-		return usageError("%v", err)
+		return usageError("%w", err)
 	}
 	opts.Host = host
 	return runLedger(ctx, opts)
@@ -76,7 +76,7 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 	if !opts.FromBranch {
 		l, err := ledger.Open(opts.ledgerDir())
 		if err != nil {
-			return cannotRun("%v", err)
+			return cannotRun("%w", err)
 		}
 		reqs, err = l.Requests(opts.Host, opts.Since, opts.Until)
 		l.Close()
@@ -92,14 +92,14 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 		case err == nil:
 			sub, err := fs.Sub(branch, "ledgers")
 			if err != nil {
-				return cannotRun("%v", err)
+				return cannotRun("%w", err)
 			}
 			if reqs, err = ledger.RequestsFS(sub, opts.Host, opts.Since, opts.Until); err != nil {
 				return ledgerError(fmt.Errorf("cache branch %s: %w", name, err))
 			}
 			from = "ledgers/ of the cache branch " + name
 		case opts.FromBranch || !errors.Is(err, errNoCacheBranch) && opts.Repo != ".":
-			return cannotRun("%v", err)
+			return cannotRun("%w", err)
 		default:
 			note = "; nor on a cache branch (" + err.Error() + ")"
 		}
@@ -109,7 +109,7 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 		enc.SetEscapeHTML(false)
 		for _, r := range reqs {
 			if err := enc.Encode(r); err != nil {
-				return cannotRun("%v", err)
+				return cannotRun("%w", err)
 			}
 		}
 		return nil
@@ -126,7 +126,7 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 			dash(r.Result, fmt.Sprint(r.Bytes)), dash(r.Result, fmt.Sprintf("%dms", r.DurationMS)), dash(r.RunID != "", r.RunID))
 	}
 	if err := tw.Flush(); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	fmt.Fprintf(opts.IO.Out, "%d request(s) to %s%s, from the ledgers under %s\n", len(reqs), opts.Host, rangeText(opts.Since, opts.Until), from)
 	return nil
@@ -136,9 +136,9 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 // not run".
 func ledgerError(err error) error {
 	if strings.Contains(err.Error(), "YYYY-MM-DD") {
-		return usageError("%v", err)
+		return usageError("%w", err)
 	}
-	return cannotRun("%v", err)
+	return cannotRun("%w", err)
 }
 
 func why(r ledger.Request) string {
