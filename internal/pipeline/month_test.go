@@ -128,7 +128,8 @@ func TestScriptedMonth(t *testing.T) {
 
 	var logs []string
 	var prev *report.Report
-	changed := map[string][]int{} // source id → days its report entry changed
+	changed := map[string][]int{}   // source id → days its report entry changed
+	noisyFrom := map[string][]int{} // source id → days it entered "noisy sources"
 	blobsAfterDay0 := 0
 	for d := 0; d < 30; d++ {
 		day.Store(int64(d))
@@ -141,9 +142,12 @@ func TestScriptedMonth(t *testing.T) {
 		rep := report.Build(set, sta)
 		if prev != nil {
 			for _, c := range report.Diff(prev, rep) {
-				if c.Kind == report.KindChanged {
+				switch {
+				case c.Kind == report.KindChanged:
 					changed[c.ID] = append(changed[c.ID], d)
-				} else {
+				case c.Kind == report.KindOther && c.Old.Noisy == nil && c.New.Noisy != nil:
+					noisyFrom[c.ID] = append(noisyFrom[c.ID], d)
+				default:
 					t.Errorf("day %d: %s: unexpected report change %s", d, c.ID, c.Kind)
 				}
 			}
@@ -158,6 +162,11 @@ func TestScriptedMonth(t *testing.T) {
 	want := map[string][]int{"xx-rates": {10}, "xx-table": {20}}
 	if fmt.Sprint(changed) != fmt.Sprint(want) {
 		t.Errorf("changed documents by day = %v, want %v", changed, want)
+	}
+	// The report changes once for each blinking page without a view: on
+	// its 4th fetch (day 3), the 3rd in a row with new bytes.
+	if want := map[string][]int{"xx-build": {3}, "xx-token": {3}}; fmt.Sprint(noisyFrom) != fmt.Sprint(want) {
+		t.Errorf("entered noisy sources by day = %v, want %v", noisyFrom, want)
 	}
 	if n := countBlobs(t, st.Root()); blobsAfterDay0 != 10 || n != 12 {
 		t.Errorf("blobs held: %d after day 0, %d after the month; want 10 and 12 (only the 2 real changes stored)", blobsAfterDay0, n)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // statusOrder is the order of statuses in every count, column and
@@ -74,6 +75,7 @@ func (r *Report) Markdown() []byte {
 	blocks = append(blocks, summaryTable(groups, statuses))
 	blocks = append(blocks, "## Gaps and failures")
 	blocks = append(blocks, gaps(es, statuses)...)
+	blocks = append(blocks, noisy(es)...)
 	blocks = append(blocks, "## Sources")
 	if len(groups) == 0 {
 		blocks = append(blocks, "None.")
@@ -310,4 +312,50 @@ func escape(s, chars string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// noisy returns the "Noisy sources" section, or nothing when no source
+// blinks (so a report without any keeps its shape).
+func noisy(es []Entry) []string {
+	blinks := func(e Entry) bool { return e.Noisy != nil }
+	if !slices.ContainsFunc(es, blinks) {
+		return nil
+	}
+	return []string{"## Noisy sources",
+		fmt.Sprintf("These pages brought new bytes at each of their last %d fetches while their text stayed the same (a token, a build id, a time stamp): such fetches are recorded, but the held bytes stay the citation and nothing is stored. Declaring a `view` in the manifest entry says what to look past, so that a change hidden in the noise is still seen.", blinkFetches),
+		list(es, blinks, func(e Entry) string {
+			v := viewYAML(e.Noisy)
+			s := "- " + label(e) + ": blinking since " + text(e.Noisy.Since) + "; suggested: `" + v + "`"
+			if v == "" {
+				s = "- " + label(e) + ": blinking since " + text(e.Noisy.Since) + "; the default view already reads every fetch alike (what changes is in scripts, comments, hidden inputs or `<meta>`), so no view is needed"
+			} else if !e.Noisy.Matched {
+				s += " (a start: it does not make every fetch seen read alike; finish it by hand)"
+			}
+			return s
+		})}
+}
+
+// blinkFetches is how many fetches in a row make a source noisy.
+const blinkFetches = textview.BlinkFetches
+
+// viewYAML writes a suggested view as its manifest line.
+func viewYAML(n *Noisy) string {
+	quote := func(xs []string) string {
+		q := make([]string, len(xs))
+		for i, x := range xs {
+			q[i] = strconv.Quote(x)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	var parts []string
+	if len(n.Drop) > 0 {
+		parts = append(parts, "drop: "+quote(n.Drop))
+	}
+	if len(n.Ignore) > 0 {
+		parts = append(parts, "ignore: "+quote(n.Ignore))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.ReplaceAll("view: {"+strings.Join(parts, ", ")+"}", "`", "")
 }

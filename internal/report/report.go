@@ -31,6 +31,21 @@ type Entry struct {
 	Detail       string       `json:"detail,omitempty"`
 	Encodes      []string     `json:"encodes,omitempty"`
 	Gaps         []string     `json:"gaps,omitempty"`
+	// Noisy is set for a source without a declared view that blinks: new
+	// bytes at each of its last fetches, the same text.
+	Noisy *Noisy `json:"noisy,omitempty"`
+}
+
+// Noisy is when a source started blinking and the view suggested for its
+// manifest entry.
+type Noisy struct {
+	Since string `json:"since"`
+	// Drop and Ignore are the suggested view's CSS selectors and line
+	// expressions; Matched says the suggestion makes the fetches seen read
+	// alike.
+	Drop    []string `json:"drop,omitempty"`
+	Ignore  []string `json:"ignore,omitempty"`
+	Matched bool     `json:"matched,omitempty"`
 }
 
 // Report is the whole coverage report: {"sources": [...]} in JSON.
@@ -70,6 +85,10 @@ func Build(set *manifest.Set, st *state.State) *Report {
 		}
 		if e.Status == "" {
 			e.Status = state.Pending
+		}
+		// A declared view says the source was looked at: no suggestion.
+		if n := s.Noisy; n != nil && src.View.IsZero() {
+			e.Noisy = &Noisy{Since: n.Since, Drop: slices.Clone(n.Drop), Ignore: slices.Clone(n.Ignore), Matched: n.Matched}
 		}
 		// A final URL equal to the manifest's says nothing and would only
 		// make reviewers look for a redirect that did not happen.
