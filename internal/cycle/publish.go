@@ -25,7 +25,6 @@ import (
 // Paths of what the bot proposes, in the repository.
 const (
 	coverageJSON = "reports/coverage.json"
-	coverageMD   = "reports/coverage.md"
 	indexJSON    = "snapshots/index.json"
 )
 
@@ -497,8 +496,21 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 	out = append(out,
 		gitstore.Change{Path: indexJSON, Data: idx},
 		gitstore.Change{Path: coverageJSON, Data: js},
-		gitstore.Change{Path: coverageMD, Data: rep.Markdown()},
 	)
+	// coverage.md, and the per-jurisdiction files of a large report;
+	// those a smaller report no longer has are deleted.
+	md := rep.MarkdownFiles()
+	splitDir := "reports/" + report.SplitDir
+	if ents, err := fs.ReadDir(base, splitDir); err == nil {
+		for _, e := range ents {
+			if _, keep := md[report.SplitDir+"/"+e.Name()]; !keep && !e.IsDir() {
+				out = append(out, gitstore.Change{Path: splitDir + "/" + e.Name()})
+			}
+		}
+	}
+	for _, name := range sortedKeys(md) {
+		out = append(out, gitstore.Change{Path: "reports/" + name, Data: md[name]})
+	}
 	for _, p := range sortedKeys(extra) {
 		out = append(out, gitstore.Change{Path: p, Data: extra[p]})
 	}

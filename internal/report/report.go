@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -119,8 +120,11 @@ func (r *Report) JSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Write writes dir/coverage.json and dir/coverage.md atomically, each only
-// when its bytes changed, and reports whether anything was written.
+// Write writes dir/coverage.json and the Markdown files (MarkdownFiles:
+// dir/coverage.md, and dir/coverage/<jurisdiction>.md when the report is
+// large) atomically, each only when its bytes changed, removes the
+// per-jurisdiction files a smaller report no longer has, and reports
+// whether anything was written.
 func (r *Report) Write(dir string) (changed bool, err error) {
 	js, err := r.JSON()
 	if err != nil {
@@ -129,14 +133,32 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, err
 	}
-	for _, f := range []struct {
+	type file struct {
 		name string
 		data []byte
-	}{
-		{"coverage.json", js},
-		{"coverage.md", r.Markdown()},
-	} {
-		path := filepath.Join(dir, f.name)
+	}
+	files := []file{{"coverage.json", js}}
+	md := r.MarkdownFiles()
+	names := slices.Sorted(maps.Keys(md))
+	for _, n := range names {
+		files = append(files, file{n, md[n]})
+	}
+	split := filepath.Join(dir, SplitDir)
+	if old, _ := filepath.Glob(filepath.Join(split, "*.md")); len(old) > 0 {
+		for _, p := range old {
+			if _, keep := md[SplitDir+"/"+filepath.Base(p)]; !keep {
+				if err := os.Remove(p); err != nil {
+					return changed, err
+				}
+				changed = true
+			}
+		}
+	}
+	for _, f := range files {
+		path := filepath.Join(dir, filepath.FromSlash(f.name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return changed, err
+		}
 		// Rewriting identical bytes would still touch the mtime, which
 		// tools watching the directory take for a change.
 		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, f.data) {
