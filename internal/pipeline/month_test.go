@@ -226,3 +226,49 @@ func countBlobs(t *testing.T, root string) int {
 	}
 	return n
 }
+
+// A failing source counts its failed checks in a row, for "failing since
+// DATE, N checks"; a good check resets the count.
+func TestFailedChecksCount(t *testing.T) {
+	var ok atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" || !ok.Load() {
+			http.Error(w, "down", http.StatusNotFound)
+			return
+		}
+		fmt.Fprint(w, "back")
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	u, _ := url.Parse(srv.URL + "/doc")
+	set := &manifest.Set{Policy: policy.Default(), Sources: []manifest.Source{{
+		Jurisdiction: "xx", ID: "xx-doc", URL: u.String(), Parsed: u, Host: manifest.HostOf(u), Recheck: 24 * time.Hour,
+	}}}
+	st, err := store.Open(filepath.Join(dir, "snapshots"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	led, err := ledger.Open(filepath.Join(dir, "ledgers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	sta := state.New()
+	clk := clock.NewFake(time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC))
+	client := fetch.New(fetch.Config{UserAgent: "TaxKernelBot-test/1", AllowPrivate: true})
+	var got []int
+	for d := range 4 {
+		ok.Store(d == 3)
+		if _, err := Run(t.Context(), Options{Set: set, Store: st, Index: store.NewIndex(), Ledger: led, State: sta, HTTP: client, Clock: clk}); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, sta.Source("xx-doc").FailedChecks)
+		clk.Advance(24 * time.Hour)
+	}
+	if fmt.Sprint(got) != "[1 2 3 0]" {
+		t.Errorf("failed checks after each day = %v, want [1 2 3 0]", got)
+	}
+	if s := sta.Source("xx-doc"); s.Status != state.Fresh {
+		t.Errorf("status %s, want fresh", s.Status)
+	}
+}
