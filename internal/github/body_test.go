@@ -304,3 +304,41 @@ func TestBodyWithTextDiffsGolden(t *testing.T) {
 		t.Error("the changed document that encodes rules is not first")
 	}
 }
+
+// Hundreds of changed documents with long text diffs still fit GitHub's
+// limit, the documents that encode rules shown first.
+func TestBodyWithTextDiffsStaysUnderGitHubLimit(t *testing.T) {
+	var oldE, newE []report.Entry
+	d := Details{Texts: map[string]TextChange{}}
+	var oldText, newText strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&oldText, "Band %d | £%d\n", i, 1000+i)
+		fmt.Fprintf(&newText, "Band %d | £%d\n", i, 2000+i)
+	}
+	diff := textview.Diff("old.txt", "new.txt", oldText.String(), newText.String(), textview.DiffOptions{})
+	for i := range 300 {
+		id := fmt.Sprintf("xx-doc-%03d", i)
+		e := fresh("xx", id, sha(fmt.Sprintf("%04x", i)), 100)
+		if i%100 == 99 {
+			e.Encodes = []string{"xx.rule"}
+		}
+		oldE = append(oldE, e)
+		n := e
+		n.SHA256 = sha(fmt.Sprintf("%04x", i+5000))
+		newE = append(newE, n)
+		d.Texts[id] = TextChange{Diff: diff}
+	}
+	newR := &report.Report{Sources: newE}
+	changes := report.Diff(&report.Report{Sources: oldE}, newR)
+	got := BodyWith(changes, SummaryOf(newR), testBlobURL(), testRunURL, d)
+	if len(got) > MaxBody {
+		t.Fatalf("body is %d bytes, past %d", len(got), MaxBody)
+	}
+	first := strings.Index(got, "\n- `")
+	if first < 0 || !strings.HasPrefix(got[first+1:], "- `xx-doc-099`") {
+		t.Errorf("the first changed document is not one that encodes rules:\n%.300s", got[max(first, 0):])
+	}
+	if !strings.Contains(got, "more (") {
+		t.Error("the shortened section does not say how many it left out")
+	}
+}
