@@ -181,6 +181,9 @@ func TestScriptedMonth(t *testing.T) {
 		if (s.Noisy != nil) != noisy {
 			t.Errorf("%s: noisy = %+v, want noisy %v", p.id, s.Noisy, noisy)
 		}
+		if s.Noisy != nil {
+			t.Logf("%s noisy since %s: suggested drop %q, ignore %q (reads alike: %v)", p.id, s.Noisy.Since, s.Noisy.Drop, s.Noisy.Ignore, s.Noisy.Matched)
+		}
 		if s.Noisy != nil && s.Noisy.Since != "2026-11-04" {
 			t.Errorf("%s: noisy since %s, want 2026-11-04 (its 4th fetch, the 3rd with new bytes)", p.id, s.Noisy.Since)
 		}
