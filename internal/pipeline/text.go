@@ -67,6 +67,9 @@ func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.
 // returns the hash of its default view, for the source's blink history.
 // A failure is logged and leaves the hash empty; it never fails the run.
 func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentType string) string {
+	if res, ok, err := textview.Load(r.o.Store.Root(), sum); err == nil && ok {
+		return textview.Hash((*textview.View)(nil).NormalizeText(res.Text)) // kept: no need to read the blob
+	}
 	raw, err := r.readBlob(sum)
 	if err != nil {
 		r.log(src.Host, "%s: no text derived from %.12s: blob unreadable: %v", src.ID, sum, err)
