@@ -190,20 +190,20 @@ func TestDemo(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"→ 304 unchanged",           // the second run revalidates
-		"byte-identical to run 1",   // and changes no report
-		"robots.txt unavailable",    // the 503 robots host
-		"blocked-robots",            // the disallowed draft
-		"HTTP 429 (Retry-After: 1)", // rate limiting
-		"paused",                    // the 403 portal
-		"gone",                      // the 404
-		"update the manifest to",    // the redirect
+		"→ 304 unchanged",                              // the second run revalidates
+		"changed only for demo-budget-rates (changed)", // the only real change; the blinking page none
+		"robots.txt unavailable",                       // the 503 robots host
+		"blocked-robots",                               // the disallowed draft
+		"HTTP 429 (Retry-After: 1)",                    // rate limiting
+		"paused",                                       // the 403 portal
+		"gone",                                         // the 404
+		"update the manifest to",                       // the redirect
 		"What the servers saw",
 		filepath.Join(dir, "reports", "coverage.md"),
-		"run: signing every request with key",                            // the demo's own key
-		"Web Bot Auth signature that the servers verified",               // checked on arrival
-		"; 0 unsigned, 0 refused.",                                       // every one of them
-		"4 capture(s) (request and response), 4 revisit(s), 4 source(s)", // the WARC
+		"run: signing every request with key",              // the demo's own key
+		"Web Bot Auth signature that the servers verified", // checked on arrival
+		"; 0 unsigned, 0 refused.",                         // every one of them
+		"7 capture(s) (request and response), 4 revisit(s), 6 source(s)", // the WARC: both budget editions, the forms page once
 		filepath.Join(dir, "demo.warc.gz"),
 	} {
 		if !strings.Contains(got, want) {

@@ -8,10 +8,15 @@ import (
 	"path/filepath"
 	"time"
 
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/demo"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
+	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/sign"
 )
 
@@ -79,7 +84,17 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 		return err
 	}
 	var before []byte
+	repoDir := filepath.Join(dir, "repo")
 	for i := 1; i <= 2; i++ {
+		if i == 2 {
+			// What a reviewer merged after run 1 is main; then the budget
+			// page's rate changes, and the forms page's token turns over.
+			if err := commitDemoMain(repoDir, p); err != nil {
+				return cannotRun("demo: %v", err)
+			}
+			auth.NextEdition()
+			fmt.Fprintf(w, "Run 1's reports and snapshots are committed to main in %s. Between the runs the budget page's basic-rate band changes; the forms page only gets a new token.\n\n", repoDir)
+		}
 		fmt.Fprintf(w, "── run %d ──\n", i)
 		err := runRun(ctx, runOptions{paths: p, MaxDuration: 20 * time.Second, RunID: fmt.Sprintf("demo-%d", i), IO: IO{Out: w, Err: w, Getenv: env}})
 		if code := exitCode(err); code != ExitOK && code != ExitFailures {
@@ -90,11 +105,7 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 			return cannotRun("%v", err)
 		}
 		if i == 2 {
-			same := "changed"
-			if string(after) == string(before) {
-				same = "byte-identical to run 1: a quiet day makes no diff"
-			}
-			fmt.Fprintf(w, "coverage.json after run 2: %s\n", same)
+			fmt.Fprintf(w, "coverage.json after run 2: %s\n", demoReportChange(before, after))
 		}
 		before = after
 	}
@@ -104,6 +115,11 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 	}
 	fmt.Fprintf(w, "\n%s\nWhat the servers saw:\n%s\n", md, auth.Seen())
 	fmt.Fprintf(w, "Signed requests:\n%s\n", auth.Signatures())
+	fmt.Fprintf(w, "── taxkernelbot publish --preview --repo %s ──\n", repoDir)
+	if err := runPublishPreview(ctx, publishOptions{paths: p, IO: IO{Out: w, Err: w}}, repoDir); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
 	archive := filepath.Join(dir, "demo.warc.gz")
 	if err := runWarc(ctx, warcOptions{paths: p, Out: archive, Clock: clock.Real{}, IO: IO{Out: w, Err: w}}); err != nil {
 		return err
@@ -178,4 +194,72 @@ func exitCode(err error) int {
 		return ee.code
 	}
 	return ExitCannot
+}
+
+// demoReportChange says what run 2 changed in coverage.json.
+func demoReportChange(before, after []byte) string {
+	if string(after) == string(before) {
+		return "byte-identical to run 1: a quiet day makes no diff"
+	}
+	old, errOld := report.Parse(before)
+	cur, errNew := report.Parse(after)
+	if errOld != nil || errNew != nil {
+		return "changed"
+	}
+	var parts []string
+	for _, c := range report.Diff(old, cur) {
+		parts = append(parts, c.ID+" ("+c.Kind+")")
+	}
+	return "changed only for " + strings.Join(parts, ", ") + "; the forms page's new token made no change"
+}
+
+// commitDemoMain makes repoDir a git repository whose main branch holds
+// the reports and snapshots as they are now, as a merged pull request
+// would leave them.
+func commitDemoMain(repoDir string, p paths) error {
+	repo, err := git.PlainInitWithOptions(repoDir, &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+	})
+	if err != nil {
+		return err
+	}
+	wt, err := repo.Worktree()
+	if err != nil {
+		return err
+	}
+	copyIn := func(local, rel string) error {
+		data, err := os.ReadFile(local)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(repoDir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(dst, data, 0o644); err != nil {
+			return err
+		}
+		_, err = wt.Add(rel)
+		return err
+	}
+	for _, f := range []string{"coverage.json", "coverage.md"} {
+		if err := copyIn(filepath.Join(p.Reports, f), "reports/"+f); err != nil {
+			return err
+		}
+	}
+	err = filepath.WalkDir(p.Snapshots, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			return err
+		}
+		rel, err := filepath.Rel(p.Snapshots, path)
+		if err != nil {
+			return err
+		}
+		return copyIn(path, "snapshots/"+filepath.ToSlash(rel))
+	})
+	if err != nil {
+		return err
+	}
+	_, err = wt.Commit("coverage as merged after run 1", &git.CommitOptions{Author: &object.Signature{Name: "TaxKernelBot demo", Email: "demo@taxkernel.invalid", When: time.Now()}})
+	return err
 }

@@ -26,6 +26,15 @@ func TestDemoSaysItIsSpedUpAndCleansUp(t *testing.T) {
 		"| longest backoff | 2s | 30m |",
 		"| timeout | 5s | 1m |",
 		"Removed the demo's temporary folder",
+		// Run 2: a real change reaches the preview with its text diff; the
+		// blinking page does not.
+		"demo-forms http://",
+		"unchanged text (new bytes, same text",
+		"coverage.json after run 2: changed only for demo-budget-rates (changed)",
+		"publish --preview",
+		"Title: TaxKernelBot: 1 document changed",
+		"-Basic rate | up to £37,700 | 20%",
+		"+Basic rate | up to £37,500 | 20%",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("demo output lacks %q", want)

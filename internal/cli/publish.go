@@ -20,8 +20,13 @@ func cmdPublish(ctx context.Context, io IO, args []string) error {
 	opts := publishOptions{IO: io, Clock: clock.Real{}}
 	fs := newFlags("publish", "[flags]", io)
 	opts.register(fs, "manifests", "snapshots", "reports", "state")
+	preview := fs.Bool("preview", false, "print the pull request title and body publishing would send, built from the local state against the main branch of the checkout; no GitHub, no network")
+	repoDir := fs.String("repo", ".", "with --preview: the git checkout whose main branch to compare with")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if *preview {
+		return runPublishPreview(ctx, opts, *repoDir)
 	}
 	return runPublish(ctx, opts)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 const repoName = "acme/tax.git"
@@ -113,6 +114,10 @@ func (r *repo) runner(o *Options) Runner {
 				ss.HTTPStatus, ss.Detail = 404, "404: the document is gone"
 			} else {
 				sum, size, err := s.Put(ctx, strings.NewReader(doc))
+				must(r.t, err)
+				// As the pipeline does, the text of an indexed blob is kept
+				// beside it.
+				_, _, err = textview.Derive(ctx, o.Snapshots, sum, []byte(doc), "text/html", textview.Limits{})
 				must(r.t, err)
 				ix.Add(src.ID, store.Entry{SHA256: sum, Size: size, ContentType: "text/html", FinalURL: src.URL, FirstSeen: ledger.Day(now)})
 				ss.SetStatus(state.Fresh, now)

@@ -25,7 +25,6 @@ import (
 // Paths of what the bot proposes, in the repository.
 const (
 	coverageJSON = "reports/coverage.json"
-	coverageMD   = "reports/coverage.md"
 	indexJSON    = "snapshots/index.json"
 )
 
@@ -188,7 +187,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	if tip == "" {
 		return "", persist()
 	}
-	title, body := github.Title(changes), github.Body(changes, github.SummaryOf(rep), c.o.Links.BlobURL(tip), c.o.Links.RunURL())
+	title, body := github.Title(changes), c.body(ctx, v, st, changes, rep, tip, v.botTree)
 	var number int
 	var url string
 	if open {
@@ -218,14 +217,14 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		}
 	}
 	c.logf("publish: %s is %.12s, pull request #%d: %s", BotBranch, tip, number, url)
-	return url, c.settle(ctx, v, number, tip)
+	return url, c.settle(ctx, v, st, number, tip)
 }
 
 // settle makes the pull request's body describe the branch's tip as it is
 // now. When another shard pushed after this one, whichever edits last must
 // not leave the older picture: each publisher looks at the tip after its
 // edit and, if it moved, describes the newer tip instead.
-func (c *Cycle) settle(ctx context.Context, v *view, number int, ours string) error {
+func (c *Cycle) settle(ctx context.Context, v *view, st *state.State, number int, ours string) error {
 	for range publishAttempts {
 		tip, tree, err := v.reader.Read(ctx, BotBranch)
 		if err != nil || tip == ours {
@@ -239,12 +238,21 @@ func (c *Cycle) settle(ctx context.Context, v *view, number int, ours string) er
 			return err
 		}
 		changes := report.Diff(v.onMain, rep)
-		if err := c.o.GitHub.EditPR(ctx, number, github.Title(changes), github.Body(changes, github.SummaryOf(rep), c.o.Links.BlobURL(tip), c.o.Links.RunURL())); err != nil {
+		if err := c.o.GitHub.EditPR(ctx, number, github.Title(changes), c.body(ctx, v, st, changes, rep, tip, tree)); err != nil {
 			return err
 		}
 		ours = tip
 	}
 	return nil
+}
+
+// body is the pull request body for changes, with the text diffs of the
+// changed documents read from the local store, main or the bot branch's
+// tree at tip.
+func (c *Cycle) body(ctx context.Context, v *view, st *state.State, changes []report.Change, rep *report.Report, tip string, bot *gitstore.Tree) string {
+	d := BodyDetails(ctx, c.o.Set, st, changes, blobReader(ctx, c.o.Snapshots, v.mainTree, bot))
+	d.FileURL = c.o.Links.FileURL(tip)
+	return github.BodyWith(changes, github.SummaryOf(rep), c.o.Links.BlobURL(tip), c.o.Links.RunURL(), d)
 }
 
 // leaveAlone is what the bot does while someone else's commit is on its
@@ -443,6 +451,14 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 				return nil, err
 			}
 			out = append(out, gitstore.Change{Path: p, Data: data})
+			// The text derived from it goes with it, for readers of the
+			// repository (a rules engine) and the pull request's links.
+			texts := derivedTexts(c.o.Snapshots, e.SHA256)
+			for _, tp := range sortedKeys(texts) {
+				if !onBase(tp) {
+					out = append(out, gitstore.Change{Path: tp, Data: texts[tp]})
+				}
+			}
 		}
 	}
 	if len(fromBranch) > 0 {
@@ -458,6 +474,15 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 				return nil, fmt.Errorf("the hash index names %s, which neither %s, %s nor this runner holds: %w", p, BaseBranch, BotBranch, err)
 			}
 			out = append(out, gitstore.Change{Path: p, Data: data})
+			// Its text, when the branch has it (a blob kept before texts
+			// were derived has none: it is derived when next held here).
+			tp := TextPath(path.Base(p))
+			if tp == "" || onBase(tp) || v.botTree.Fetch(ctx, tp) != nil {
+				continue
+			}
+			if data, err := fs.ReadFile(v.botTree, tp); err == nil {
+				out = append(out, gitstore.Change{Path: tp, Data: data})
+			}
 		}
 	}
 	idx, err := ix.Marshal()
@@ -471,8 +496,21 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 	out = append(out,
 		gitstore.Change{Path: indexJSON, Data: idx},
 		gitstore.Change{Path: coverageJSON, Data: js},
-		gitstore.Change{Path: coverageMD, Data: rep.Markdown()},
 	)
+	// coverage.md, and the per-jurisdiction files of a large report;
+	// those a smaller report no longer has are deleted.
+	md := rep.MarkdownFiles()
+	splitDir := "reports/" + report.SplitDir
+	if ents, err := fs.ReadDir(base, splitDir); err == nil {
+		for _, e := range ents {
+			if _, keep := md[report.SplitDir+"/"+e.Name()]; !keep && !e.IsDir() {
+				out = append(out, gitstore.Change{Path: splitDir + "/" + e.Name()})
+			}
+		}
+	}
+	for _, name := range sortedKeys(md) {
+		out = append(out, gitstore.Change{Path: "reports/" + name, Data: md[name]})
+	}
 	for _, p := range sortedKeys(extra) {
 		out = append(out, gitstore.Change{Path: p, Data: extra[p]})
 	}

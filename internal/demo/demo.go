@@ -9,11 +9,16 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
 // Authorities is the set of running demo servers.
 type Authorities struct {
+	// edition is which version of the scripted pages is served: the
+	// budget page's rate changes and the forms page's token turns over
+	// with each NextEdition.
+	edition atomic.Int64
 	servers []*authority
 	keys    *keyDirectory // set by ServeKeyDirectory
 	checks  signatureChecks
@@ -70,6 +75,25 @@ func Start() *Authorities {
 		})
 		mux.HandleFunc("/income-tax-rates-2026", doc(ratesBody+"<!-- 2026 -->\n", `"rates-2026b"`))
 		mux.HandleFunc("/old-table", http.NotFound)
+		// A page whose rate changes between the demo's runs (NextEdition).
+		mux.HandleFunc("/budget-rates", func(w http.ResponseWriter, r *http.Request) {
+			band := "£37,700"
+			if a.edition.Load() > 0 {
+				band = "£37,500"
+			}
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, "<html><body><h1>Budget rates 2027-28</h1><table><tr><th>Band</th><th>Taxable income</th><th>Rate</th></tr>"+
+				"<tr><td>Basic rate</td><td>up to %s</td><td>20%%</td></tr><tr><td>Higher rate</td><td>over %s</td><td>40%%</td></tr></table></body></html>\n", band, band)
+		})
+		// A page that blinks: a new form token and generation time at every
+		// request, the same text.
+		mux.HandleFunc("/forms", func(w http.ResponseWriter, r *http.Request) {
+			n := a.edition.Load()
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<html><head><meta name="generated" content="2026-12-0%dT06:00:00Z"><meta name="csrf-token" content="tok-%d"></head>`+
+				`<body><h1>Forms</h1><form><input type="hidden" name="csrf" value="tok-%d"><p>File your return by 31 January.</p></form></body></html>`+"\n",
+				n+1, 7919*(n+1), 7919*(n+1))
+		})
 	})
 	// A legislature whose robots.txt keeps drafts out and asks for spacing.
 	a.add("legislature", func(mux *http.ServeMux) {
@@ -106,6 +130,10 @@ func Start() *Authorities {
 	})
 	return a
 }
+
+// NextEdition makes the scripted pages change: the budget page's rate
+// for real, the forms page only in its token.
+func (a *Authorities) NextEdition() { a.edition.Add(1) }
 
 func (a *Authorities) add(name string, routes func(*http.ServeMux)) {
 	mux := http.NewServeMux()
@@ -181,6 +209,17 @@ sources:
     kind: tax-table
     title: Withdrawn table
     recheck: 1ms
+  - id: demo-budget-rates
+    url: %s
+    kind: rates-page
+    title: Budget rates 2027-28
+    recheck: 1ms
+    encodes: [demo.income-tax.bands-2027]
+  - id: demo-forms
+    url: %s
+    kind: rates-page
+    title: Forms and deadlines
+    recheck: 1ms
   - id: demo-income-tax-act
     url: %s
     kind: legislation
@@ -219,7 +258,7 @@ sources:
     recheck: 1ms
 `,
 		u("revenue", "/income-tax-rates"), u("revenue", "/paye-tables.csv"), u("revenue", "/rates"),
-		u("revenue", "/old-table"), u("legislature", "/acts/income-tax-act"), u("legislature", "/drafts/finance-bill"),
+		u("revenue", "/old-table"), u("revenue", "/budget-rates"), u("revenue", "/forms"), u("legislature", "/acts/income-tax-act"), u("legislature", "/drafts/finance-bill"),
 		u("gazette", "/notices/2026-41"), u("statistics", "/withholding"),
 		u("portal", "/rates"), u("portal", "/tables"), u("portal", "/schedule"))
 	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte(policy), 0o644); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // MaxBody is GitHub's limit on a pull request body, in characters. Body
@@ -28,6 +29,9 @@ type Summary struct {
 	Sources int      // sources in the new report
 	Fresh   int      // of which fresh
 	Pending []string // ids still pending, in report order
+	// Failing are the entries in a failure status (gone included), in
+	// report order: a lasting failure is shown though it is no change.
+	Failing []report.Entry
 }
 
 // SummaryOf counts r for Body.
@@ -43,6 +47,8 @@ func SummaryOf(r *report.Report) Summary {
 			s.Fresh++
 		case state.Pending, "":
 			s.Pending = append(s.Pending, e.ID)
+		case state.Failing, state.Gone, state.TooLarge, state.RobotsUnavailable, state.Unreachable, state.Moved:
+			s.Failing = append(s.Failing, e)
 		}
 	}
 	return s
@@ -79,11 +85,14 @@ var categories = [numCategories]category{
 	catOther:     {"Other changes", "other change", "other changes", otherItem},
 }
 
-// categoryOf files a change. A first success of a pending source is
+// categoryOf files a change; "gone" is always a failure. A first success of a pending source is
 // report.KindRecovered to Diff, but nothing had failed: reviewers read it
 // apart from real recoveries. Kinds this version does not know go to
 // "Other changes" rather than vanish.
 func categoryOf(c report.Change) int {
+	if c.New.Status == state.Gone && c.Kind != report.KindRemovedSource && c.Old.Status != state.Gone {
+		return catFailure
+	}
 	switch c.Kind {
 	case report.KindChanged:
 		return catChanged
@@ -153,6 +162,39 @@ type section struct {
 // lines are left out of the longest sections first, each shortened
 // section saying how many, and no line is ever cut.
 func Body(changes []report.Change, counts Summary, blobURL func(sha256 string) string, runURL string) string {
+	return BodyWith(changes, counts, blobURL, runURL, Details{})
+}
+
+// Details are what a body shows beyond the reports' diff. Every field may
+// be left zero: Body is BodyWith with no Details.
+type Details struct {
+	// Texts holds, by source id, the text diff of each changed document
+	// whose two texts could be compared.
+	Texts map[string]TextChange
+	// FailedChecks holds, by source id, the failed checks in a row of a
+	// failing source (state's count).
+	FailedChecks map[string]int
+	// FileURL links a file of the branch (a derived text); nil: no link.
+	FileURL func(path string) string
+}
+
+// TextChange is what a changed document says differently: the diff of its
+// normalised texts (old → new) and where both texts are on the branch.
+type TextChange struct {
+	Diff             textview.TextDiff
+	OldPath, NewPath string // slash-separated, e.g. snapshots/text/v1/ab/<sum>.txt
+	// Same is set when the texts did not differ (only the bytes did, and
+	// the source has no text to compare by, say): Diff is then empty.
+	Why string
+}
+
+// BodyWith is Body with the documents' text diffs, the rules they encode,
+// their gaps and links (changed documents encoding rules first), and how
+// long each failing source has failed, lasting failures included.
+func BodyWith(changes []report.Change, counts Summary, blobURL func(sha256 string) string, runURL string, d Details) string {
+	if d.FileURL == nil {
+		d.FileURL = func(string) string { return "" }
+	}
 	if blobURL == nil {
 		blobURL = func(string) string { return "" }
 	}
@@ -164,18 +206,56 @@ func Body(changes []report.Change, counts Summary, blobURL func(sha256 string) s
 		return strings.Compare(a.ID, b.ID)
 	})
 
+	// A changed document that encodes rules is what a reviewer must see
+	// first.
+	slices.SortStableFunc(sorted, func(a, b report.Change) int {
+		ea := categoryOf(a) == catChanged && len(a.New.Encodes) > 0
+		eb := categoryOf(b) == catChanged && len(b.New.Encodes) > 0
+		switch {
+		case ea && !eb:
+			return -1
+		case eb && !ea:
+			return 1
+		}
+		return 0
+	})
+
 	var secs [numCategories]section
 	for i, cat := range categories {
 		secs[i].heading = cat.heading
 	}
 	secs[catChanged].intro = "Old → new sha256 (first 12 hex digits), each linked to its stored blob."
+	if len(d.Texts) > 0 {
+		secs[catChanged].intro = "What each document says differently: a diff of its text (only changed lines, with 2 lines around), old → new sha256 (first 12 hex digits) each linked to its stored blob, the rules it encodes and its known gaps."
+	}
 	secs[catRemoved].more = "see the diff of reports/coverage.json"
+	inChanges := map[string]bool{}
 	for _, c := range sorted {
 		i := categoryOf(c)
-		secs[i].items = append(secs[i].items, "- "+categories[i].item(c, blobURL))
+		item := categories[i].item(c, blobURL)
+		switch i {
+		case catChanged:
+			item += changedDetail(c, d, blobURL)
+		case catFailure:
+			item += failingFor(c.New, d)
+		}
+		secs[i].items = append(secs[i].items, "- "+item)
 		secs[i].total++
+		inChanges[c.ID] = true
 	}
 	all := secs[:]
+	lasting := section{heading: "Still failing", intro: "Failing before this run too; the held bytes, if any, are older."}
+	for _, e := range counts.Failing {
+		if inChanges[e.ID] {
+			continue
+		}
+		c := report.Change{ID: e.ID, Jurisdiction: e.Jurisdiction, Old: e, New: e}
+		lasting.items = append(lasting.items, "- "+who(c)+": **"+string(e.Status)+"**"+why(e)+failingFor(e, d))
+		lasting.total++
+	}
+	// New failures come right after the changed documents; lasting ones
+	// after the other changes.
+	all = append(all[:catFailure+1:catFailure+1], append([]section{lasting}, all[catFailure+1:]...)...)
 	if len(counts.Pending) > 0 {
 		p := section{heading: "Still pending", intro: "Never checked yet; they are fetched as their hosts' caps and windows allow.", total: len(counts.Pending)}
 		for _, id := range counts.Pending[:min(len(counts.Pending), PendingShown)] {
@@ -291,6 +371,71 @@ func changedItem(c report.Change, blob func(string) string) string {
 	s := who(c) + ": " + hash(c.Old.SHA256, blob) + " → " + hash(c.New.SHA256, blob)
 	if c.Old.Size != 0 || c.New.Size != 0 {
 		s += " (" + size(c.Old.Size) + " → " + size(c.New.Size) + ")"
+	}
+	return s
+}
+
+// changedDetail is what follows a changed document's line: the rules it
+// encodes, its gaps, links to the live page and the two texts, and the
+// text diff, indented so that it stays inside the list item.
+func changedDetail(c report.Change, d Details, blob func(string) string) string {
+	var parts []string
+	if len(c.New.Encodes) > 0 {
+		enc := make([]string, len(c.New.Encodes))
+		for i, e := range c.New.Encodes {
+			enc[i] = code(clip(e, 80))
+		}
+		parts = append(parts, "encodes "+strings.Join(enc, ", "))
+	}
+	if len(c.New.Gaps) > 0 {
+		gaps := make([]string, len(c.New.Gaps))
+		for i, g := range c.New.Gaps {
+			gaps[i] = text(g, 120)
+		}
+		parts = append(parts, "gaps: "+strings.Join(gaps, "; "))
+	}
+	if c.New.URL != "" {
+		parts = append(parts, "[live page]("+dest(c.New.URL)+")")
+	}
+	tc, ok := d.Texts[c.ID]
+	if ok {
+		if o, n := d.FileURL(tc.OldPath), d.FileURL(tc.NewPath); o != "" && n != "" {
+			parts = append(parts, "full text: [old]("+dest(o)+") → [new]("+dest(n)+")")
+		}
+	}
+	s := ""
+	if len(parts) > 0 {
+		s = "\n  " + strings.Join(parts, " · ")
+	}
+	switch {
+	case ok && tc.Diff.Markdown != "":
+		s += "\n\n" + indent(tc.Diff.Markdown, "  ")
+	case ok && tc.Why != "":
+		s += "\n  " + text(tc.Why, 300)
+	}
+	return s
+}
+
+// indent prefixes every non-empty line of s, without a final newline.
+func indent(s, prefix string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// failingFor says since when a failing source fails and how many checks
+// in a row, as far as the state knows.
+func failingFor(e report.Entry, d Details) string {
+	if e.Since == "" || e.Status == state.Fresh || e.Status == state.Pending || e.Status == state.BlockedRobots || e.Status == state.Excluded {
+		return ""
+	}
+	s := "; failing since " + text(e.Since, 20)
+	if n := d.FailedChecks[e.ID]; n > 0 {
+		s += ", " + plural(n, "check", "checks")
 	}
 	return s
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden.md")
@@ -237,5 +238,107 @@ func TestCountsTableOmitsZeroRows(t *testing.T) {
 	}
 	if !strings.Contains(body, "| Still pending (in all) | 0 |") {
 		t.Errorf("the pending total must always be shown:\n%s", body)
+	}
+}
+
+// A reviewer's body: the text diff of each changed document (the one that
+// encodes rules first), its rules, gaps and links, a lasting failure with
+// its count of checks, and "gone" under failures.
+func TestBodyWithTextDiffsGolden(t *testing.T) {
+	set := func(e report.Entry, f func(*report.Entry)) report.Entry { f(&e); return e }
+	oldE := []report.Entry{
+		fresh("uk", "uk-cookies", sha("aa11"), 900),
+		set(fresh("uk", "uk-income-tax-rates", sha("bb22"), 48_000), func(e *report.Entry) {
+			e.Encodes = []string{"uk.income-tax.bands"}
+			e.Gaps = []string{"Scottish rates not encoded yet"}
+		}),
+		set(fresh("uk", "uk-ni", sha("cc33"), 10), func(e *report.Entry) {
+			e.Status, e.Since, e.HTTPStatus, e.Detail = state.Failing, "2026-11-02", 503, "HTTP 503"
+		}),
+		fresh("uk", "uk-old-guide", sha("dd44"), 10),
+	}
+	newE := []report.Entry{
+		set(oldE[0], func(e *report.Entry) { e.SHA256, e.Size = sha("aa12"), 905 }),
+		set(oldE[1], func(e *report.Entry) { e.SHA256, e.Size = sha("bb23"), 48_010 }),
+		oldE[2],
+		set(oldE[3], func(e *report.Entry) {
+			e.Status, e.Since, e.HTTPStatus, e.Detail = state.Gone, "2026-11-30", 404, "404: the document is gone"
+		}),
+	}
+	textPath := func(sum string) string { return "snapshots/text/v1/" + sum[:2] + "/" + sum + ".txt" }
+	rates := textview.Diff(textPath(sha("bb22")), textPath(sha("bb23")),
+		"Income Tax rates\nBand | Taxable income | Rate\nPersonal Allowance | Up to £12,570 | 0%\nBasic rate | £12,571 to £50,270 | 20%\nHigher rate | £50,271 to £125,140 | 40%\n",
+		"Income Tax rates\nBand | Taxable income | Rate\nPersonal Allowance | Up to £12,570 | 0%\nBasic rate | £12,571 to £50,070 | 20%\nHigher rate | £50,071 to £125,140 | 40%\n",
+		textview.DiffOptions{})
+	cookies := textview.Diff(textPath(sha("aa11")), textPath(sha("aa12")), "Cookies\nWe use 3 cookies.\n", "Cookies\nWe use 4 cookies.\n", textview.DiffOptions{})
+	d := Details{
+		Texts: map[string]TextChange{
+			"uk-income-tax-rates": {Diff: rates, OldPath: textPath(sha("bb22")), NewPath: textPath(sha("bb23"))},
+			"uk-cookies":          {Diff: cookies, OldPath: textPath(sha("aa11")), NewPath: textPath(sha("aa12"))},
+		},
+		FailedChecks: map[string]int{"uk-ni": 14, "uk-old-guide": 1},
+		FileURL:      Config{Owner: "octo", Repo: "coverage", ServerURL: "https://github.com"}.FileURL("taxkernelbot/update"),
+	}
+	newR := &report.Report{Sources: newE}
+	changes := report.Diff(&report.Report{Sources: oldE}, newR)
+	got := Title(changes) + "\n\n" + BodyWith(changes, SummaryOf(newR), testBlobURL(), testRunURL, d)
+	golden := filepath.Join("testdata", "body_text.golden.md")
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("body differs from %s (-want +got; go test -update rewrites it):\n%s", golden, d)
+	}
+	for _, must := range []string{"failing since 2026-11-02, 14 checks", "**£50,270** → **£50,070**", "### Still failing (1)"} {
+		if !strings.Contains(got, must) {
+			t.Errorf("body lacks %q", must)
+		}
+	}
+	if strings.Index(got, "uk-income-tax-rates") > strings.Index(got, "uk-cookies") {
+		t.Error("the changed document that encodes rules is not first")
+	}
+}
+
+// Hundreds of changed documents with long text diffs still fit GitHub's
+// limit, the documents that encode rules shown first.
+func TestBodyWithTextDiffsStaysUnderGitHubLimit(t *testing.T) {
+	var oldE, newE []report.Entry
+	d := Details{Texts: map[string]TextChange{}}
+	var oldText, newText strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&oldText, "Band %d | £%d\n", i, 1000+i)
+		fmt.Fprintf(&newText, "Band %d | £%d\n", i, 2000+i)
+	}
+	diff := textview.Diff("old.txt", "new.txt", oldText.String(), newText.String(), textview.DiffOptions{})
+	for i := range 300 {
+		id := fmt.Sprintf("xx-doc-%03d", i)
+		e := fresh("xx", id, sha(fmt.Sprintf("%04x", i)), 100)
+		if i%100 == 99 {
+			e.Encodes = []string{"xx.rule"}
+		}
+		oldE = append(oldE, e)
+		n := e
+		n.SHA256 = sha(fmt.Sprintf("%04x", i+5000))
+		newE = append(newE, n)
+		d.Texts[id] = TextChange{Diff: diff}
+	}
+	newR := &report.Report{Sources: newE}
+	changes := report.Diff(&report.Report{Sources: oldE}, newR)
+	got := BodyWith(changes, SummaryOf(newR), testBlobURL(), testRunURL, d)
+	if len(got) > MaxBody {
+		t.Fatalf("body is %d bytes, past %d", len(got), MaxBody)
+	}
+	first := strings.Index(got, "\n- `")
+	if first < 0 || !strings.HasPrefix(got[first+1:], "- `xx-doc-099`") {
+		t.Errorf("the first changed document is not one that encodes rules:\n%.300s", got[max(first, 0):])
+	}
+	if !strings.Contains(got, "more (") {
+		t.Error("the shortened section does not say how many it left out")
 	}
 }

@@ -131,6 +131,23 @@ func (c Config) BlobURL(ref string) func(sha256 string) string {
 	}
 }
 
+// FileURL returns, for Body, a function linking a file of the repository
+// (a slash-separated path such as a derived text under snapshots/text/)
+// as seen at ref.
+func (c Config) FileURL(ref string) func(path string) string {
+	parts := strings.Split(ref, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	prefix := c.repoURL() + "/blob/" + strings.Join(parts, "/") + "/"
+	return func(p string) string {
+		if p == "" {
+			return ""
+		}
+		return prefix + p
+	}
+}
+
 func isHex(s string) bool {
 	for _, r := range s {
 		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {

@@ -18,6 +18,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // errUnreachable ends a host's turn when a document request could not reach
@@ -240,6 +241,11 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			s.HTTPStatus = 0
 		}
 		s.Detail = overridden
+		if s.Status == state.Fresh {
+			s.FailedChecks = 0
+		} else {
+			s.FailedChecks++
+		}
 	}
 	fail := func(st state.Status, detail string) {
 		r.finish(src, st, prior, func(s *state.Source) {
@@ -282,6 +288,11 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			s.LastGood = now
 			s.FinalURL = u.String()
 			keepValidators(s, resp)
+			view, ok := lastView(*s, prior.SHA256)
+			if !ok {
+				view = r.deriveText(ctx, src, prior.SHA256, prior.ContentType)
+			}
+			r.noteBlink(ctx, src, s, state.TextCheck{Raw: prior.SHA256, View: view}, now)
 		})
 		r.count(func(res *Result) { res.Checked++ })
 		r.log(src.Host, "%s %s → 304 unchanged", src.ID, u)
@@ -290,6 +301,13 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		fail(state.Failing, fmt.Sprintf("HTTP %d %s to a plain GET: only a 200 carries the whole document, nothing stored", code, http.StatusText(code)))
 		return nil, true
 	case code == 200:
+		held := prior.SHA256 != "" && r.o.Store.Has(prior.SHA256)
+		if held && prior.SHA256 != resp.SHA256 {
+			if c, ok := r.compareText(ctx, src, prior, resp); ok && !c.Changed {
+				r.sameText(ctx, src, prior, u, resp, c, checked)
+				return nil, true
+			}
+		}
 		r.o.Index.Add(src.ID, store.Entry{
 			SHA256: resp.SHA256, Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
@@ -300,6 +318,10 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			s.LastGood = now
 			s.SHA256, s.Size, s.ContentType, s.FinalURL = resp.SHA256, resp.Size, resp.ContentType, u.String()
 			s.ETag, s.LastModified = resp.ETag, resp.LastModified
+			// Whenever a blob is indexed (or found held), its text is kept
+			// beside it.
+			view := r.deriveText(ctx, src, resp.SHA256, resp.ContentType)
+			r.noteBlink(ctx, src, s, state.TextCheck{Raw: resp.SHA256, View: view}, now)
 		})
 		r.count(func(res *Result) { res.Checked++ })
 		what := "changed"
@@ -345,6 +367,26 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		fail(state.Failing, detail)
 		return nil, true
 	}
+}
+
+// sameText records a 200 whose new bytes say what the held ones say under
+// the source's view: the check counts (state's check times, blink history;
+// the ledger has the request already), but the held bytes remain the
+// citation — hash, size, type, final URL and validators stay, nothing is
+// indexed, and the new blob is left for the end-of-run sweep.
+func (r *run) sameText(ctx context.Context, src manifest.Source, prior state.Source, u *url.URL, resp *fetch.Response, c textview.Comparison, checked func(*state.Source)) {
+	now := r.o.Clock.Now()
+	r.finish(src, state.Fresh, prior, func(s *state.Source) {
+		checked(s)
+		s.HTTPStatus = prior.HTTPStatus
+		s.LastGood = now
+		r.noteBlink(ctx, src, s, state.TextCheck{Raw: resp.SHA256, View: c.DefaultView}, now)
+	})
+	r.mu.Lock()
+	r.unkept = append(r.unkept, resp.SHA256)
+	r.mu.Unlock()
+	r.count(func(res *Result) { res.Checked++ })
+	r.log(src.Host, "%s %s → 200 unchanged text (%s): sha256 %.12s not kept, %.12s remains the citation", src.ID, u, c.Why, resp.SHA256, prior.SHA256)
 }
 
 // redirect decides a document redirect (SPEC §3.10). It returns the next URL

@@ -17,6 +17,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // Fetcher sends one GET; *fetch.Client is the real one.
@@ -131,6 +132,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		start:  o.Clock.Now(),
 		gates:  map[string]*gate.Gate{},
 		robots: map[string]*robotsEntry{},
+		docs:   map[string][]textview.Doc{},
 	}
 	plan := r.plan()
 	for _, hp := range plan {
@@ -159,6 +161,7 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		})
 	}
 	wg.Wait()
+	r.sweep()
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrFatal) {
 		return &r.res, cause
 	}
@@ -175,6 +178,11 @@ type run struct {
 	res    Result
 	gates  map[string]*gate.Gate
 	robots map[string]*robotsEntry
+	// unkept are blobs stored by this run and then not kept (same text);
+	// docs holds, per source, the two documents of its last same-text
+	// fetch, for a view suggestion.
+	unkept []string
+	docs   map[string][]textview.Doc
 }
 
 type hostPlan struct {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // statusOrder is the order of statuses in every count, column and
@@ -54,6 +55,85 @@ func compareEntry(a, b Entry) int {
 // URL differs from the manifest with a suggestion to update it), then one
 // row per source.
 func (r *Report) Markdown() []byte {
+	return r.markdown("# Coverage", -1, nil)
+}
+
+// SplitAt is the size past which the Markdown report is split: GitHub
+// stops rendering a Markdown file at about 512 KB.
+const SplitAt = 256 << 10
+
+// SplitDir is the directory, beside coverage.md, of the per-jurisdiction
+// reports of a split report.
+const SplitDir = "coverage"
+
+// shownWhenSplit is how many sources each list of the top-level report
+// names when the report is split; the jurisdictions' files have them all.
+const shownWhenSplit = 50
+
+// MarkdownFiles renders the report as the Markdown files to write, by name
+// relative to the reports directory: coverage.md alone while it stays
+// under SplitAt; past it, coverage.md keeps the summary and what needs
+// action (each list shortened to its first sources) and links one file
+// per jurisdiction, coverage/<jurisdiction>.md, with that jurisdiction's
+// whole report.
+func (r *Report) MarkdownFiles() map[string][]byte {
+	whole := r.Markdown()
+	if len(whole) <= SplitAt {
+		return map[string][]byte{"coverage.md": whole}
+	}
+	es := slices.Clone(r.Sources)
+	slices.SortStableFunc(es, compareEntry)
+	out := map[string][]byte{}
+	var links []string
+	for _, g := range byJurisdiction(es) {
+		j := g[0].Jurisdiction
+		name := SplitDir + "/" + fileName(j) + ".md"
+		data := (&Report{Sources: g}).markdown("# Coverage: "+text(j), -1, nil)
+		if len(data) <= SplitAt {
+			out[name] = data
+			links = append(links, fmt.Sprintf("- [%s](%s): %d sources", text(j), dest(name), len(g)))
+			continue
+		}
+		// A jurisdiction too large for one file gets parts of about
+		// SplitAt each: coverage/<j>.md, coverage/<j>-2.md, …
+		per := max(1, len(g)*SplitAt/len(data))
+		parts := (len(g) + per - 1) / per
+		var partLinks []string
+		for k := range parts {
+			chunk := g[k*per : min(len(g), (k+1)*per)]
+			pname := name
+			if k > 0 {
+				pname = fmt.Sprintf("%s/%s-%d.md", SplitDir, fileName(j), k+1)
+			}
+			out[pname] = (&Report{Sources: chunk}).markdown(fmt.Sprintf("# Coverage: %s, part %d of %d", text(j), k+1, parts), -1, nil)
+			partLinks = append(partLinks, fmt.Sprintf("[part %d](%s)", k+1, dest(pname)))
+		}
+		links = append(links, fmt.Sprintf("- %s: %d sources in %s", text(j), len(g), strings.Join(partLinks, ", ")))
+	}
+	out["coverage.md"] = r.markdown("# Coverage", shownWhenSplit, links)
+	return out
+}
+
+// fileName makes a jurisdiction code safe as a file name.
+func fileName(j string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(j) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	if b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}
+
+// markdown renders the report under title. limit < 0 shows every source;
+// otherwise each list shows at most limit, and the per-source tables are
+// replaced by links (one line per jurisdiction's file).
+func (r *Report) markdown(title string, limit int, links []string) []byte {
 	// Markdown may be given a Report that Build did not sort (Load reads
 	// whatever the file holds); grouping needs the order.
 	es := slices.Clone(r.Sources)
@@ -70,15 +150,22 @@ func (r *Report) Markdown() []byte {
 	}
 	slices.SortFunc(statuses, compareStatus)
 
-	blocks := []string{"# Coverage", totalLine(len(es), statuses, count), "## Summary"}
+	blocks := []string{title, totalLine(len(es), statuses, count), "## Summary"}
 	blocks = append(blocks, summaryTable(groups, statuses))
 	blocks = append(blocks, "## Gaps and failures")
-	blocks = append(blocks, gaps(es, statuses)...)
+	blocks = append(blocks, gaps(es, statuses, limit)...)
+	blocks = append(blocks, noisy(es, limit)...)
 	blocks = append(blocks, "## Sources")
-	if len(groups) == 0 {
+	switch {
+	case limit >= 0:
+		blocks = append(blocks, "The report is split by jurisdiction to stay readable on GitHub; each file has the jurisdiction's gaps, failures and every source:", strings.Join(links, "\n"))
+	case len(groups) == 0:
 		blocks = append(blocks, "None.")
 	}
 	for _, g := range groups {
+		if limit >= 0 {
+			break
+		}
 		blocks = append(blocks, "### "+text(g[0].Jurisdiction), sourceTable(g))
 	}
 	return []byte(strings.Join(blocks, "\n\n") + "\n")
@@ -141,7 +228,7 @@ func summaryTable(groups [][]Entry, statuses []state.Status) string {
 }
 
 // gaps returns the blocks of the "Gaps and failures" section.
-func gaps(es []Entry, statuses []state.Status) []string {
+func gaps(es []Entry, statuses []state.Status, limit int) []string {
 	var blocks []string
 	for _, s := range statuses {
 		if s == state.Fresh || s == state.Pending {
@@ -152,22 +239,22 @@ func gaps(es []Entry, statuses []state.Status) []string {
 			blocks = append(blocks, m)
 		}
 		if s == state.Unreachable {
-			blocks = append(blocks, byHost(es, s))
+			blocks = append(blocks, byHost(es, s, limit))
 			continue
 		}
-		blocks = append(blocks, list(es, func(e Entry) bool { return e.Status == s }, item))
+		blocks = append(blocks, list(limit, es, func(e Entry) bool { return e.Status == s }, item))
 	}
 
 	redirected := func(e Entry) bool { return e.FinalURL != "" && e.FinalURL != e.URL }
 	if slices.ContainsFunc(es, redirected) {
-		blocks = append(blocks, "### Moved or redirected", list(es, redirected, func(e Entry) string {
+		blocks = append(blocks, "### Moved or redirected", list(limit, es, redirected, func(e Entry) string {
 			return fmt.Sprintf("- %s: redirected from %s; update the manifest to %s.", label(e), link(e.URL, e.URL), link(e.FinalURL, e.FinalURL))
 		}))
 	}
 
 	declared := func(e Entry) bool { return len(e.Gaps) > 0 }
 	if slices.ContainsFunc(es, declared) {
-		blocks = append(blocks, "### Declared encoding gaps", list(es, declared, func(e Entry) string {
+		blocks = append(blocks, "### Declared encoding gaps", list(limit, es, declared, func(e Entry) string {
 			lines := []string{"- " + label(e) + ":"}
 			for _, g := range e.Gaps {
 				lines = append(lines, "  - "+text(g))
@@ -183,7 +270,7 @@ func gaps(es []Entry, statuses []state.Status) []string {
 		return (e.Status == state.Fresh || e.Status == state.Pending) && e.Detail != ""
 	}
 	if slices.ContainsFunc(es, noted) {
-		blocks = append(blocks, "### Notes", "Fresh or pending sources that carry a remark, such as a `robots_override` and its permission.", list(es, noted, item))
+		blocks = append(blocks, "### Notes", "Fresh or pending sources that carry a remark, such as a `robots_override` and its permission.", list(limit, es, noted, item))
 	}
 
 	if len(blocks) == 0 {
@@ -194,7 +281,7 @@ func gaps(es []Entry, statuses []state.Status) []string {
 
 // byHost lists the sources in status s one line per host and detail: what
 // is wrong with a host is said once, then which sources it holds back.
-func byHost(es []Entry, s state.Status) string {
+func byHost(es []Entry, s state.Status, limit int) string {
 	type key struct{ host, detail string }
 	var order []key
 	ids := map[key][]string{}
@@ -214,7 +301,14 @@ func byHost(es []Entry, s state.Status) string {
 		if k.detail != "" {
 			line += ": " + text(k.detail)
 		}
-		lines = append(lines, line+" — "+strings.Join(ids[k], ", "))
+		shown := ids[k]
+		if limit >= 0 && len(shown) > limit {
+			shown = append(shown[:limit:limit], fmt.Sprintf("… and %d more (see %s/)", len(ids[k])-limit, SplitDir))
+		}
+		lines = append(lines, line+" — "+strings.Join(shown, ", "))
+	}
+	if limit >= 0 && len(lines) > limit {
+		lines = append(lines[:limit:limit], fmt.Sprintf("- … and %d more hosts: see the jurisdictions' files under %s/", len(lines)-limit, SplitDir))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -228,12 +322,19 @@ func hostOf(raw string) string {
 	return raw
 }
 
-func list(es []Entry, keep func(Entry) bool, render func(Entry) string) string {
+func list(limit int, es []Entry, keep func(Entry) bool, render func(Entry) string) string {
 	var lines []string
+	n := 0
 	for _, e := range es {
 		if keep(e) {
-			lines = append(lines, render(e))
+			if limit < 0 || n < limit {
+				lines = append(lines, render(e))
+			}
+			n++
 		}
+	}
+	if limit >= 0 && n > limit {
+		lines = append(lines, fmt.Sprintf("- … and %d more: see the jurisdictions' files under %s/", n-limit, SplitDir))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -310,4 +411,50 @@ func escape(s, chars string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// noisy returns the "Noisy sources" section, or nothing when no source
+// blinks (so a report without any keeps its shape).
+func noisy(es []Entry, limit int) []string {
+	blinks := func(e Entry) bool { return e.Noisy != nil }
+	if !slices.ContainsFunc(es, blinks) {
+		return nil
+	}
+	return []string{"## Noisy sources",
+		fmt.Sprintf("These pages brought new bytes at each of their last %d fetches while their text stayed the same (a token, a build id, a time stamp): such fetches are recorded, but the held bytes stay the citation and nothing is stored. Declaring a `view` in the manifest entry says what to look past, so that a change hidden in the noise is still seen.", blinkFetches),
+		list(limit, es, blinks, func(e Entry) string {
+			v := viewYAML(e.Noisy)
+			s := "- " + label(e) + ": blinking since " + text(e.Noisy.Since) + "; suggested: `" + v + "`"
+			if v == "" {
+				s = "- " + label(e) + ": blinking since " + text(e.Noisy.Since) + "; the default view already reads every fetch alike (what changes is in scripts, comments, hidden inputs or `<meta>`), so no view is needed"
+			} else if !e.Noisy.Matched {
+				s += " (a start: it does not make every fetch seen read alike; finish it by hand)"
+			}
+			return s
+		})}
+}
+
+// blinkFetches is how many fetches in a row make a source noisy.
+const blinkFetches = textview.BlinkFetches
+
+// viewYAML writes a suggested view as its manifest line.
+func viewYAML(n *Noisy) string {
+	quote := func(xs []string) string {
+		q := make([]string, len(xs))
+		for i, x := range xs {
+			q[i] = strconv.Quote(x)
+		}
+		return "[" + strings.Join(q, ", ") + "]"
+	}
+	var parts []string
+	if len(n.Drop) > 0 {
+		parts = append(parts, "drop: "+quote(n.Drop))
+	}
+	if len(n.Ignore) > 0 {
+		parts = append(parts, "ignore: "+quote(n.Ignore))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return strings.ReplaceAll("view: {"+strings.Join(parts, ", ")+"}", "`", "")
 }

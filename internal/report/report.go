@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,6 +32,21 @@ type Entry struct {
 	Detail       string       `json:"detail,omitempty"`
 	Encodes      []string     `json:"encodes,omitempty"`
 	Gaps         []string     `json:"gaps,omitempty"`
+	// Noisy is set for a source without a declared view that blinks: new
+	// bytes at each of its last fetches, the same text.
+	Noisy *Noisy `json:"noisy,omitempty"`
+}
+
+// Noisy is when a source started blinking and the view suggested for its
+// manifest entry.
+type Noisy struct {
+	Since string `json:"since"`
+	// Drop and Ignore are the suggested view's CSS selectors and line
+	// expressions; Matched says the suggestion makes the fetches seen read
+	// alike.
+	Drop    []string `json:"drop,omitempty"`
+	Ignore  []string `json:"ignore,omitempty"`
+	Matched bool     `json:"matched,omitempty"`
 }
 
 // Report is the whole coverage report: {"sources": [...]} in JSON.
@@ -71,6 +87,10 @@ func Build(set *manifest.Set, st *state.State) *Report {
 		if e.Status == "" {
 			e.Status = state.Pending
 		}
+		// A declared view says the source was looked at: no suggestion.
+		if n := s.Noisy; n != nil && src.View.IsZero() {
+			e.Noisy = &Noisy{Since: n.Since, Drop: slices.Clone(n.Drop), Ignore: slices.Clone(n.Ignore), Matched: n.Matched}
+		}
 		// A final URL equal to the manifest's says nothing and would only
 		// make reviewers look for a redirect that did not happen.
 		if s.FinalURL != src.URL {
@@ -100,8 +120,11 @@ func (r *Report) JSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// Write writes dir/coverage.json and dir/coverage.md atomically, each only
-// when its bytes changed, and reports whether anything was written.
+// Write writes dir/coverage.json and the Markdown files (MarkdownFiles:
+// dir/coverage.md, and dir/coverage/<jurisdiction>.md when the report is
+// large) atomically, each only when its bytes changed, removes the
+// per-jurisdiction files a smaller report no longer has, and reports
+// whether anything was written.
 func (r *Report) Write(dir string) (changed bool, err error) {
 	js, err := r.JSON()
 	if err != nil {
@@ -110,14 +133,32 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return false, err
 	}
-	for _, f := range []struct {
+	type file struct {
 		name string
 		data []byte
-	}{
-		{"coverage.json", js},
-		{"coverage.md", r.Markdown()},
-	} {
-		path := filepath.Join(dir, f.name)
+	}
+	files := []file{{"coverage.json", js}}
+	md := r.MarkdownFiles()
+	names := slices.Sorted(maps.Keys(md))
+	for _, n := range names {
+		files = append(files, file{n, md[n]})
+	}
+	split := filepath.Join(dir, SplitDir)
+	if old, _ := filepath.Glob(filepath.Join(split, "*.md")); len(old) > 0 {
+		for _, p := range old {
+			if _, keep := md[SplitDir+"/"+filepath.Base(p)]; !keep {
+				if err := os.Remove(p); err != nil {
+					return changed, err
+				}
+				changed = true
+			}
+		}
+	}
+	for _, f := range files {
+		path := filepath.Join(dir, filepath.FromSlash(f.name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return changed, err
+		}
 		// Rewriting identical bytes would still touch the mtime, which
 		// tools watching the directory take for a change.
 		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, f.data) {

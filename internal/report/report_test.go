@@ -60,7 +60,7 @@ func fixture() (*manifest.Set, *state.State) {
 	}
 	put("uk-income-tax-rates", state.Source{Status: state.Fresh, Since: "2026-11-02", LastGood: checked, HTTPStatus: 200, SHA256: shaA, Size: 48213, ContentType: "text/html; charset=utf-8", ETag: `"abc"`})
 	put("uk-ni-rates", state.Source{Status: state.Failing, Since: "2026-11-28", HTTPStatus: 503, SHA256: shaB, Size: 30211, ContentType: "text/html", Detail: "HTTP 503 Service Unavailable; older bytes held"})
-	put("uk-vat-rates", state.Source{Status: state.Fresh, Since: "2026-10-01", HTTPStatus: 200, SHA256: shaB, Size: 1024, ContentType: "text/html", FinalURL: "https://www.gov.uk/guidance/rates-of-vat-on-different-goods-and-services"})
+	put("uk-vat-rates", state.Source{Status: state.Fresh, Since: "2026-10-01", HTTPStatus: 200, SHA256: shaB, Size: 1024, ContentType: "text/html", FinalURL: "https://www.gov.uk/guidance/rates-of-vat-on-different-goods-and-services", Noisy: &state.Noisy{Since: "2026-11-29"}})
 	put("uk-paye-tables", state.Source{Status: state.Fresh, Since: "2026-10-05", HTTPStatus: 304, SHA256: shaA, Size: 220400, ContentType: "application/pdf", Detail: `fetched under robots_override: permission "email from the webmaster, 2026-10-01, ref 4411"`})
 	put("uk-gazette-4411", state.Source{Status: state.Gone, Since: "2026-11-20", HTTPStatus: 410, Detail: "HTTP 410 Gone"})
 	put("uk-stamp-duty", state.Source{Status: state.BlockedRobots, Since: "2026-09-30", Detail: "robots.txt: Disallow: /stamp-duty"})
@@ -72,7 +72,8 @@ func fixture() (*manifest.Set, *state.State) {
 	put("nz-income-tax-rates", state.Source{Status: state.Paused, Since: "2026-11-29", HTTPStatus: 403, Detail: "host paused after 3 consecutive 403s"})
 	put("nz-kiwisaver", state.Source{Status: state.Moved, Since: "2026-11-15", HTTPStatus: 301, FinalURL: "https://www.kiwisaver.govt.nz/rates", Detail: "redirect to another host, not in a manifest: https://www.kiwisaver.govt.nz/rates"})
 	put("nz-ita-2007", state.Source{Status: state.TooLarge, Since: "2026-11-10", HTTPStatus: 200, Detail: "body over max_body (50 MiB)"})
-	put("nz-gazette", state.Source{Status: state.Fresh, Since: "2026-06-01", HTTPStatus: 200, SHA256: shaB, Size: 5120, ContentType: "text/html", FinalURL: "https://gazette.govt.nz/notice/2026-go1"})
+	put("nz-gazette", state.Source{Status: state.Fresh, Since: "2026-06-01", HTTPStatus: 200, SHA256: shaB, Size: 5120, ContentType: "text/html", FinalURL: "https://gazette.govt.nz/notice/2026-go1",
+		Noisy: &state.Noisy{Since: "2026-11-27", Drop: []string{"#banner", `meta[name="csrf-token"]`}, Ignore: []string{`^Page generated at \d+:\d+$`}, Matched: true}})
 	return set, st
 }
 

@@ -59,6 +59,44 @@ type Source struct {
 	// are in the store.
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
+
+	// FailedChecks counts the completed checks in a row that did not leave
+	// the source fresh (0 once one does): "failing since Since, N checks".
+	FailedChecks int `json:"failed_checks,omitempty"`
+	// TextChecks are the last MaxTextChecks fetches that brought bytes,
+	// oldest first: the raw hash and the hash of the default view's text,
+	// from which a source that blinks (new bytes, same text) is told.
+	TextChecks []TextCheck `json:"text_checks,omitempty"`
+	// Noisy is set once the source starts blinking without a declared
+	// view; it carries the view suggested then.
+	Noisy *Noisy `json:"noisy,omitempty"`
+}
+
+// MaxTextChecks is how many fetches TextChecks remembers.
+const MaxTextChecks = 4
+
+// TextCheck is one fetch that brought bytes: their SHA-256 and the hash of
+// their text under the default view (empty when it has no text).
+type TextCheck struct {
+	Raw  string `json:"raw"`
+	View string `json:"view,omitempty"`
+}
+
+// Noisy records when a source started blinking and the view that would
+// keep it quiet.
+type Noisy struct {
+	Since   string   `json:"since"` // UTC date, YYYY-MM-DD
+	Drop    []string `json:"drop,omitempty"`
+	Ignore  []string `json:"ignore,omitempty"`
+	Matched bool     `json:"matched,omitempty"` // the suggestion makes the fetches seen read alike
+}
+
+// AddTextCheck appends c to TextChecks, keeping the last MaxTextChecks.
+func (s *Source) AddTextCheck(c TextCheck) {
+	s.TextChecks = append(slices.Clone(s.TextChecks), c)
+	if n := len(s.TextChecks); n > MaxTextChecks {
+		s.TextChecks = s.TextChecks[n-MaxTextChecks:]
+	}
 }
 
 // SetStatus sets s.Status and, when it changes, s.Since to now's UTC date.

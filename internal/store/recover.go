@@ -68,8 +68,13 @@ func (s *Store) Discard(sum string) error {
 	return nil
 }
 
+// derivedDir is where the text views derived from the blobs are kept,
+// beside sha256/ (see package textview).
+const derivedDir = "text"
+
 // RemoveLeftovers removes the temp files that interrupted writes left in the
-// store (blobs under sha256/, the index beside it) and returns their paths.
+// store (blobs under sha256/, the index beside it, derived texts under
+// text/) and returns their paths.
 // Only call it while no Put or index Save of this store is under way.
 func (s *Store) RemoveLeftovers() ([]string, error) {
 	var removed []string
@@ -81,6 +86,14 @@ func (s *Store) RemoveLeftovers() ([]string, error) {
 			}
 		}
 	}
+	// Derived texts live under root/text/<version>/<2 hex>/ and are
+	// written the same way.
+	filepath.WalkDir(filepath.Join(s.root, derivedDir), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
 	for _, d := range dirs {
 		ents, err := os.ReadDir(d)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -101,4 +114,17 @@ func (s *Store) RemoveLeftovers() ([]string, error) {
 		}
 	}
 	return removed, nil
+}
+
+// Remove removes the blob sum unless ix names it for some source: a blob
+// a run stored and then decided not to keep (new bytes that say what the
+// held ones say). It refuses, with an error, a blob the index names, so a
+// citation can never lose its bytes this way.
+func (s *Store) Remove(sum string, ix *Index) error {
+	for _, id := range ix.IDs() {
+		if _, ok := ix.Lookup(id, sum); ok {
+			return fmt.Errorf("store: not removing %s: source %s cites it in the index", sum, id)
+		}
+	}
+	return s.Discard(sum)
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -54,5 +55,59 @@ func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestRemoveRefusesIndexedBlob(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, _, err := s.Put(t.Context(), strings.NewReader("held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	loose, _, err := s.Put(t.Context(), strings.NewReader("not kept"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := NewIndex()
+	ix.Add("src", Entry{SHA256: kept})
+	if err := s.Remove(kept, ix); err == nil || !strings.Contains(err.Error(), "src") {
+		t.Errorf("Remove of an indexed blob: err = %v, want a refusal naming the source", err)
+	}
+	if !s.Has(kept) {
+		t.Error("the indexed blob was removed")
+	}
+	if err := s.Remove(loose, ix); err != nil {
+		t.Fatal(err)
+	}
+	if s.Has(loose) {
+		t.Error("the unindexed blob is still held after Remove")
+	}
+}
+
+func TestRemoveLeftoversOfDerivedTexts(t *testing.T) {
+	s := openStore(t)
+	dir := filepath.Join(s.Root(), "text", "v1", "ab")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(dir, ".tmp-abc.txt-123")
+	kept := filepath.Join(dir, "abc.txt")
+	for _, p := range []string{tmp, kept} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := s.RemoveLeftovers()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(removed, tmp) {
+		t.Errorf("removed %v, want the interrupted text write %s among them", removed, tmp)
+	}
+	if _, err := os.Stat(kept); err != nil {
+		t.Errorf("a finished text was removed: %v", err)
 	}
 }

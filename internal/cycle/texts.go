@@ -1,0 +1,111 @@
+package cycle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
+)
+
+// TextPath is where the text derived from blob sum is in the repository,
+// slash-separated: snapshots/text/<version>/<2 hex>/<sum>.txt.
+func TextPath(sum string) string {
+	p, err := textview.TextPath("snapshots", sum)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(p)
+}
+
+// BodyDetails gathers what a pull request body shows beyond the reports'
+// diff: the text diff of each changed document, compared through its
+// source's view (the blobs' bytes from blob), and each failing source's
+// count of failed checks from st. A document whose blobs cannot be read
+// gets a line saying so instead of a diff; nothing here fails.
+func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, changes []report.Change, blob func(sum string) ([]byte, error)) github.Details {
+	d := github.Details{Texts: map[string]github.TextChange{}, FailedChecks: map[string]int{}}
+	for _, id := range st.SourceIDs() {
+		if n := st.Source(id).FailedChecks; n > 0 {
+			d.FailedChecks[id] = n
+		}
+	}
+	for _, c := range changes {
+		if c.Kind != report.KindChanged || c.Old.SHA256 == "" || c.New.SHA256 == "" {
+			continue
+		}
+		tc := github.TextChange{OldPath: TextPath(c.Old.SHA256), NewPath: TextPath(c.New.SHA256)}
+		var view *textview.View
+		if src, ok := set.Source(c.ID); ok {
+			view, _ = textview.Compile(src.View) // validated with the manifest
+		}
+		old, errOld := blob(c.Old.SHA256)
+		cur, errNew := blob(c.New.SHA256)
+		if err := errors.Join(errOld, errNew); err != nil {
+			tc.Why = fmt.Sprintf("no text diff: a blob could not be read (%v)", err)
+			d.Texts[c.ID] = tc
+			continue
+		}
+		cmp := textview.Compare(ctx, view,
+			textview.Doc{Raw: old, ContentType: c.Old.ContentType},
+			textview.Doc{Raw: cur, ContentType: c.New.ContentType},
+			tc.OldPath, tc.NewPath, textview.Limits{}, textview.DiffOptions{})
+		tc.Diff = cmp.Diff
+		if tc.Diff.Markdown == "" {
+			tc.Why = "no text diff: " + cmp.Why
+		}
+		d.Texts[c.ID] = tc
+	}
+	return d
+}
+
+// blobReader reads a blob from the local store, else from the trees given
+// (main's, the bot branch's; nil ones are skipped), fetching it there.
+func blobReader(ctx context.Context, snapshots string, trees ...*gitstore.Tree) func(string) ([]byte, error) {
+	return func(sum string) ([]byte, error) {
+		data, err := readLocal(snapshots, sum)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return data, err
+		}
+		p := "snapshots/" + store.BlobPath(sum)
+		for _, t := range trees {
+			if t == nil {
+				continue
+			}
+			if err := t.Fetch(ctx, p); err != nil {
+				continue
+			}
+			if data, err := fs.ReadFile(t, p); err == nil {
+				return data, nil
+			}
+		}
+		return nil, fmt.Errorf("blob %.12s: neither this runner nor a branch holds it: %w", sum, fs.ErrNotExist)
+	}
+}
+
+// derivedTexts are the files of the text derived from blob sum that the
+// local store holds (the .txt, and the .reason when there is one), keyed
+// by their repository path.
+func derivedTexts(snapshots, sum string) map[string][]byte {
+	out := map[string][]byte{}
+	p := TextPath(sum)
+	if p == "" {
+		return out
+	}
+	for _, rel := range []string{p, p[:len(p)-len(".txt")] + ".reason"} {
+		local := filepath.Join(snapshots, filepath.FromSlash(rel[len("snapshots/"):]))
+		if data, err := os.ReadFile(local); err == nil {
+			out[rel] = data
+		}
+	}
+	return out
+}

@@ -1,0 +1,137 @@
+package pipeline
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/fetch"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
+)
+
+// textLimits bound the text work on one document during a run.
+var textLimits = textview.Limits{}
+
+// readBlob returns the held bytes of sum, re-hashed on the way.
+func (r *run) readBlob(sum string) ([]byte, error) {
+	rc, err := r.o.Store.Open(sum)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}
+
+// compareText decides whether the new bytes of src (resp, just stored)
+// say something else than the held ones (prior), through the source's
+// view. ok is false when the comparison could not be made (a blob could
+// not be read back): then the bytes decide, as before there were views.
+func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.Source, resp *fetch.Response) (textview.Comparison, bool) {
+	view, err := textview.Compile(src.View)
+	if err != nil {
+		r.log(src.Host, "%s: view unusable (%v): the bytes decide; fix the view in its manifest", src.ID, err)
+		return textview.Comparison{}, false
+	}
+	old, err := r.readBlob(prior.SHA256)
+	if err != nil {
+		r.log(src.Host, "%s: held bytes %.12s unreadable for the text comparison (%v): the bytes decide", src.ID, prior.SHA256, err)
+		return textview.Comparison{}, false
+	}
+	cur, err := r.readBlob(resp.SHA256)
+	if err != nil {
+		r.log(src.Host, "%s: new bytes %.12s unreadable for the text comparison (%v): the bytes decide", src.ID, resp.SHA256, err)
+		return textview.Comparison{}, false
+	}
+	c := textview.Compare(ctx, view,
+		textview.Doc{Raw: old, ContentType: prior.ContentType},
+		textview.Doc{Raw: cur, ContentType: resp.ContentType},
+		prior.SHA256, resp.SHA256, textLimits, textview.DiffOptions{})
+	if c.Changed {
+		return c, true
+	}
+	if src.View.IsZero() {
+		// Kept for the suggestion, should the source start blinking now.
+		r.mu.Lock()
+		r.docs[src.ID] = []textview.Doc{
+			{Raw: old, ContentType: prior.ContentType},
+			{Raw: cur, ContentType: resp.ContentType},
+		}
+		r.mu.Unlock()
+	}
+	return c, true
+}
+
+// deriveText keeps the text of the indexed blob sum beside the blobs and
+// returns the hash of its default view, for the source's blink history.
+// A failure is logged and leaves the hash empty; it never fails the run.
+func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentType string) string {
+	if res, ok, err := textview.Load(r.o.Store.Root(), sum); err == nil && ok {
+		return textview.Hash((*textview.View)(nil).NormalizeText(res.Text)) // kept: no need to read the blob
+	}
+	raw, err := r.readBlob(sum)
+	if err != nil {
+		r.log(src.Host, "%s: no text derived from %.12s: blob unreadable: %v", src.ID, sum, err)
+		return ""
+	}
+	_, res, err := textview.Derive(ctx, r.o.Store.Root(), sum, raw, contentType, textLimits)
+	if err != nil {
+		r.log(src.Host, "%s: text of %.12s not kept: %v", src.ID, sum, err)
+	}
+	if res.Reason != "" {
+		r.log(src.Host, "%s: text of %.12s: %s", src.ID, sum, res.Reason)
+	}
+	return textview.Hash((*textview.View)(nil).NormalizeText(res.Text))
+}
+
+// noteBlink records the fetch in s's blink history and, when a source
+// without a declared view starts blinking with it, the suggested view.
+func (r *run) noteBlink(ctx context.Context, src manifest.Source, s *state.Source, c state.TextCheck, now time.Time) {
+	s.AddTextCheck(c)
+	if !src.View.IsZero() {
+		s.Noisy = nil
+		return
+	}
+	checks := make([]textview.Check, len(s.TextChecks))
+	for i, tc := range s.TextChecks {
+		checks[i] = textview.Check{Raw: tc.Raw, View: tc.View}
+	}
+	r.mu.Lock()
+	docs := r.docs[src.ID]
+	delete(r.docs, src.ID)
+	r.mu.Unlock()
+	if s.Noisy != nil || !textview.StartsBlinking(checks) {
+		return
+	}
+	spec, matched := textview.Suggest(ctx, docs, textLimits)
+	s.Noisy = &state.Noisy{
+		Since: now.UTC().Format(time.DateOnly),
+		Drop:  spec.Drop, Ignore: spec.Ignore, Matched: matched,
+	}
+	r.log(src.Host, "%s blinks: new bytes at each of its last %d fetches, same text; suggested view: drop %q, ignore %q",
+		src.ID, textview.BlinkFetches, spec.Drop, spec.Ignore)
+}
+
+// lastView is the default-view hash recorded for raw in s's history, or
+// "" with false.
+func lastView(s state.Source, raw string) (string, bool) {
+	for i := len(s.TextChecks) - 1; i >= 0; i-- {
+		if s.TextChecks[i].Raw == raw {
+			return s.TextChecks[i].View, true
+		}
+	}
+	return "", false
+}
+
+// sweep removes the blobs this run stored and then did not keep (new
+// bytes, same text). It runs once every host is done, so no fetch of this
+// run can be between storing a blob and indexing it; Store.Remove refuses
+// any blob the index names, so bytes a citation needs stay.
+func (r *run) sweep() {
+	for _, sum := range r.unkept {
+		if err := r.o.Store.Remove(sum, r.o.Index); err != nil {
+			r.log("", "blob %.12s kept: %v", sum, err)
+		}
+	}
+}
