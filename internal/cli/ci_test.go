@@ -317,7 +317,7 @@ func TestCIShardsTouchEveryHostOnce(t *testing.T) {
 	}
 	// The last shard to publish reports what every shard fetched.
 	cov := p.file(t, cycle.BotBranch, "reports/coverage.json")
-	if n := strings.Count(cov, `"status": "fresh"`); n != len(auths) {
+	if n := strings.Count(cov, `"status":"fresh"`); n != len(auths) {
 		t.Errorf("the rolling branch's report has %d fresh sources, want %d:\n%s", n, len(auths), cov)
 	}
 }

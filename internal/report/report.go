@@ -103,20 +103,29 @@ func Build(set *manifest.Set, st *state.State) *Report {
 
 // JSON renders the report as indented JSON with a final newline.
 func (r *Report) JSON() ([]byte, error) {
-	out := *r
-	if out.Sources == nil {
-		out.Sources = []Entry{} // "sources": [] rather than null
-	}
-	// An Encoder rather than MarshalIndent only to keep '&' in query
-	// strings readable in the committed file's diffs; otherwise the same
-	// bytes, final newline included.
+	// One source per line: a change to a source is a one-line diff a
+	// reviewer reads at a glance, and the file stays small at scale
+	// (indentation of every field made it 57 MB at 100,000 sources).
+	// An Encoder rather than Marshal only to keep '&' in query strings
+	// readable; it adds the newline that ends each line.
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return nil, err
+	buf.WriteString("{\n  \"sources\": [")
+	for i, e := range r.Sources {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n    ")
+		if err := enc.Encode(e); err != nil {
+			return nil, err
+		}
+		buf.Truncate(buf.Len() - 1) // the Encoder's newline; the comma goes first
 	}
+	if len(r.Sources) > 0 {
+		buf.WriteString("\n  ")
+	}
+	buf.WriteString("]\n}\n")
 	return buf.Bytes(), nil
 }
 
