@@ -59,11 +59,11 @@ type citation struct {
 	// Retrieved is the UTC date of the last good check that served these
 	// bytes (or, for --at and when the state does not say, the date they
 	// were first retrieved).
-	Retrieved   string `json:"retrieved"`
-	FirstSeen   string `json:"first_seen"`
-	SHA256      string `json:"sha256"`
-	Size        int64  `json:"size"`
-	ContentType string `json:"content_type"`
+	Retrieved   string    `json:"retrieved"`
+	FirstSeen   string    `json:"first_seen"`
+	SHA256      store.Sum `json:"sha256"`
+	Size        int64     `json:"size"`
+	ContentType string    `json:"content_type"`
 	// Blob is the path of the exact bytes; Text the path of their derived
 	// plain text, when it has been derived (else TextMissing says why).
 	Blob        string `json:"blob"`
@@ -183,14 +183,14 @@ func cite(opts citeOptions, src manifest.Source, entries []store.Entry, cur stat
 	if i+1 < len(entries) {
 		c.HeldUntil = entries[i+1].FirstSeen
 	}
-	text, ok, err := textview.Load(opts.Snapshots, e.SHA256)
+	text, ok, err := textview.Load(opts.Snapshots, e.SHA256.String())
 	switch {
 	case err != nil:
 		return citation{}, cannotRun("%v", err)
 	case !ok:
 		c.TextMissing = fmt.Sprintf("no text view of these bytes for extractor %s yet", textview.Version)
 	default:
-		p, _ := textview.TextPath(opts.Snapshots, e.SHA256)
+		p, _ := textview.TextPath(opts.Snapshots, e.SHA256.String())
 		c.Text = filepath.ToSlash(p)
 		c.TextReason = text.Reason
 	}

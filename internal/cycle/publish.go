@@ -429,7 +429,7 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 	added := map[string]bool{}
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
-			p := "snapshots/" + store.BlobPath(e.SHA256)
+			p := "snapshots/" + e.SHA256.Path()
 			if onBase(p) || added[p] {
 				continue // two sources may have served the same bytes
 			}

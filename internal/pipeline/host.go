@@ -291,14 +291,14 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		return nil, true
 	case code == 200:
 		r.o.Index.Add(src.ID, store.Entry{
-			SHA256: resp.SHA256, Size: resp.Size, ContentType: resp.ContentType,
+			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
 			Status: code, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
 		})
 		r.finish(src, state.Fresh, prior, func(s *state.Source) {
 			checked(s)
 			s.LastGood = now
-			s.SHA256, s.Size, s.ContentType, s.FinalURL = resp.SHA256, resp.Size, resp.ContentType, u.String()
+			s.SHA256, s.Size, s.ContentType, s.FinalURL = store.Sum(resp.SHA256), resp.Size, resp.ContentType, u.String()
 			s.ETag, s.LastModified = resp.ETag, resp.LastModified
 		})
 		r.count(func(res *Result) { res.Checked++ })
@@ -306,7 +306,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		switch {
 		case prior.SHA256 == "":
 			what = "new"
-		case prior.SHA256 == resp.SHA256:
+		case prior.SHA256 == store.Sum(resp.SHA256):
 			what = "unchanged"
 		}
 		r.log(src.Host, "%s %s → %d %s sha256 %.12s (%d bytes)", src.ID, u, code, what, resp.SHA256, resp.Size)

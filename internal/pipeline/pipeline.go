@@ -348,7 +348,7 @@ type storeSink struct {
 
 func (k *storeSink) Put(ctx context.Context, rd io.Reader) (string, int64, error) {
 	sum, n, err := k.s.Put(ctx, &errReader{r: rd, k: k})
-	return sum, n, err
+	return string(sum), n, err // fetch speaks hex strings; the store's type starts here
 }
 
 type errReader struct {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // Status is a source's coverage status (SPEC §6).
@@ -48,12 +49,12 @@ type Source struct {
 	LastCheck time.Time `json:"last_check,omitzero"`
 	LastGood  time.Time `json:"last_good,omitzero"`
 
-	HTTPStatus  int    `json:"http_status,omitempty"`
-	SHA256      string `json:"sha256,omitempty"`
-	Size        int64  `json:"size,omitempty"`
-	ContentType string `json:"content_type,omitempty"`
-	FinalURL    string `json:"final_url,omitempty"`
-	Detail      string `json:"detail,omitempty"`
+	HTTPStatus  int       `json:"http_status,omitempty"`
+	SHA256      store.Sum `json:"sha256,omitempty"`
+	Size        int64     `json:"size,omitempty"`
+	ContentType string    `json:"content_type,omitempty"`
+	FinalURL    string    `json:"final_url,omitempty"`
+	Detail      string    `json:"detail,omitempty"`
 
 	// Validators of the bytes named by SHA256; only sent while those bytes
 	// are in the store.

@@ -82,7 +82,7 @@ func (s *Store) Root() string { return s.root }
 // left behind and the error is returned unwrapped enough for errors.Is.
 //
 // Memory use is one copy buffer, whatever the size of the body.
-func (s *Store) Put(ctx context.Context, r io.Reader) (sum string, size int64, err error) {
+func (s *Store) Put(ctx context.Context, r io.Reader) (sum Sum, size int64, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", 0, err
 	}
@@ -106,7 +106,7 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (sum string, size int64, e
 	if err != nil {
 		return "", 0, err
 	}
-	sum = hex.EncodeToString(h.Sum(nil))
+	sum = Sum(hex.EncodeToString(h.Sum(nil)))
 	final := s.Path(sum)
 
 	if s.Has(sum) {
@@ -164,8 +164,8 @@ func (s *Store) commit(tmp, final string) (newShard bool, err error) {
 
 // Has reports whether a blob with hex SHA-256 sum is held. A sum that is
 // not 64 lower-case hex digits is never held.
-func (s *Store) Has(sum string) bool {
-	if !validSum(sum) {
+func (s *Store) Has(sum Sum) bool {
+	if !sum.Valid() {
 		return false
 	}
 	st, err := os.Stat(s.Path(sum))
@@ -176,8 +176,8 @@ func (s *Store) Has(sum string) bool {
 // <root>/sha256/<first two hex>/<64 hex>. A sum that is not 64 lower-case
 // hex digits gets <root>/sha256/invalid, a name no blob has, so that a bad
 // sum can never name a file outside the store.
-func (s *Store) Path(sum string) string {
-	return filepath.Join(s.root, filepath.FromSlash(BlobPath(sum)))
+func (s *Store) Path(sum Sum) string {
+	return filepath.Join(s.root, filepath.FromSlash(sum.Path()))
 }
 
 // BlobPath is where a blob with sum lives relative to a store's root,
@@ -194,8 +194,8 @@ func BlobPath(sum string) string {
 // Open returns the blob; reading it to EOF re-hashes it and returns
 // ErrCorrupt instead of io.EOF when the bytes do not match. A blob that is
 // not held (or a sum that is not 64 lower-case hex) is ErrNotFound.
-func (s *Store) Open(sum string) (io.ReadCloser, error) {
-	if !validSum(sum) {
+func (s *Store) Open(sum Sum) (io.ReadCloser, error) {
+	if !sum.Valid() {
 		return nil, fmt.Errorf("%w: %q is not a hex sha256", ErrNotFound, sum)
 	}
 	p := s.Path(sum)
@@ -213,7 +213,7 @@ func (s *Store) Open(sum string) (io.ReadCloser, error) {
 // ErrCorrupt when the hash is not the blob's name.
 type blobReader struct {
 	f    *os.File
-	want string
+	want Sum
 	h    hash.Hash
 	end  error // io.EOF or the ErrCorrupt, once the end is reached
 }
@@ -228,7 +228,7 @@ func (b *blobReader) Read(p []byte) (int, error) {
 		return n, err
 	}
 	b.end = io.EOF
-	if got := hex.EncodeToString(b.h.Sum(nil)); got != b.want {
+	if got := Sum(hex.EncodeToString(b.h.Sum(nil))); got != b.want {
 		b.end = fmt.Errorf("%w: %s hashes to %s", ErrCorrupt, b.f.Name(), got)
 	}
 	return n, b.end
@@ -254,7 +254,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 		probs = append(probs, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 	}
 	dir := filepath.Join(s.root, blobDir)
-	held := make(map[string]bool) // every well-placed blob, corrupt or not
+	held := make(map[Sum]bool) // every well-placed blob, corrupt or not
 	buf := make([]byte, copyBufSize)
 
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -290,7 +290,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 			report(p, "misplaced: not a blob at sha256/<first two hex>/<64 hex>")
 			return nil
 		}
-		held[name] = true
+		held[Sum(name)] = true
 		got, err := hashFile(ctx, p, buf)
 		switch {
 		case ctx.Err() != nil:
@@ -306,7 +306,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 		return nil, fmt.Errorf("store: verify %s: %w", dir, err)
 	}
 
-	indexed := make(map[string][]string) // sum → ids that name it
+	indexed := make(map[Sum][]string) // sum → ids that name it
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
 			indexed[e.SHA256] = append(indexed[e.SHA256], id)
@@ -314,7 +314,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 	}
 	for sum, ids := range indexed {
 		switch {
-		case !validSum(sum):
+		case !sum.Valid():
 			report(filepath.Join(s.root, "index.json"), "%s: %q is not a hex sha256", strings.Join(ids, ", "), sum)
 		case !held[sum]:
 			report(s.Path(sum), "missing: indexed by %s but not in the store", strings.Join(ids, ", "))

@@ -20,9 +20,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func sumOf(b []byte) string {
+func sumOf(b []byte) Sum {
 	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+	return Sum(hex.EncodeToString(h[:]))
 }
 
 // body returns n deterministic, non-repeating-looking bytes.
@@ -43,7 +43,7 @@ func openStore(t testing.TB) *Store {
 	return s
 }
 
-func mustPut(t testing.TB, s *Store, data []byte) string {
+func mustPut(t testing.TB, s *Store, data []byte) Sum {
 	t.Helper()
 	sum, size, err := s.Put(context.Background(), bytes.NewReader(data))
 	if err != nil {
@@ -237,7 +237,7 @@ func TestPutConcurrentSameBytes(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	sum := sumOf(data)
+	sum := string(sumOf(data))
 	want := []string{"sha256", "sha256/" + sum[:2], "sha256/" + sum[:2] + "/" + sum}
 	if diff := cmp.Diff(want, tree(t, s.Root())); diff != "" {
 		t.Errorf("tree (-want +got):\n%s", diff)
@@ -323,16 +323,16 @@ func TestPutCancelledMidStreamLeavesNothing(t *testing.T) {
 
 func TestHasAndPathValidateSum(t *testing.T) {
 	s := openStore(t)
-	sum := mustPut(t, s, []byte("held"))
-	for _, bad := range []string{
+	sum := string(mustPut(t, s, []byte("held")))
+	for _, bad := range []Sum{
 		"",
 		"ab",
-		strings.ToUpper(sum),
-		sum[:63],
-		sum + "0",
+		Sum(strings.ToUpper(sum)),
+		Sum(sum[:63]),
+		Sum(sum + "0"),
 		"../../../../etc/passwd",
-		strings.Repeat("g", 64),
-		sum[:2] + "/../" + sum[6:],
+		Sum(strings.Repeat("g", 64)),
+		Sum(sum[:2] + "/../" + sum[6:]),
 	} {
 		if s.Has(bad) {
 			t.Errorf("Has(%q) = true", bad)
@@ -348,7 +348,7 @@ func TestHasAndPathValidateSum(t *testing.T) {
 			t.Errorf("Open(%q) error = %v, want ErrNotFound", bad, err)
 		}
 	}
-	if !s.Has(sum) {
+	if !s.Has(Sum(sum)) {
 		t.Errorf("Has(%s) = false", sum)
 	}
 }
@@ -438,19 +438,19 @@ func TestVerify(t *testing.T) {
 		return p
 	}
 	wrongShard := "00"
-	if good[:2] == wrongShard {
+	if good.Path()[7:9] == wrongShard {
 		wrongShard = "ff"
 	}
 	want := []Problem{
-		{s.Path(corrupt), "corrupt: bytes hash to " + sumOf(tampered)},
+		{s.Path(corrupt), "corrupt: bytes hash to " + sumOf(tampered).String()},
 		{s.Path(missing), "missing: indexed by src-c, src-d but not in the store"},
 		{s.Path(unindexed), "unindexed: no source in the index names this blob"},
 		{write(".tmp-put-12345", []byte("half a bo")), "leftover temp file of an interrupted write"},
-		{write(good[:2]+"/.tmp-x-1", nil), "leftover temp file of an interrupted write"},
-		{write(wrongShard+"/"+good, []byte("good")), "misplaced: not a blob at sha256/<first two hex>/<64 hex>"},
-		{write(good, []byte("good")), "misplaced: not a blob at sha256/<first two hex>/<64 hex>"},
+		{write(good.Path()[7:9]+"/.tmp-x-1", nil), "leftover temp file of an interrupted write"},
+		{write(wrongShard+"/"+good.String(), []byte("good")), "misplaced: not a blob at sha256/<first two hex>/<64 hex>"},
+		{write(good.String(), []byte("good")), "misplaced: not a blob at sha256/<first two hex>/<64 hex>"},
 		{write("README", []byte("hi")), "misplaced: not a blob at sha256/<first two hex>/<64 hex>"},
-		{filepath.Dir(write("AB/"+good, []byte("good"))), "unexpected directory in the store"},
+		{filepath.Dir(write("AB/"+good.String(), []byte("good"))), "unexpected directory in the store"},
 	}
 	sort.Slice(want, func(i, j int) bool { return want[i].Path < want[j].Path })
 
