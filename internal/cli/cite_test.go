@@ -67,7 +67,7 @@ func TestCiteJSONAndAt(t *testing.T) {
 			t.Errorf("cite --at (text): exit %d, no %q in:\n%s", code, line, out)
 		}
 	}
-	if code, _, out := cite("t-rates", "--at", "2026-09-30"); code != ExitFailures || !strings.Contains(out, "held no bytes on 2026-09-30; the first were retrieved on 2026-10-01") {
+	if code, _, out := cite("t-rates", "--at", "2026-09-30"); code != ExitCannot || !strings.Contains(out, "held no bytes on 2026-09-30; the first were retrieved on 2026-10-01") {
 		t.Errorf("cite --at before any bytes: exit %d\n%s", code, out)
 	}
 	if code, _, out := cite("t-rates", "--at", "15/11/2026"); code != ExitUsage || !strings.Contains(out, "write it as YYYY-MM-DD") {

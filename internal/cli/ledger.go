@@ -36,7 +36,7 @@ func cmdLedger(ctx context.Context, io IO, args []string) error {
 	}
 	host, err := hostArg(fs.Arg(0))
 	if err != nil {
-		return usageError("%v", err)
+		return usageError("%w", err)
 	}
 	opts.Host = host
 	return runLedger(ctx, opts)
@@ -62,22 +62,22 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 	}
 	l, err := ledger.Open(opts.ledgerDir())
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	defer l.Close()
 	reqs, err := l.Requests(opts.Host, opts.Since, opts.Until)
 	if err != nil {
 		if strings.Contains(err.Error(), "YYYY-MM-DD") {
-			return usageError("%v", err)
+			return usageError("%w", err)
 		}
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
 		enc.SetEscapeHTML(false)
 		for _, r := range reqs {
 			if err := enc.Encode(r); err != nil {
-				return cannotRun("%v", err)
+				return cannotRun("%w", err)
 			}
 		}
 		return nil
@@ -94,7 +94,7 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 			dash(r.Result, fmt.Sprint(r.Bytes)), dash(r.Result, fmt.Sprintf("%dms", r.DurationMS)), dash(r.RunID != "", r.RunID))
 	}
 	if err := tw.Flush(); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	fmt.Fprintf(opts.IO.Out, "%d request(s) to %s%s\n", len(reqs), opts.Host, rangeText(opts.Since, opts.Until))
 	return nil

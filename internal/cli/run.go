@@ -74,17 +74,17 @@ func runRun(ctx context.Context, opts runOptions) error {
 	}
 	st, err := state.Load(opts.State)
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	s := store.ReadOnly(opts.Snapshots)
 	if !opts.DryRun {
 		if s, err = store.Open(opts.Snapshots); err != nil {
-			return cannotRun("%v", err)
+			return cannotRun("%w", err)
 		}
 	}
 	ix, err := store.LoadIndex(opts.indexPath())
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	var led *ledger.Ledger
 	if !opts.DryRun {
@@ -94,7 +94,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 		}
 		defer unlock()
 		if led, err = ledger.Open(opts.ledgerDir()); err != nil {
-			return cannotRun("%v", err)
+			return cannotRun("%w", err)
 		}
 		defer led.Close()
 		// A run killed between storing a blob and saving the index left
@@ -102,14 +102,14 @@ func runRun(ctx context.Context, opts runOptions) error {
 		// remove the rest, before anything new is stored.
 		rec, err := pipeline.Recover(ctx, s, ix, opts.ledgerDir(), st)
 		if err != nil {
-			return cannotRun("recovering the store after an interrupted run: %v", err)
+			return cannotRun("recovering the store after an interrupted run: %w", err)
 		}
 		// And the temp files that killed writes of the state and the
 		// reports left: nothing reads them, nothing else would remove them.
 		for _, dir := range []string{opts.State, filepath.Join(opts.State, "robots"), opts.Reports} {
 			swept, err := atomicfile.Sweep(dir)
 			if err != nil {
-				return cannotRun("removing temp files of an interrupted run from %s: %v", dir, err)
+				return cannotRun("removing temp files of an interrupted run from %s: %w", dir, err)
 			}
 			rec.Removed = append(rec.Removed, swept...)
 		}
@@ -150,17 +150,17 @@ func runRun(ctx context.Context, opts runOptions) error {
 	// Save even after an interruption or a fatal error: what was fetched and
 	// dispatched must not be lost.
 	if err := ix.Save(opts.indexPath()); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	if err := st.Save(opts.State); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	rep := report.Build(set, st)
 	if _, err := rep.Write(opts.Reports); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, opts.Clock.Now()); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	fmt.Fprintf(opts.IO.Err, "run: %d request(s), %d source(s) checked, %d failing, %d deferred\n",
 		res.Dispatches, res.Checked, res.Failed, res.Deferred)
@@ -168,7 +168,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 	case errors.Is(runErr, pipeline.ErrFatal):
 		return withCode(ExitCannot, runErr)
 	case runErr != nil:
-		return withCode(ExitFailures, fmt.Errorf("interrupted (%v): state, index and reports saved", runErr))
+		return withCode(ExitFailures, fmt.Errorf("interrupted (%w): state, index and reports saved", runErr))
 	case res.Failed > 0:
 		return errFailuresRecorded
 	}
@@ -198,7 +198,7 @@ func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *stat
 		Deadline: deadline(opts), Hosts: opts.Hosts, Spent: spent,
 	})
 	if err != nil {
-		return cannotRun("plan: %v", err)
+		return cannotRun("plan: %w", err)
 	}
 	w := opts.IO.Out
 	requests, deferred := 0, 0
@@ -272,11 +272,11 @@ func hasJurisdiction(ms []manifest.Manifest, j string) bool {
 // does the same across machines.
 func lockState(path string) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, cannotRun("state directory unwritable: %v", err)
+		return nil, cannotRun("state directory unwritable: %w", err)
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, cannotRun("state directory unwritable: %v", err)
+		return nil, cannotRun("state directory unwritable: %w", err)
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()

@@ -181,7 +181,7 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 			return r.refused(src, host, err)
 		}
 		if storeFailed(ctx, resp, ferr, sink) {
-			err := fmt.Errorf("%w: snapshot store unwritable: %v", ErrFatal, ferr)
+			err := fmt.Errorf("%w: snapshot store unwritable: %w", ErrFatal, ferr)
 			r.cancel(err)
 			return err
 		}

@@ -239,7 +239,7 @@ func (r *run) gate(host string) *gate.Gate {
 			Purpose: req.Purpose, Source: req.Source, RunID: r.o.RunID,
 		})
 		if err != nil {
-			err = fmt.Errorf("%w: ledger unwritable, nothing sent: %v", ErrFatal, err)
+			err = fmt.Errorf("%w: ledger unwritable, nothing sent: %w", ErrFatal, err)
 			r.cancel(err)
 			return err
 		}
@@ -314,7 +314,7 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 		line.Error = ferr.Error()
 	}
 	if err := r.o.Ledger.Append(line); err != nil {
-		err = fmt.Errorf("%w: ledger unwritable: %v", ErrFatal, err)
+		err = fmt.Errorf("%w: ledger unwritable: %w", ErrFatal, err)
 		r.cancel(err)
 		return resp, ferr, err
 	}
