@@ -86,6 +86,26 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (sum Sum, size int64, err 
 	if err := ctx.Err(); err != nil {
 		return "", 0, err
 	}
+	// The first buffer is read before the store touches the disk: a body
+	// that fits in it (most pages) has ended before the temp file exists,
+	// so creating it does not lengthen the response as the politeness
+	// rules count it (the next request waits for its completion), and
+	// bytes already held never reach the disk at all.
+	buf := make([]byte, copyBufSize)
+	n, err := io.ReadFull(ctxReader{ctx, r}, buf)
+	whole := err == io.EOF || err == io.ErrUnexpectedEOF
+	if err != nil && !whole {
+		return "", 0, err
+	}
+	h := sha256.New()
+	h.Write(buf[:n])
+	size = int64(n)
+	if whole {
+		if sum = Sum(hex.EncodeToString(h.Sum(nil))); s.Has(sum) {
+			return sum, size, nil
+		}
+	}
+
 	// The temp file lives in root/sha256 so the final rename stays on one
 	// file system; its name is only known once the last byte is hashed.
 	tmp, err := atomicfile.Create(filepath.Join(s.root, blobDir, "put"), blobPerm)
@@ -98,15 +118,19 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (sum Sum, size int64, err 
 			tmp.Abort()
 		}
 	}()
-
-	h := sha256.New()
-	// MultiWriter hides *os.File's ReadFrom, so the copy goes through buf
-	// and every byte passes the hash and the ctx check.
-	size, err = io.CopyBuffer(io.MultiWriter(tmp.File, h), ctxReader{ctx, r}, make([]byte, copyBufSize))
-	if err != nil {
-		return "", 0, err
+	if _, err := tmp.Write(buf[:n]); err != nil {
+		return "", 0, fmt.Errorf("store: write %s: %w", tmp.Name(), err)
 	}
-	sum = Sum(hex.EncodeToString(h.Sum(nil)))
+	if !whole {
+		// MultiWriter hides *os.File's ReadFrom, so the copy goes through
+		// buf and every byte passes the hash and the ctx check.
+		rest, err := io.CopyBuffer(io.MultiWriter(tmp.File, h), ctxReader{ctx, r}, buf)
+		if err != nil {
+			return "", 0, err
+		}
+		size += rest
+		sum = Sum(hex.EncodeToString(h.Sum(nil)))
+	}
 	final := s.Path(sum)
 
 	if s.Has(sum) {

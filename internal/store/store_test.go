@@ -578,3 +578,56 @@ func TestCommitNeverReplacesAHeldBlob(t *testing.T) {
 		t.Errorf("temp file still there: %v", err)
 	}
 }
+
+// endReader hands out data, and at its end notes whether the store had
+// already created a file for it.
+type endReader struct {
+	data    []byte
+	dir     string
+	touched bool // a temp file existed when the body ended
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	if len(e.data) == 0 {
+		ents, _ := os.ReadDir(e.dir)
+		for _, ent := range ents {
+			if strings.HasPrefix(ent.Name(), tmpPrefix) {
+				e.touched = true
+			}
+		}
+		return 0, io.EOF
+	}
+	n := copy(p, e.data)
+	e.data = e.data[n:]
+	return n, nil
+}
+
+// A body that fits in one buffer is read to its end before the store
+// creates a file: the response ends (and the politeness rules count from
+// its end) without waiting for the disk. Bytes already held never reach
+// the disk.
+func TestPutReadsASmallBodyBeforeTouchingTheDisk(t *testing.T) {
+	s := openStore(t)
+	dir := filepath.Join(s.Root(), "sha256")
+	r := &endReader{data: []byte("a page of rates"), dir: dir}
+	sum, size, err := s.Put(context.Background(), r)
+	if err != nil || sum != sumOf([]byte("a page of rates")) || size != 15 {
+		t.Fatalf("Put = %s, %d, %v", sum, size, err)
+	}
+	if r.touched {
+		t.Error("a temp file existed before the body ended")
+	}
+	if !s.Has(sum) {
+		t.Fatal("the blob was not stored")
+	}
+	// Again: held already, so nothing is created at all.
+	r = &endReader{data: []byte("a page of rates"), dir: dir}
+	if got, _, err := s.Put(context.Background(), r); err != nil || got != sum || r.touched {
+		t.Errorf("second Put = %s, %v, temp file seen %v", got, err, r.touched)
+	}
+	// A body past one buffer streams through a temp file as before.
+	big := body(3*copyBufSize+7, 9)
+	if got, n, err := s.Put(context.Background(), &endReader{data: big, dir: dir}); err != nil || got != sumOf(big) || n != int64(len(big)) {
+		t.Errorf("large Put = %s, %d, %v", got, n, err)
+	}
+}
