@@ -92,9 +92,8 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (sum Sum, size int64, err 
 	// rules count it (the next request waits for its completion), and
 	// bytes already held never reach the disk at all.
 	buf := make([]byte, copyBufSize)
-	n, err := io.ReadFull(ctxReader{ctx, r}, buf)
-	whole := err == io.EOF || err == io.ErrUnexpectedEOF
-	if err != nil && !whole {
+	n, whole, err := readFirst(ctxReader{ctx, r}, buf)
+	if err != nil {
 		return "", 0, err
 	}
 	h := sha256.New()
@@ -375,6 +374,23 @@ func hashFile(ctx context.Context, p string, buf []byte) (string, error) {
 
 // ctxReader fails with ctx.Err() once ctx ends, so a long body or a large
 // blob is abandoned between two reads rather than at its end.
+// readFirst fills buf from r. whole says r ended (io.EOF) within it; any
+// other error is returned as r gave it (not io.ReadFull's reading of it: a
+// body cut short is io.ErrUnexpectedEOF from net/http, never a whole one).
+func readFirst(r io.Reader, buf []byte) (n int, whole bool, err error) {
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			return n, true, nil
+		}
+		if err != nil {
+			return n, false, err
+		}
+	}
+	return n, false, nil
+}
+
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader

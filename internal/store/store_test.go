@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -629,5 +630,18 @@ func TestPutReadsASmallBodyBeforeTouchingTheDisk(t *testing.T) {
 	big := body(3*copyBufSize+7, 9)
 	if got, n, err := s.Put(context.Background(), &endReader{data: big, dir: dir}); err != nil || got != sumOf(big) || n != int64(len(big)) {
 		t.Errorf("large Put = %s, %d, %v", got, n, err)
+	}
+}
+
+// A body cut short (net/http's io.ErrUnexpectedEOF for a Content-Length
+// longer than the body) is an error, not a whole small body.
+func TestPutRefusesABodyCutShort(t *testing.T) {
+	s := openStore(t)
+	r := io.MultiReader(strings.NewReader("half a"), iotest.ErrReader(io.ErrUnexpectedEOF))
+	if sum, _, err := s.Put(context.Background(), r); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("Put of a body cut short = %s, %v; want io.ErrUnexpectedEOF", sum, err)
+	}
+	if s.Has(sumOf([]byte("half a"))) {
+		t.Error("the fragment was stored")
 	}
 }
