@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
@@ -159,16 +158,7 @@ func explainDemoPolicy(w io.Writer, demoManifests, realManifests string) error {
 	d := demoSet.Policy
 	fmt.Fprintf(w, "This demo runs with a sped-up test policy against servers on loopback (127.0.0.1), which is the only place it is allowed (allow_private_networks: true). Against real hosts the bot follows the real policy (%s):\n\n", where)
 	fmt.Fprintf(w, "| rule | demo (loopback only) | real |\n| --- | --- | --- |\n")
-	dur := func(x time.Duration) string { // "30m", not "30m0s"
-		s := x.String()
-		if strings.HasSuffix(s, "m0s") {
-			s = strings.TrimSuffix(s, "0s")
-		}
-		if strings.HasSuffix(s, "h0m") {
-			s = strings.TrimSuffix(s, "0m")
-		}
-		return s
-	}
+	dur := policy.FormatDuration
 	span := func(x policy.Delay) string { return dur(x.Min) + "–" + dur(x.Max) }
 	fmt.Fprintf(w, "| delay between dispatches | %s | %s |\n", span(d.Delay), span(real.Delay))
 	fmt.Fprintf(w, "| daily cap per host | %d | %d |\n", d.DailyCap, real.DailyCap)

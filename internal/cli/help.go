@@ -21,6 +21,7 @@ var examples = map[string][]string{
 		"taxkernelbot validate",
 		"taxkernelbot validate --manifests manifests --state .taxkernelbot/state",
 		"taxkernelbot validate --base origin/main   # what a pull request adds, and when it is first fetched",
+		"taxkernelbot validate --base origin/main --cache-branch origin/fetch-cache   # robots.txt as the bot keeps it",
 	},
 	"report": {"taxkernelbot report", "taxkernelbot report --state .taxkernelbot/state --reports reports"},
 	"cite":   {"taxkernelbot cite uk-income-tax-rates", "taxkernelbot cite uk-income-tax-rates --json", "taxkernelbot cite uk-income-tax-rates --at 2026-06-30"},
@@ -32,7 +33,7 @@ var examples = map[string][]string{
 		"taxkernelbot publish --preview        # the pull request's title and body, locally",
 	},
 	"policy":  {"taxkernelbot policy", "taxkernelbot policy --manifests manifests --reports reports"},
-	"ledger":  {"taxkernelbot ledger www.gov.uk", "taxkernelbot ledger www.gov.uk --since 2026-11-01 --until 2026-11-30", "taxkernelbot ledger https://www.gov.uk/ --json"},
+	"ledger":  {"taxkernelbot ledger www.gov.uk", "taxkernelbot ledger www.gov.uk --since 2026-11-01 --until 2026-11-30", "taxkernelbot ledger https://www.gov.uk/ --json", "taxkernelbot ledger www.gov.uk --from-branch   # the ledgers of origin/fetch-cache in this clone"},
 	"version": {"taxkernelbot version"},
 	"warc": {
 		"taxkernelbot warc -o archive.warc.gz",

@@ -3,12 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/cycle"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 )
@@ -18,6 +21,11 @@ type ledgerOptions struct {
 	Host         string
 	Since, Until string
 	JSON         bool
+	// FromBranch reads the ledgers of the cache branch in the local
+	// repository at Repo (or the one holding the current directory), at
+	// Branch if set.
+	FromBranch   bool
+	Repo, Branch string
 	IO           IO
 }
 
@@ -28,6 +36,9 @@ func cmdLedger(ctx context.Context, io IO, args []string) error {
 	fs.StringVar(&opts.Since, "since", "", "first UTC day to list, `YYYY-MM-DD` (default: the first kept)")
 	fs.StringVar(&opts.Until, "until", "", "last UTC day to list, `YYYY-MM-DD` (default: the last kept)")
 	fs.BoolVar(&opts.JSON, "json", false, "print one JSON object per request instead of a table")
+	fs.BoolVar(&opts.FromBranch, "from-branch", false, "read the ledgers of the cache branch ("+cycle.CacheBranch+") as the local repository has it, not the state's (also done when the state has no request to HOST); nothing is fetched")
+	fs.StringVar(&opts.Repo, "repo", ".", "the local git repository whose cache branch to read, `DIR`")
+	fs.StringVar(&opts.Branch, "branch", "", "the cache branch's `REF` in that repository (default origin/"+cycle.CacheBranch+", then "+cycle.CacheBranch+")")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -60,17 +71,38 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 	if opts.Since != "" && opts.Until != "" && opts.Since > opts.Until {
 		return usageError("--since %s is after --until %s; swap them", opts.Since, opts.Until)
 	}
-	l, err := ledger.Open(opts.ledgerDir())
-	if err != nil {
-		return cannotRun("%w", err)
-	}
-	defer l.Close()
-	reqs, err := l.Requests(opts.Host, opts.Since, opts.Until)
-	if err != nil {
-		if strings.Contains(err.Error(), "YYYY-MM-DD") {
-			return usageError("%w", err)
+	var reqs []ledger.Request
+	from, note := opts.ledgerDir(), ""
+	if !opts.FromBranch {
+		l, err := ledger.Open(opts.ledgerDir())
+		if err != nil {
+			return cannotRun("%w", err)
 		}
-		return cannotRun("%w", err)
+		reqs, err = l.Requests(opts.Host, opts.Since, opts.Until)
+		l.Close()
+		if err != nil {
+			return ledgerError(err)
+		}
+	}
+	if len(reqs) == 0 {
+		// Nothing here (a fresh checkout keeps its ledgers on the cache
+		// branch only): ask the branch, as the local repository has it.
+		branch, name, err := cacheBranch(opts.Repo, opts.Branch)
+		switch {
+		case err == nil:
+			sub, err := fs.Sub(branch, "ledgers")
+			if err != nil {
+				return cannotRun("%w", err)
+			}
+			if reqs, err = ledger.RequestsFS(sub, opts.Host, opts.Since, opts.Until); err != nil {
+				return ledgerError(fmt.Errorf("cache branch %s: %w", name, err))
+			}
+			from = "ledgers/ of the cache branch " + name
+		case opts.FromBranch || !errors.Is(err, errNoCacheBranch) && opts.Repo != ".":
+			return cannotRun("%w", err)
+		default:
+			note = "; nor on a cache branch (" + err.Error() + ")"
+		}
 	}
 	if opts.JSON {
 		enc := json.NewEncoder(opts.IO.Out)
@@ -83,7 +115,7 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 		return nil
 	}
 	if len(reqs) == 0 {
-		fmt.Fprintf(opts.IO.Out, "no request to %s in the ledgers under %s%s\n", opts.Host, opts.ledgerDir(), rangeText(opts.Since, opts.Until))
+		fmt.Fprintf(opts.IO.Out, "no request to %s in the ledgers under %s%s%s\n", opts.Host, from, rangeText(opts.Since, opts.Until), note)
 		return nil
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
@@ -96,8 +128,17 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 	if err := tw.Flush(); err != nil {
 		return cannotRun("%w", err)
 	}
-	fmt.Fprintf(opts.IO.Out, "%d request(s) to %s%s\n", len(reqs), opts.Host, rangeText(opts.Since, opts.Until))
+	fmt.Fprintf(opts.IO.Out, "%d request(s) to %s%s, from the ledgers under %s\n", len(reqs), opts.Host, rangeText(opts.Since, opts.Until), from)
 	return nil
+}
+
+// ledgerError maps a bad day to a usage error, anything else to "could
+// not run".
+func ledgerError(err error) error {
+	if strings.Contains(err.Error(), "YYYY-MM-DD") {
+		return usageError("%w", err)
+	}
+	return cannotRun("%w", err)
 }
 
 func why(r ledger.Request) string {

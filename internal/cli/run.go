@@ -27,9 +27,11 @@ type runOptions struct {
 	Only        string
 	MaxDuration time.Duration
 	DryRun      bool
-	RunID       string
-	Clock       clock.Clock
-	IO          IO
+	// Terminal shows the live view even when IO.Err is not a terminal.
+	Terminal bool
+	RunID    string
+	Clock    clock.Clock
+	IO       IO
 
 	// Set by `ci`: the hosts of its shard, the budget its lease reserved,
 	// and the time its lease lets it send until.
@@ -131,14 +133,16 @@ func runRun(ctx context.Context, opts runOptions) error {
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
 		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
 	})
-	prog := newProgress(opts.IO.Err)
+	prog := newProgress(opts.IO.Err, opts.Clock, opts.Terminal || isTerminal(opts.IO.Err))
+	stopTicks := prog.start(ctx)
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
 		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
 		Clock: opts.Clock, Only: opts.Only, RunID: opts.RunID,
-		Deadline: deadline(opts),
-		Hosts:    opts.Hosts,
-		Spent:    opts.Spent,
-		Log:      prog.event,
+		Deadline:  deadline(opts),
+		Hosts:     opts.Hosts,
+		Spent:     opts.Spent,
+		Log:       prog.event,
+		HostEvent: prog.hostEvent,
 		Progress: func(r pipeline.Result) {
 			prog.update(r)
 			if opts.AfterRequest != nil {
@@ -146,6 +150,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 			}
 		},
 	})
+	stopTicks()
 	prog.done()
 	// Save even after an interruption or a fatal error: what was fetched and
 	// dispatched must not be lost.
@@ -162,15 +167,18 @@ func runRun(ctx context.Context, opts runOptions) error {
 	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, opts.Clock.Now()); err != nil {
 		return cannotRun("%w", err)
 	}
-	fmt.Fprintf(opts.IO.Err, "run: %d request(s), %d source(s) checked, %d failing, %d deferred\n",
+	prog.finish("run: %d request(s), %d source(s) checked, %d failing, %d deferred",
 		res.Dispatches, res.Checked, res.Failed, res.Deferred)
+	md := filepath.Join(opts.Reports, "coverage.md")
+	prog.finish("run: report in %s (and coverage.json beside it)", md)
+	// The error is printed after, as the last line: it says where too.
 	switch {
 	case errors.Is(runErr, pipeline.ErrFatal):
 		return withCode(ExitCannot, runErr)
 	case runErr != nil:
-		return withCode(ExitFailures, fmt.Errorf("interrupted (%w): state, index and reports saved", runErr))
+		return withCode(ExitFailures, fmt.Errorf("interrupted (%w): state, index and reports saved; the report is %s", runErr, md))
 	case res.Failed > 0:
-		return errFailuresRecorded
+		return withCode(ExitFailures, fmt.Errorf("%w; the report is %s", errFailuresRecorded, md))
 	}
 	return nil
 }

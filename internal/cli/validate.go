@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -14,7 +15,11 @@ import (
 type validateOptions struct {
 	paths
 	Base string // a git revision: report what the pull request adds
-	IO   IO
+	// CacheBranch, when set, is the cache branch's ref in the local
+	// repository (origin/fetch-cache): its kept robots.txt copies and host
+	// state stand in for --state's.
+	CacheBranch string
+	IO          IO
 }
 
 func cmdValidate(ctx context.Context, io IO, args []string) error {
@@ -22,6 +27,7 @@ func cmdValidate(ctx context.Context, io IO, args []string) error {
 	fs := newFlags("validate", "[flags]", io)
 	opts.register(fs, "manifests", "state")
 	fs.StringVar(&opts.Base, "base", "", "the pull request's base `REV` (e.g. origin/main) in the local repository: report duplicates on the added lines, and what the bot would do with each added or changed URL")
+	fs.StringVar(&opts.CacheBranch, "cache-branch", "", "read the kept robots.txt copies and the hosts' state from this `REF` of the local repository (e.g. origin/fetch-cache) instead of --state; nothing is fetched, and a missing branch leaves the robots.txt decisions unknown")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -48,30 +54,63 @@ func runValidate(_ context.Context, opts validateOptions) error {
 	if err := borrowedIdentity(set, opts.IO); err != nil {
 		return err
 	}
-	printDiagnostics(robotsWarnings(set, opts.State), opts.IO)
+	st, err := validateState(opts)
+	if err != nil {
+		return cannotRun("%w", err)
+	}
+	printDiagnostics(robotsWarnings(set, base, st), opts.IO)
 	if err := writeStepSummary(set, opts.IO); err != nil {
 		return cannotRun("%w", err)
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d manifest(s), %d source(s), %d host(s): valid\n",
 		opts.Manifests, len(set.Manifests), len(set.Sources), len(set.Hosts))
 	if base != nil {
-		baseReport(opts.IO.Out, set, base, opts.State, opts.Base, time.Now())
+		baseReport(opts.IO.Out, set, base, st, opts.Base, time.Now())
 	}
 	return nil
 }
 
+// validateState is what validate knows of the hosts without a network:
+// the cache branch's state and robots.txt copies when --cache-branch names
+// one, else the state directory's. No state at hand is the normal case on
+// a fresh checkout: an empty state, every robots.txt decision unknown.
+func validateState(opts validateOptions) (*state.State, error) {
+	if opts.CacheBranch == "" {
+		st, err := state.Load(opts.State)
+		if err != nil {
+			return state.New(), nil // a state this run cannot read tells nothing
+		}
+		return st, nil
+	}
+	branch, name, err := cacheBranch(opts.Manifests, opts.CacheBranch)
+	if errors.Is(err, errNoCacheBranch) {
+		fmt.Fprintf(opts.IO.Err, "validate: %v: robots.txt decisions are unknown\n", err)
+		return state.New(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	st, err := state.Decode(branch)
+	if err != nil {
+		return nil, fmt.Errorf("state.json of the cache branch %s: %w", name, err)
+	}
+	fmt.Fprintf(opts.IO.Err, "validate: robots.txt copies and host state from the cache branch %s\n", name)
+	return st, nil
+}
+
 // robotsWarnings warns about sources that the kept robots.txt of their host
 // disallows, so a contributor learns before merging that the URL is a gap.
-func robotsWarnings(set *manifest.Set, stateDir string) manifest.Diagnostics {
-	st, err := state.Load(stateDir)
-	if err != nil {
-		return nil // no state at hand is the normal case on a pull request
-	}
+// Given a base, only the sources the pull request adds or changes: the
+// others are known gaps, in the coverage report already.
+func robotsWarnings(set *manifest.Set, base *manifest.Base, st *state.State) manifest.Diagnostics {
 	var out manifest.Diagnostics
 	token := set.Policy.ProductToken()
 	// Each kept copy is parsed once, however many sources its host has.
 	parsed := map[string]*robots.Rules{}
 	for _, src := range set.Sources {
+		if base != nil && !base.Added(src) {
+			continue
+		}
 		key := robots.Key(src.Parsed)
 		kept, ok := st.Robots(key)
 		if !ok || kept.Outcome != state.RobotsParsed || kept.Body == nil {

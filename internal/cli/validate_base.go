@@ -157,11 +157,7 @@ func (r localRepo) resolve(st *filesystem.Storage, ref string) (plumbing.Hash, e
 // the kept robots.txt copy (or "unknown"), the host's exclusion, pause and
 // backoff, and how many days the host's daily budget needs before the new
 // source is first fetched.
-func baseReport(w io.Writer, set *manifest.Set, base *manifest.Base, stateDir, ref string, now time.Time) {
-	st, err := state.Load(stateDir)
-	if err != nil {
-		st = state.New()
-	}
+func baseReport(w io.Writer, set *manifest.Set, base *manifest.Base, st *state.State, ref string, now time.Time) {
 	var added []manifest.Source
 	for _, s := range set.Sources {
 		if base.Added(s) {
@@ -187,7 +183,9 @@ func baseReport(w io.Writer, set *manifest.Set, base *manifest.Base, stateDir, r
 			day := kept.FetchedAt.UTC().Format(time.DateOnly)
 			switch kept.Outcome {
 			case state.RobotsParsed:
-				if robots.Parse(kept.Body).Allowed(token, s.Parsed) {
+				if kept.Body == nil {
+					robotsLine = "unknown: the state records a parsed robots.txt of " + day + " but its text is not kept with it"
+				} else if robots.Parse(kept.Body).Allowed(token, s.Parsed) {
 					robotsLine = "allows this URL (kept copy of " + day + ")"
 				} else if h.Override != nil {
 					robotsLine = "disallows this URL, lifted by the host's robots_override (kept copy of " + day + ")"

@@ -16,6 +16,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // TestScriptedMonth lives a month with the bot as a maintainer would:
@@ -448,5 +449,30 @@ func TestFailingForDaysReachesAPerson(t *testing.T) {
 	r.cycle()
 	if is := r.gh.Issues(); len(is) != 1 || is[0].State != "closed" || len(is[0].Comments) == 0 {
 		t.Fatalf("after recovery: %+v, want the issue closed with a comment", is)
+	}
+}
+
+// TestUnindexedBlobIsNeverProposed: bytes a killed run stored but never
+// indexed stay out of the bot commit; only what the hash index names goes.
+func TestUnindexedBlobIsNeverProposed(t *testing.T) {
+	r := newRepo(t, "t-a")
+	o, log := r.options("1/1")
+	run := r.runner(&o)
+	var stray store.Sum
+	o.Run = func(ctx context.Context, lim Limits) error {
+		s, err := store.Open(o.Snapshots)
+		must(t, err)
+		stray, _, err = s.Put(ctx, strings.NewReader("half a document from a killed run"))
+		must(t, err)
+		return run(ctx, lim)
+	}
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	if r.show(BotBranch, "snapshots/"+stray.Path()) != "" {
+		t.Errorf("the bot branch carries blob %.12s, which no index names", stray)
+	}
+	if ix := r.show(BotBranch, "snapshots/index.json"); !strings.Contains(ix, "t-a") {
+		t.Errorf("the bot branch lacks the indexed source:\n%s", ix)
 	}
 }

@@ -74,6 +74,23 @@ type Config struct {
 	// a dial, on a new connection), so two arrivals can be that much closer
 	// than their dispatches.
 	Cushion time.Duration
+	// Notify, when set, is told of each wait as it begins and of each
+	// dispatch once it is counted, so that progress can say what the host
+	// is doing. It is called by the holder of the host's turn and must not
+	// block.
+	Notify func(Event)
+}
+
+// Event is what a gate tells Config.Notify.
+type Event struct {
+	// Wait is true when a wait begins (until Until, for Reason: "spacing",
+	// "backoff" or "retry-after"); false when a dispatch was counted.
+	Wait   bool
+	Until  time.Time
+	Reason string
+	// Left is what remains of the UTC day's budget after the dispatches
+	// counted so far.
+	Left int
 }
 
 // Gate serialises and spaces the requests to one host. It is safe for
@@ -191,6 +208,7 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 		if !g.cfg.Deadline.IsZero() && until.After(g.cfg.Deadline) {
 			return nil, &DeferredError{Until: until, Reason: reason}
 		}
+		g.notify(Event{Wait: true, Until: until, Reason: reason, Left: g.left(now)})
 		// Wake early by what the ledger write has lately cost, so that the
 		// write ends about when the wait does.
 		lead := min(2*g.recordCost, maxRecordLead, wait)
@@ -218,6 +236,7 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 	now = g.cfg.Clock.Now()
 	g.recordCost = max(g.recordCost*3/4, now.Sub(began))
 	g.spent[utcDay(at)]++
+	g.notify(Event{Until: at, Left: g.left(at)})
 	if rest := at.Sub(now); rest > 0 {
 		// Recorded ahead: the line counts (spent above) even if a stop
 		// comes before the request leaves.
@@ -245,6 +264,18 @@ func later(a, b time.Time) time.Time {
 // policy out of it for hosts without windows, the common case.
 func (g *Gate) offPeak(t time.Time) bool {
 	return len(g.cfg.Host.OffPeak) == 0 || g.cfg.Host.OffPeakNow(t)
+}
+
+func (g *Gate) notify(e Event) {
+	if g.cfg.Notify != nil {
+		g.cfg.Notify(e)
+	}
+}
+
+// left is what remains of t's UTC day's budget, as far as this gate has
+// counted it. Only the holder of sem may call it.
+func (g *Gate) left(t time.Time) int {
+	return max(g.cfg.Host.DailyCap-g.spent[utcDay(t)], 0)
 }
 
 // checkCap returns ErrCapReached when t's UTC day has no budget left.

@@ -13,7 +13,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
-	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/plumbing/transport"
 )
@@ -61,23 +60,8 @@ func (r *Repo) fetch(ctx context.Context, ref plumbing.ReferenceName) (plumbing.
 		}
 		req.Wants = []plumbing.Hash{tip}
 		req.Haves = r.haves()
-		resp, err := sess.UploadPack(ctx, req)
-		if err != nil {
+		if err := r.receive(ctx, sess, req); err != nil {
 			return plumbing.ZeroHash, r.fail("fetch", ref, err)
-		}
-		var rd io.Reader = resp
-		switch {
-		case req.Capabilities.Supports(capability.Sideband64k):
-			rd = sideband.NewDemuxer(sideband.Sideband64k, resp)
-		case req.Capabilities.Supports(capability.Sideband):
-			rd = sideband.NewDemuxer(sideband.Sideband, resp)
-		}
-		r.mu.Lock()
-		err = packfile.UpdateObjectStorage(r.st, rd)
-		r.mu.Unlock()
-		resp.Close()
-		if err != nil {
-			return plumbing.ZeroHash, r.fail("fetch", ref, fmt.Errorf("receiving objects: %w", err))
 		}
 		if !r.has(tip) {
 			return plumbing.ZeroHash, r.fail("fetch", ref, fmt.Errorf("the server did not send the tip %s", tip))

@@ -1,7 +1,10 @@
 package ledger
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"slices"
 	"time"
 )
 
@@ -29,25 +32,68 @@ type Request struct {
 // same URL, purpose and run that has none yet: one request at a time per
 // host makes that the request it answers.
 func (l *Ledger) Requests(host, since, until string) ([]Request, error) {
-	for _, d := range []string{since, until} {
-		if d == "" {
-			continue
-		}
-		if _, err := time.Parse(time.DateOnly, d); err != nil {
-			return nil, fmt.Errorf("ledger: day %q is not YYYY-MM-DD", d)
-		}
+	if err := checkRange(since, until); err != nil {
+		return nil, err
 	}
 	days, err := Days(l.dir)
 	if err != nil {
 		return nil, err
 	}
+	return joinRequests(days, since, until, func(day string) ([]Line, error) { return l.Read(day, host) })
+}
+
+// RequestsFS is Requests over ledgers kept elsewhere: fsys holds the day
+// directories at its root, as the cache branch keeps them under ledgers/.
+// A torn last line is ignored, as Read ignores it.
+func RequestsFS(fsys fs.FS, host, since, until string) ([]Request, error) {
+	if err := checkRange(since, until); err != nil {
+		return nil, err
+	}
+	ents, err := fs.ReadDir(fsys, ".")
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	var days []string
+	for _, e := range ents {
+		if _, err := time.Parse(time.DateOnly, e.Name()); err == nil && e.IsDir() {
+			days = append(days, e.Name())
+		}
+	}
+	slices.Sort(days)
+	return joinRequests(days, since, until, func(day string) ([]Line, error) {
+		data, err := fs.ReadFile(fsys, Path(day, host))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("ledger: %w", err)
+		}
+		return Parse(data, host)
+	})
+}
+
+func checkRange(since, until string) error {
+	for _, d := range []string{since, until} {
+		if d == "" {
+			continue
+		}
+		if _, err := time.Parse(time.DateOnly, d); err != nil {
+			return fmt.Errorf("ledger: day %q is not YYYY-MM-DD", d)
+		}
+	}
+	return nil
+}
+
+// joinRequests joins the dispatch and result lines that read returns for
+// each of days within [since, until].
+func joinRequests(days []string, since, until string, read func(day string) ([]Line, error)) ([]Request, error) {
 	var out []Request
 	open := map[string][]int{} // url, purpose, run → indexes in out awaiting a result
 	for _, day := range days {
 		if (since != "" && day < since) || (until != "" && day > until) {
 			continue
 		}
-		lines, err := l.Read(day, host)
+		lines, err := read(day)
 		if err != nil {
 			return nil, err
 		}

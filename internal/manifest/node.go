@@ -264,14 +264,5 @@ func fmtDelay(d policy.Delay) string {
 	return fmt.Sprintf("{min: %s, max: %s}", fmtDuration(d.Min), fmtDuration(d.Max))
 }
 
-// fmtDuration writes d as people write it in a manifest: "2h", not "2h0m0s".
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+// fmtDuration writes d as people write it: "2h", not "2h0m0s".
+func fmtDuration(d time.Duration) string { return policy.FormatDuration(d) }

@@ -55,7 +55,37 @@ type Options struct {
 	Log func(host, msg string)
 	// Progress, when set, receives the counts each time they change.
 	Progress func(Result)
+	// HostEvent, when set, hears what each host is doing: a wait that
+	// begins, a dispatch, the end of its turn. It may be called
+	// concurrently and must not block.
+	HostEvent func(HostEvent)
 }
+
+// HostEvent is one step of one host's turn, for progress.
+type HostEvent struct {
+	Host string
+	Kind HostEventKind
+	At   time.Time // when it happened, on the run's clock
+	// Until is, for HostWaiting, when the wait ends; for HostDispatched,
+	// when the request left; for HostDone, the end of a backoff or pause
+	// that outlives the turn (zero when none).
+	Until time.Time
+	// Reason is what the host waits for: "spacing", "backoff",
+	// "retry-after", or for HostDone "backoff" or "paused" (or empty).
+	Reason string
+	// Left is what remains of the UTC day's request budget; -1 when the
+	// event does not say (HostDone).
+	Left int
+}
+
+// HostEventKind names a step of a host's turn.
+type HostEventKind string
+
+const (
+	HostWaiting    HostEventKind = "waiting"
+	HostDispatched HostEventKind = "dispatched"
+	HostDone       HostEventKind = "done"
+)
 
 // Result counts what a run did.
 type Result struct {
@@ -123,7 +153,10 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	var wg sync.WaitGroup
 	for _, hp := range plan {
-		wg.Go(func() { r.runHost(ctx, hp) })
+		wg.Go(func() {
+			r.runHost(ctx, hp)
+			r.hostDone(hp.host)
+		})
 	}
 	wg.Wait()
 	if cause := context.Cause(ctx); cause != nil && errors.Is(cause, ErrFatal) {
@@ -233,6 +266,15 @@ func (r *run) gate(host string) *gate.Gate {
 	cfg.Deadline = r.o.Deadline
 	cfg.State = r.hostMemory(host)
 	cfg.Spent = func(day string) (int, error) { return r.o.Spent(host, day) }
+	if r.o.HostEvent != nil {
+		cfg.Notify = func(e gate.Event) {
+			kind := HostDispatched
+			if e.Wait {
+				kind = HostWaiting
+			}
+			r.o.HostEvent(HostEvent{Host: host, Kind: kind, At: r.o.Clock.Now(), Until: e.Until, Reason: e.Reason, Left: e.Left})
+		}
+	}
 	cfg.Record = func(at time.Time, req gate.Request) error {
 		err := r.o.Ledger.Append(ledger.Line{
 			Event: ledger.Dispatch, Time: at.UTC(), Host: host, URL: req.URL,
@@ -319,6 +361,24 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 		return resp, ferr, err
 	}
 	return resp, ferr, nil
+}
+
+// hostDone tells HostEvent that host's turn ended, and what holds it
+// back beyond the turn.
+func (r *run) hostDone(host string) {
+	if r.o.HostEvent == nil {
+		return
+	}
+	now := r.o.Clock.Now()
+	e := HostEvent{Host: host, Kind: HostDone, At: now, Left: -1}
+	st := r.gate(host).State()
+	switch {
+	case st.PausedUntil.After(now):
+		e.Until, e.Reason = st.PausedUntil, "paused"
+	case st.BackoffUntil.After(now):
+		e.Until, e.Reason = st.BackoffUntil, "backoff"
+	}
+	r.o.HostEvent(e)
 }
 
 func (r *run) log(host, format string, args ...any) {

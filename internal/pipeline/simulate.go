@@ -105,7 +105,7 @@ func Simulate(ctx context.Context, o Options) ([]HostPlan, error) {
 				stop, _, _ = strings.Cut(msg, ";")
 			}
 		}
-		sim.Progress = nil
+		sim.Progress, sim.HostEvent = nil, nil
 		res, err := Run(ctx, sim)
 		if cerr := led.Close(); err == nil {
 			err = cerr

@@ -338,3 +338,16 @@ func (h Host) NextOffPeak(t time.Time) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// FormatDuration writes d as people write it in a manifest and read it on
+// a page: "2h", "30m", "1m30s", "250ms", never "2h0m0s".
+func FormatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}

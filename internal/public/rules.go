@@ -31,6 +31,9 @@ type Rules struct {
 	Exclusions []policy.Exclusion
 	// PrivateNetworks is true only for tests and the demo.
 	PrivateNetworks bool
+	// SignDirectory is where our request-signing keys are published, ""
+	// when requests are not signed.
+	SignDirectory string
 }
 
 // HostRules are one host's rules and the sources that use it.
@@ -55,6 +58,7 @@ func RulesOf(set *manifest.Set) Rules {
 		Default:         gate.RulesFor(p, p.HostFor("")),
 		Exclusions:      slices.Clone(p.Exclude),
 		PrivateNetworks: p.AllowPrivateNetworks,
+		SignDirectory:   p.SignDirectory,
 	}
 	byHost := map[string][]string{}
 	for _, s := range set.Sources {
@@ -97,7 +101,13 @@ func (r Rules) PolicyMarkdown() []byte {
 	w("## Who we are\n\n")
 	w("- Every request is an anonymous `GET` with the header User-Agent %s and the header From %s. Nothing else: no cookies kept, no forms, no logins, no JavaScript, no browser impersonation.\n", mdCode(r.UserAgent), mdCode(r.From))
 	w("- robots.txt groups are matched against the product token `%s`.\n", r.ProductToken)
-	w("- Only the URLs listed in `manifests/` are requested, plus robots.txt and the redirect hops described below. Nothing is crawled or discovered.\n\n")
+	w("- Only the URLs listed in `manifests/` are requested, plus robots.txt and the redirect hops described below. Nothing is crawled or discovered.\n")
+	if r.SignDirectory != "" {
+		w("- Every request is signed (HTTP Message Signatures, RFC 9421, with the Web Bot Auth profile: Ed25519, tag `web-bot-auth`). Its `Signature-Agent` header names our key directory, %s; a request that claims to be us and does not verify against a key listed there is not us. The README shows how to check one by hand.\n", mdCode(r.SignDirectory))
+	} else {
+		w("- Requests are not signed yet: the User-Agent and From headers are all that names us.\n")
+	}
+	w("\n")
 
 	w("## How fast, at most\n\n")
 	w("These are the limits for a host that no manifest sets anything for. Per-host settings may only be slower or lower; the table of hosts below gives each host's own values.\n\n")
@@ -177,17 +187,8 @@ func fmtDelay(d policy.Delay) string {
 	return fmtDuration(d.Min) + "–" + fmtDuration(d.Max)
 }
 
-// fmtDuration writes d as people write it: "2h", "30m", "1m30s", "250ms".
-func fmtDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
+// fmtDuration writes d as people write it: "2h", not "2h0m0s".
+func fmtDuration(d time.Duration) string { return policy.FormatDuration(d) }
 
 // fmtSize writes n in the largest binary unit that divides it.
 func fmtSize(n int64) string {

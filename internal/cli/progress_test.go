@@ -1,0 +1,210 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+)
+
+// slowPolicy spaces requests 12 s apart: each wait is longer than the 10 s
+// a log announces, and three of them pass a 30 s summary.
+var slowPolicy = strings.Replace(testPolicy, "delay: {min: 5ms, max: 10ms}", "delay: {min: 12s, max: 12s}", 1)
+
+// In a log, a run prints timestamped lines, one per wait longer than 10 s
+// (what for, until when), a summary every 30 s, and last where the report
+// is — all on the run's clock.
+func TestProgressLogOnFakeClock(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": text("User-agent: *\nAllow: /\n"),
+		"/a":          text("a"), "/b": text("b"), "/c": text("c"),
+	})
+	w := newWorkspace(t, slowPolicy, "", src{"test-a", a.url("/a"), ""}, src{"test-b", a.url("/b"), ""}, src{"test-c", a.url("/c"), ""})
+	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	w.clock = clock.NewFake(start)
+	if code := w.run(context.Background()); code != 0 {
+		t.Fatalf("run: exit %d\n%s", code, w.out.String())
+	}
+	out := w.out.String()
+	t.Log("\n" + out)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	for _, l := range lines {
+		if strings.HasPrefix(l, "run: requests are not signed") {
+			continue // said before the run starts
+		}
+		if _, err := time.Parse(time.RFC3339, strings.Fields(l)[0]); err != nil {
+			t.Errorf("line without a timestamp: %q", l)
+		}
+	}
+	host := a.host()
+	for _, want := range []string{
+		"2026-11-30T10:00:00Z  " + host + "  waits 12s for the spacing between requests (delay or Crawl-delay), until 10:00:12 UTC",
+		"2026-11-30T10:00:12Z  " + host + "  waits 12s for the spacing between requests (delay or Crawl-delay), until 10:00:24 UTC",
+		"2026-11-30T10:00:36Z  summary: 2/3 checked, 4 request(s), 0 failing, 0 deferred; hosts: 1 waiting",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no line %q", want)
+		}
+	}
+	if n := strings.Count(out, "summary:"); n != 1 {
+		t.Errorf("%d summary lines in 36 s, want 1", n)
+	}
+	if last := lines[len(lines)-1]; !strings.HasSuffix(last, "run: report in "+w.Reports+"/coverage.md (and coverage.json beside it)") {
+		t.Errorf("last line %q does not say where the report is", last)
+	}
+}
+
+// screen plays what a terminal shows for out: the live view's "up n
+// lines, erase below" escape removes the lines it drew.
+func screen(t *testing.T, out string) []string {
+	t.Helper()
+	shown, _ := playScreen(t, out)
+	return shown
+}
+
+// playScreen returns what the terminal shows at the end, and every line
+// it showed on the way.
+func playScreen(t *testing.T, out string) (shown, ever []string) {
+	t.Helper()
+	for len(out) > 0 {
+		if i := strings.Index(out, "\033["); i == 0 {
+			var n int
+			if _, err := fmt.Sscanf(out, "\033[%dF\033[J", &n); err != nil {
+				t.Fatalf("unexpected escape at %q", out[:min(len(out), 12)])
+			}
+			esc := fmt.Sprintf("\033[%dF\033[J", n)
+			if n > len(shown) {
+				t.Fatalf("escape erases %d lines, only %d shown", n, len(shown))
+			}
+			shown = shown[:len(shown)-n]
+			out = out[len(esc):]
+			continue
+		}
+		line, rest, ok := strings.Cut(out, "\n")
+		if !ok || strings.Contains(line, "\033") {
+			t.Fatalf("partial line or escape inside a line: %q", line)
+		}
+		shown = append(shown, line)
+		ever = append(ever, line)
+		out = rest
+	}
+	return shown, ever
+}
+
+// On a terminal, event lines scroll above a live view of every host —
+// state, requests sent, what is left of today's budget, next dispatch —
+// that is redrawn in place, and removed at the end.
+func TestProgressTerminalView(t *testing.T) {
+	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	clk := clock.NewFake(start)
+	var buf bytes.Buffer
+	p := newProgress(&buf, clk, true)
+	p.hostEvent(pipeline.HostEvent{Host: "www.gov.uk", Kind: pipeline.HostDispatched, At: start, Until: start, Left: 199})
+	p.hostEvent(pipeline.HostEvent{Host: "www.ird.govt.nz", Kind: pipeline.HostDispatched, At: start, Until: start, Left: 49})
+	p.update(pipeline.Result{Due: 5, Dispatches: 2})
+	clk.Advance(2 * time.Second)
+	p.event("www.ird.govt.nz", "nz-paye robots.txt → 503")
+	p.hostEvent(pipeline.HostEvent{Host: "www.ird.govt.nz", Kind: pipeline.HostWaiting, At: clk.Now(), Until: start.Add(4 * time.Minute), Reason: "backoff", Left: 49})
+	p.event("www.gov.uk", "uk-rates https://www.gov.uk/rates → 200 new sha256 0123456789ab (10 bytes)")
+	p.update(pipeline.Result{Due: 5, Dispatches: 2, Checked: 1})
+	p.hostEvent(pipeline.HostEvent{Host: "www.gov.uk", Kind: pipeline.HostWaiting, At: clk.Now(), Until: start.Add(7 * time.Second), Reason: "spacing", Left: 199})
+	p.hostEvent(pipeline.HostEvent{Host: "www.irs.gov", Kind: pipeline.HostDone, At: clk.Now(), Left: -1})
+
+	want := []string{
+		"10:00:02  www.ird.govt.nz  nz-paye robots.txt → 503",
+		"10:00:02  www.ird.govt.nz  waits 3m58s for the backoff after failed requests, until 10:04:00 UTC",
+		"10:00:02  www.gov.uk  uk-rates https://www.gov.uk/rates → 200 new sha256 0123456789ab (10 bytes)",
+		"── 1/5 checked, 2 request(s), 0 failing, 0 deferred ──",
+		"  www.gov.uk                   waiting       1 sent   199 left today  next 10:00:07 UTC (in 5s, spacing)",
+		"  www.ird.govt.nz              backoff       1 sent    49 left today  next 10:04:00 UTC (in 3m58s, backoff)",
+		"  www.irs.gov                  done          0 sent     - left today  ",
+	}
+	if diff := cmp.Diff(want, screen(t, buf.String())); diff != "" {
+		t.Fatalf("screen (-want +got):\n%s", diff)
+	}
+	// The countdown moves with the clock; done leaves the event lines only.
+	clk.Advance(3 * time.Second)
+	p.tick()
+	if got := screen(t, buf.String())[4]; !strings.Contains(got, "(in 2s, spacing)") {
+		t.Errorf("after 3 s the view shows %q, want the countdown at 2s", got)
+	}
+	p.done()
+	if got := screen(t, buf.String()); len(got) != 3 {
+		t.Errorf("after done the screen holds %q, want the 3 event lines", got)
+	}
+}
+
+// The log's summary comes every 30 s on the real clock even while every
+// host waits and nothing else happens (testing/synctest's bubble moves
+// the clock; nothing sleeps for real).
+func TestProgressSummaryWhileHostsWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		p := newProgress(&buf, clock.Real{}, false)
+		stop := p.start(t.Context())
+		now := time.Now()
+		p.hostEvent(pipeline.HostEvent{Host: "www.gov.uk", Kind: pipeline.HostWaiting, At: now, Until: now.Add(70 * time.Second), Reason: "retry-after", Left: 10})
+		time.Sleep(65 * time.Second)
+		synctest.Wait()
+		stop()
+		want := []string{
+			now.UTC().Format(time.RFC3339) + "  www.gov.uk  waits 1m10s for the server's Retry-After, until " + now.Add(70*time.Second).UTC().Format("15:04:05 UTC"),
+			now.Add(30*time.Second).UTC().Format(time.RFC3339) + "  summary: 0/0 checked, 0 request(s), 0 failing, 0 deferred; hosts: 1 backoff",
+			now.Add(60*time.Second).UTC().Format(time.RFC3339) + "  summary: 0/0 checked, 0 request(s), 0 failing, 0 deferred; hosts: 1 backoff",
+		}
+		if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(buf.String()), "\n")); diff != "" {
+			t.Fatalf("log (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// A real run on a terminal: the live view follows the host through its
+// turn, shows its budget, and at the end of the turn what holds it back
+// (here the backoff after a 503); it is gone when the run ends.
+func TestProgressTerminalRun(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": text("User-agent: *\nAllow: /\n"),
+		"/a":          status(http.StatusServiceUnavailable),
+	})
+	w := newWorkspace(t, testPolicy, "", src{"test-a", a.url("/a"), ""})
+	w.clock = clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
+	w.run(context.Background(), func(o *runOptions) { o.Terminal = true })
+	shown, ever := playScreen(t, w.out.String())
+	host := a.host()
+	var sawBudget, sawBackoff bool
+	for _, l := range ever {
+		f := strings.Fields(l)
+		if len(f) < 2 || f[0] != host {
+			continue
+		}
+		sawBudget = sawBudget || strings.Contains(l, " 98 left today")
+		sawBackoff = sawBackoff || f[1] == "done" && strings.Contains(l, "backoff until 10:00:00 UTC")
+	}
+	if !sawBudget || !sawBackoff {
+		t.Errorf("the live view never showed the budget left (98 of 100) and the backoff at the end of the turn:\n%s", strings.Join(ever, "\n"))
+	}
+	for _, l := range shown {
+		if strings.HasPrefix(l, "──") || strings.HasPrefix(l, "  "+host) {
+			t.Errorf("the live view is still on the screen after the run: %q", l)
+		}
+	}
+	if last := shown[len(shown)-1]; !strings.Contains(last, "run: report in ") {
+		t.Errorf("last line %q does not say where the report is", last)
+	}
+	// The run recorded a failure: the error, printed after as the last
+	// line, says where the report is too.
+	var out bytes.Buffer
+	err := runRun(context.Background(), runOptions{paths: w.paths, MaxDuration: time.Minute, Clock: w.clock, IO: IO{Out: &out, Err: &out}})
+	if exitCode(err) != ExitFailures || !strings.Contains(fmt.Sprint(err), "the report is "+filepath.Join(w.Reports, "coverage.md")) {
+		t.Errorf("run with a failure: exit %d, error %q; want 1 and where the report is", exitCode(err), err)
+	}
+}
