@@ -66,7 +66,7 @@ func defaultRunID(getenv func(string) string) string {
 func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle.Options, error) {
 	cfg, err := github.ConfigFromEnv(opts.IO.Getenv)
 	if err != nil {
-		return cycle.Options{}, usageError("%v", err)
+		return cycle.Options{}, usageError("%w", err)
 	}
 	set, err := loadManifests(opts.Manifests, opts.IO)
 	if err != nil {
@@ -77,7 +77,7 @@ func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle
 	}
 	gh, err := github.NewClient(ctx, cfg, opts.HTTPClient, github.WithClock(opts.Clock))
 	if err != nil {
-		return cycle.Options{}, usageError("%v", err)
+		return cycle.Options{}, usageError("%w", err)
 	}
 	summary := ""
 	if opts.IO.Getenv != nil {
@@ -102,7 +102,7 @@ func runCI(ctx context.Context, opts ciOptions) error {
 	}
 	shard, err := lease.ParseShard(opts.Shard)
 	if err != nil {
-		return usageError("--shard: %v", err)
+		return usageError("--shard: %w", err)
 	}
 	co, err := cycleOptions(ctx, opts, shard)
 	if err != nil {

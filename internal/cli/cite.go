@@ -59,11 +59,11 @@ type citation struct {
 	// Retrieved is the UTC date of the last good check that served these
 	// bytes (or, for --at and when the state does not say, the date they
 	// were first retrieved).
-	Retrieved   string `json:"retrieved"`
-	FirstSeen   string `json:"first_seen"`
-	SHA256      string `json:"sha256"`
-	Size        int64  `json:"size"`
-	ContentType string `json:"content_type"`
+	Retrieved   string    `json:"retrieved"`
+	FirstSeen   string    `json:"first_seen"`
+	SHA256      store.Sum `json:"sha256"`
+	Size        int64     `json:"size"`
+	ContentType string    `json:"content_type"`
 	// Blob is the path of the exact bytes; Text the path of their derived
 	// plain text, when it has been derived (else TextMissing says why).
 	Blob        string `json:"blob"`
@@ -95,16 +95,16 @@ func runCite(_ context.Context, opts citeOptions) error {
 	}
 	ix, err := store.LoadIndex(opts.indexPath())
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	st, err := state.Load(opts.State)
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	cur := st.Source(src.ID)
 	entries := ix.Entries(src.ID)
 	if len(entries) == 0 {
-		return withCode(ExitFailures, fmt.Errorf("%s has no bytes held yet (status %s): run `taxkernelbot run --only %s`", src.ID, cur.Status, src.ID))
+		return nothingYet("nothing to cite yet: %s has no bytes held (status %s); run `taxkernelbot run --only %s` to fetch them", src.ID, cur.Status, src.ID)
 	}
 	c, err := cite(opts, src, entries, cur)
 	if err != nil {
@@ -167,7 +167,7 @@ func cite(opts citeOptions, src manifest.Source, entries []store.Entry, cur stat
 			}
 		}
 		if i < 0 {
-			return citation{}, withCode(ExitFailures, fmt.Errorf("%s held no bytes on %s; the first were retrieved on %s", src.ID, opts.At, entries[0].FirstSeen))
+			return citation{}, nothingYet("nothing to cite on %s: %s held no bytes on %s; the first were retrieved on %s (cite --at that date or later)", opts.At, src.ID, opts.At, entries[0].FirstSeen)
 		}
 	}
 	e := entries[i]
@@ -183,14 +183,14 @@ func cite(opts citeOptions, src manifest.Source, entries []store.Entry, cur stat
 	if i+1 < len(entries) {
 		c.HeldUntil = entries[i+1].FirstSeen
 	}
-	text, ok, err := textview.Load(opts.Snapshots, e.SHA256)
+	text, ok, err := textview.Load(opts.Snapshots, e.SHA256.String())
 	switch {
 	case err != nil:
-		return citation{}, cannotRun("%v", err)
+		return citation{}, cannotRun("%w", err)
 	case !ok:
 		c.TextMissing = fmt.Sprintf("no text view of these bytes for extractor %s yet", textview.Version)
 	default:
-		p, _ := textview.TextPath(opts.Snapshots, e.SHA256)
+		p, _ := textview.TextPath(opts.Snapshots, e.SHA256.String())
 		c.Text = filepath.ToSlash(p)
 		c.TextReason = text.Reason
 	}

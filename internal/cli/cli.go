@@ -14,12 +14,12 @@ import (
 	"time"
 )
 
-// Exit codes (SPEC §6b).
+// Exit codes. Each has one meaning.
 const (
 	ExitOK       = 0 // done
 	ExitFailures = 1 // the run completed; failures are recorded
-	ExitUsage    = 2 // bad command line or invalid manifests
-	ExitCannot   = 3 // could not run: lease held, store unwritable, …
+	ExitUsage    = 2 // bad command line (an unknown source id too) or invalid manifests
+	ExitCannot   = 3 // could not run or nothing to answer from yet: lease held, store unwritable, nothing held to cite, no robots.txt copy kept
 )
 
 // exitError carries the exit code an error maps to.
@@ -43,6 +43,13 @@ func usageError(format string, args ...any) error {
 }
 
 func cannotRun(format string, args ...any) error {
+	return withCode(ExitCannot, fmt.Errorf(format, args...))
+}
+
+// nothingYet says that what was asked for is not held yet (nothing to
+// cite, no robots.txt copy kept): exit 3, not 1, which only a completed
+// run with failures returns. The message says which run brings it.
+func nothingYet(format string, args ...any) error {
 	return withCode(ExitCannot, fmt.Errorf(format, args...))
 }
 
@@ -70,9 +77,9 @@ func init() {
 		"run":      {"fetch the due sources, then write snapshots, state and reports", cmdRun},
 		"validate": {"check the manifests (no network)", cmdValidate},
 		"report":   {"rewrite reports/ from the manifests and the state (no network)", cmdReport},
-		"cite":     {"print the citation of a source's held bytes", cmdCite},
+		"cite":     {"print the citation of a source's held bytes (exit 3 while none are held yet)", cmdCite},
 		"verify":   {"re-hash every blob and check the index against the store", cmdVerify},
-		"robots":   {"explain the robots.txt decision for a URL from the kept copy", cmdRobots},
+		"robots":   {"explain the robots.txt decision for a URL from the kept copy (exit 3 while none is kept)", cmdRobots},
 		"demo":     {"run the whole pipeline against embedded local servers (no network)", cmdDemo},
 		"ci":       {"in GitHub Actions: pull the cache branch, lease, run, push, and open the pull request", cmdCI},
 		"publish":  {"push the state to the cache branch and open or update the bot's pull request", cmdPublish},
@@ -100,12 +107,21 @@ func Main(ctx context.Context, args []string, io IO) int {
 		return ExitUsage
 	}
 	err := cmd.run(ctx, io, args[1:])
+	code := exitCode(err)
+	if err != nil && code != ExitOK {
+		fmt.Fprintf(io.Err, "taxkernelbot %s: %v\n", args[0], err)
+	}
+	return code
+}
+
+// exitCode maps what a command returned to the process's exit code; Main,
+// demo, ci and the tests all map through it. An error carries its code
+// however deeply it is wrapped; one without a code could not run (3).
+func exitCode(err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return ExitOK
 	}
-	fmt.Fprintf(io.Err, "taxkernelbot %s: %v\n", args[0], err)
-	var ee *exitError
-	if errors.As(err, &ee) {
+	if ee, ok := errors.AsType[*exitError](err); ok {
 		return ee.code
 	}
 	return ExitCannot
@@ -123,7 +139,8 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nExit codes: 0 ok, 1 run completed with failures recorded, 2 usage or invalid manifests, 3 could not run.")
+	fmt.Fprintln(w, "\nExit codes: 0 ok, 1 run completed with failures recorded, 2 usage (an unknown source id too) or invalid manifests,")
+	fmt.Fprintln(w, "3 could not run, or nothing held yet to answer from (cite before a source's first fetch, robots before its host's).")
 }
 
 // newFlags returns a flag set whose errors are ours to report (exit 2).

@@ -121,8 +121,8 @@ func TestCiteVerifyRobotsReport(t *testing.T) {
 	if code, stdout, _ := runMain(t, nil, "robots", "--manifests", w.Manifests, "--state", w.State, a.url("/rates")); code != ExitOK || !strings.Contains(stdout, "allowed") || strings.Contains(stdout, "disallowed") {
 		t.Errorf("robots explain of an allowed URL: exit %d\n%s", code, stdout)
 	}
-	if code, _, _ := runMain(t, nil, "robots", "--state", w.State, "https://unknown.example/"); code != ExitFailures {
-		t.Errorf("robots without a kept copy: exit %d, want 1", code)
+	if code, _, _ := runMain(t, nil, "robots", "--state", w.State, "https://unknown.example/"); code != ExitCannot {
+		t.Errorf("robots without a kept copy: exit %d, want 3", code)
 	}
 
 	must(t, os.RemoveAll(w.Reports))

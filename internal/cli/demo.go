@@ -50,7 +50,7 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 	if dir == "" {
 		var err error
 		if dir, err = os.MkdirTemp(opts.tempRoot, "taxkernelbot-demo-"); err != nil {
-			return cannotRun("%v", err)
+			return cannotRun("%w", err)
 		}
 		if !opts.Keep {
 			defer func() {
@@ -79,7 +79,7 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 	}
 	auth.ServeKeyDirectory(keyDir)
 	if err := auth.WriteManifests(p.Manifests); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	if err := explainDemoPolicy(w, p.Manifests, opts.RealManifests); err != nil {
 		return err
@@ -103,7 +103,7 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 		}
 		after, err := os.ReadFile(filepath.Join(p.Reports, "coverage.json"))
 		if err != nil {
-			return cannotRun("%v", err)
+			return cannotRun("%w", err)
 		}
 		if i == 2 {
 			fmt.Fprintf(w, "coverage.json after run 2: %s\n", demoReportChange(before, after))
@@ -112,7 +112,7 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 	}
 	md, err := os.ReadFile(filepath.Join(p.Reports, "coverage.md"))
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	fmt.Fprintf(w, "\n%s\nWhat the servers saw:\n%s\n", md, auth.Seen())
 	fmt.Fprintf(w, "Signed requests:\n%s\n", auth.Signatures())
@@ -140,11 +140,11 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 func demoSigningKey(dir string, w io.Writer) (func(string) string, string, error) {
 	key, err := sign.GenerateKey()
 	if err != nil {
-		return nil, "", cannotRun("%v", err)
+		return nil, "", cannotRun("%w", err)
 	}
 	pemKey, err := sign.MarshalKey(key)
 	if err != nil {
-		return nil, "", cannotRun("%v", err)
+		return nil, "", cannotRun("%w", err)
 	}
 	env := func(k string) string {
 		if k == sign.KeyEnv {
@@ -185,16 +185,6 @@ func explainDemoPolicy(w io.Writer, demoManifests, realManifests string) error {
 	fmt.Fprintf(w, "| private networks | allowed | refused |\n\n")
 	fmt.Fprintf(w, "So a host's requests here are about %d times closer together than they would be on the internet.\n\n", max(int64(real.Delay.Min/max(d.Delay.Min, 1)), 1))
 	return nil
-}
-
-func exitCode(err error) int {
-	if err == nil {
-		return ExitOK
-	}
-	if ee, ok := err.(*exitError); ok {
-		return ee.code
-	}
-	return ExitCannot
 }
 
 // demoReportChange says what run 2 changed in coverage.json.

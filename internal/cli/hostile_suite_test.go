@@ -91,7 +91,7 @@ func (w *workspace) blobBytes(id string) []byte {
 	}
 	s, err := store.Open(w.Snapshots)
 	must(w.t, err)
-	r, err := s.Open(e.SHA256)
+	r, err := s.Open(store.Sum(e.SHA256))
 	must(w.t, err)
 	defer r.Close()
 	var b bytes.Buffer

@@ -49,15 +49,15 @@ func runKeys(io IO, clk clock.Clock, args []string) error {
 func keysGenerate(io IO) error {
 	k, err := sign.GenerateKey()
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	pemKey, err := sign.MarshalKey(k)
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	jwk, err := json.Marshal(sign.PrivateJWK(k))
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	fmt.Fprintf(io.Err, "keys: the private key below goes into the %s secret (never into the repository);\n", sign.KeyEnv)
 	fmt.Fprintln(io.Err, "keys: then run `taxkernelbot keys directory` with it set and publish the file it writes.")
@@ -90,22 +90,22 @@ func keysDirectory(io IO, clk clock.Clock, args []string) error {
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
 	case err != nil:
-		return cannotRun("read %s: %v", *out, err)
+		return cannotRun("read %s: %w", *out, err)
 	default:
 		if old, err = sign.ParseDirectory(data); err != nil {
-			return cannotRun("%s: %v; fix or remove the file", *out, err)
+			return cannotRun("%s: %w; fix or remove the file", *out, err)
 		}
 	}
 	d := sign.Rotate(old, current, clk.Now(), keepFor)
 	b, err := d.Marshal()
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	if err := atomicfile.WriteFile(*out, b, 0o644); err != nil {
-		return cannotRun("write %s: %v", *out, err)
+		return cannotRun("write %s: %w", *out, err)
 	}
 	fmt.Fprintf(io.Err, "keys: wrote %s (%d key(s), current %s); serve it at %s of the origin named in policy.yaml's sign directory, with Content-Type: %s\n",
 		*out, len(d.Keys), current.Thumbprint(), sign.WellKnownPath, sign.DirectoryMediaType)
@@ -118,14 +118,14 @@ func currentKey(io IO, pubFile string) (sign.JWK, error) {
 	if pubFile != "" {
 		data, err := os.ReadFile(pubFile)
 		if err != nil {
-			return sign.JWK{}, usageError("--public: %v", err)
+			return sign.JWK{}, usageError("--public: %w", err)
 		}
 		var j sign.JWK
 		if err := json.Unmarshal(data, &j); err != nil {
-			return sign.JWK{}, usageError("--public %s is not a JWK: %v", pubFile, err)
+			return sign.JWK{}, usageError("--public %s is not a JWK: %w", pubFile, err)
 		}
 		if _, err := j.PublicKey(); err != nil {
-			return sign.JWK{}, usageError("--public %s: %v", pubFile, err)
+			return sign.JWK{}, usageError("--public %s: %w", pubFile, err)
 		}
 		j.Nbf, j.Exp = 0, 0
 		return j, nil
@@ -139,7 +139,7 @@ func currentKey(io IO, pubFile string) (sign.JWK, error) {
 	}
 	k, err := sign.ParseKey(raw)
 	if err != nil {
-		return sign.JWK{}, usageError("%s: %v", sign.KeyEnv, err)
+		return sign.JWK{}, usageError("%s: %w", sign.KeyEnv, err)
 	}
 	return sign.PrivateJWK(k), nil
 }

@@ -30,7 +30,7 @@ func cmdPolicy(ctx context.Context, io IO, args []string) error {
 	page := policyPage(set)
 	wrote, err := public.Write(opts.Reports, page)
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	what := "unchanged"
 	if len(wrote) > 0 {

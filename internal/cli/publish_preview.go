@@ -91,7 +91,7 @@ func fileIn(tree *object.Tree, p string) ([]byte, error) {
 
 // readBlobFile reads blob sum from the local store, checking its hash.
 func readBlobFile(snapshots, sum string) ([]byte, error) {
-	rc, err := store.ReadOnly(snapshots).Open(sum)
+	rc, err := store.ReadOnly(snapshots).Open(store.Sum(sum))
 	if err != nil {
 		return nil, err
 	}

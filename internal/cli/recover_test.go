@@ -34,7 +34,7 @@ func TestKilledRunBlobsAdoptedOrRemoved(t *testing.T) {
 	if code := w.run(ctx); code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, w.out.String())
 	}
-	first := w.report()["t-a"].SHA256
+	first := store.Sum(w.report()["t-a"].SHA256)
 	// The kill: neither index.json nor state.json was saved; a blob whose
 	// result line never made it to the ledger, and a temp file, were left.
 	must(t, os.Remove(w.indexPath()))
@@ -43,7 +43,7 @@ func TestKilledRunBlobsAdoptedOrRemoved(t *testing.T) {
 	sum := sha256.Sum256(stray)
 	s, err := store.Open(w.Snapshots)
 	must(t, err)
-	if got, _, err := s.Put(context.Background(), bytes.NewReader(stray)); err != nil || got != hex.EncodeToString(sum[:]) {
+	if got, _, err := s.Put(context.Background(), bytes.NewReader(stray)); err != nil || got != store.Sum(hex.EncodeToString(sum[:])) {
 		t.Fatal(got, err)
 	}
 	must(t, os.WriteFile(filepath.Join(w.Snapshots, "sha256", ".tmp-put-1"), []byte("half"), 0o444))
@@ -55,7 +55,7 @@ func TestKilledRunBlobsAdoptedOrRemoved(t *testing.T) {
 	}
 	ix, err := store.LoadIndex(w.indexPath())
 	must(t, err)
-	var hashes []string
+	var hashes []store.Sum
 	for _, e := range ix.Entries("t-a") {
 		hashes = append(hashes, e.SHA256)
 	}
@@ -65,7 +65,7 @@ func TestKilledRunBlobsAdoptedOrRemoved(t *testing.T) {
 	if e, _ := ix.Lookup("t-a", first); e.FinalURL != a.url("/a") || e.ContentType == "" || e.Size != int64(len("rates, first edition")) {
 		t.Errorf("adopted entry %+v: want its URL, content type and size from the ledger", e)
 	}
-	if s.Has(hex.EncodeToString(sum[:])) {
+	if s.Has(store.Sum(hex.EncodeToString(sum[:]))) {
 		t.Error("a blob nothing vouches for was kept")
 	}
 	w.out.Reset()

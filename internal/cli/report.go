@@ -31,15 +31,15 @@ func runReport(_ context.Context, opts reportOptions) error {
 	}
 	st, err := state.Load(opts.State)
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	rep := report.Build(set, st)
 	changed, err := rep.Write(opts.Reports)
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, time.Now()); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	what := "unchanged"
 	if changed {

@@ -49,12 +49,12 @@ func runRobots(_ context.Context, opts robotsOptions) error {
 	}
 	st, err := state.Load(opts.State)
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	key := robots.Key(u)
 	kept, ok := st.Robots(key)
 	if !ok {
-		return withCode(ExitFailures, fmt.Errorf("no robots.txt copy for %s in %s: a run fetches it before the first document of that host", key, opts.State))
+		return nothingYet("no robots.txt copy yet for %s in %s: a run fetches it before the first document of that host (taxkernelbot run --only SOURCE, for a source on it)", key, opts.State)
 	}
 	token := pol.ProductToken()
 	dec := robotsdecision.Kept(kept, ok, time.Now(), pol.RobotsTTL)

@@ -23,11 +23,11 @@ func requestSigner(io IO, p policy.Policy, now func() time.Time) (func(*http.Req
 	}
 	key, err := sign.ParseKey(raw)
 	if err != nil {
-		return nil, usageError("%s: %v", sign.KeyEnv, err)
+		return nil, usageError("%s: %w", sign.KeyEnv, err)
 	}
 	s, err := sign.New(key, sign.Options{Directory: p.SignDirectory, Now: now})
 	if err != nil {
-		return nil, usageError("policy sign directory: %v", err)
+		return nil, usageError("policy sign directory: %w", err)
 	}
 	where := "no key directory named (set sign: {directory: URL} in policy.yaml)"
 	if p.SignDirectory != "" {

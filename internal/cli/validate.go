@@ -44,7 +44,7 @@ func runValidate(_ context.Context, opts validateOptions) error {
 	if opts.Base != "" {
 		var err error
 		if base, err = readBase(opts.Manifests, opts.Base); err != nil {
-			return usageError("%v", err)
+			return usageError("%w", err)
 		}
 	}
 	set, err := loadManifestsAgainst(opts.Manifests, base, opts.IO)
@@ -56,11 +56,11 @@ func runValidate(_ context.Context, opts validateOptions) error {
 	}
 	st, err := validateState(opts)
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	printDiagnostics(robotsWarnings(set, base, st), opts.IO)
 	if err := writeStepSummary(set, opts.IO); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d manifest(s), %d source(s), %d host(s): valid\n",
 		opts.Manifests, len(set.Manifests), len(set.Sources), len(set.Hosts))
@@ -140,7 +140,7 @@ func borrowedIdentity(set *manifest.Set, io IO) error {
 		repo = io.Getenv("GITHUB_REPOSITORY")
 	}
 	if err := set.Policy.BorrowedIdentity(repo); err != nil {
-		return usageError("%v", err)
+		return usageError("%w", err)
 	}
 	return nil
 }

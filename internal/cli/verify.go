@@ -25,15 +25,15 @@ func cmdVerify(ctx context.Context, io IO, args []string) error {
 func runVerify(ctx context.Context, opts verifyOptions) error {
 	s, err := store.Open(opts.Snapshots)
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	ix, err := store.LoadIndex(opts.indexPath())
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	problems, err := s.Verify(ctx, ix)
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	for _, p := range problems {
 		fmt.Fprintf(opts.IO.Out, "%s: %s\n", p.Path, p.Message)

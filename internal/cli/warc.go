@@ -64,15 +64,15 @@ func runWarc(ctx context.Context, opts warcOptions) error {
 		}
 	}
 	if in.Index, err = store.LoadIndex(opts.indexPath()); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	items, err := warc.Plan(in)
 	if err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	f, err := atomicfile.Create(opts.Out, 0o644)
 	if err != nil {
-		return cannotRun("create %s: %v", opts.Out, err)
+		return cannotRun("create %s: %w", opts.Out, err)
 	}
 	defer f.Abort()
 	p := set.Policy
@@ -90,7 +90,7 @@ func runWarc(ctx context.Context, opts warcOptions) error {
 		info = append(info, [2]string{"selection", strings.TrimSpace(fmt.Sprintf("since=%s only=%s", opts.Since, opts.Only))})
 	}
 	if err := w.Info(filepath.Base(opts.Out), opts.Clock.Now(), info); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	captures, revisits, sources := 0, 0, map[string]bool{}
 	for _, it := range items {
@@ -104,11 +104,11 @@ func runWarc(ctx context.Context, opts warcOptions) error {
 			err, revisits = w.Revisit(*it.Revisit), revisits+1
 		}
 		if err != nil {
-			return cannotRun("%v", err)
+			return cannotRun("%w", err)
 		}
 	}
 	if err := f.Commit(); err != nil {
-		return cannotRun("%v", err)
+		return cannotRun("%w", err)
 	}
 	fmt.Fprintf(opts.IO.Err, "warc: wrote %s: %d capture(s) (request and response), %d revisit(s), %d source(s)\n", opts.Out, captures, revisits, len(sources))
 	return nil

@@ -77,7 +77,7 @@ func TestWarcAfterRuns(t *testing.T) {
 	}
 	want := []string{
 		"warcinfo", "request",
-		"response " + etag + " sha256:" + es[0].SHA256,
+		"response " + etag + " sha256:" + es[0].SHA256.String(),
 		"revisit " + gowarc.ProfileServerNotModifiedV1_1,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

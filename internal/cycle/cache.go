@@ -21,6 +21,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // pull brings the cache branch's state, robots copies and today's ledgers
@@ -79,7 +80,7 @@ func (c *Cycle) carryPending(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var missing []string
+	var missing []store.Sum
 	for _, id := range st.SourceIDs() {
 		if sum := st.Source(id).SHA256; sum != "" && !hasBlob(c.o.Snapshots, sum) {
 			missing = append(missing, sum)

@@ -461,7 +461,7 @@ func TestUnindexedBlobIsNeverProposed(t *testing.T) {
 	r := newRepo(t, "t-a")
 	o, log := r.options("1/1")
 	run := r.runner(&o)
-	var stray string
+	var stray store.Sum
 	o.Run = func(ctx context.Context, lim Limits) error {
 		s, err := store.Open(o.Snapshots)
 		must(t, err)
@@ -472,7 +472,7 @@ func TestUnindexedBlobIsNeverProposed(t *testing.T) {
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
-	if r.show(BotBranch, "snapshots/"+store.BlobPath(stray)) != "" {
+	if r.show(BotBranch, "snapshots/"+stray.Path()) != "" {
 		t.Errorf("the bot branch carries blob %.12s, which no index names", stray)
 	}
 	if ix := r.show(BotBranch, "snapshots/index.json"); !strings.Contains(ix, "t-a") {

@@ -33,7 +33,7 @@ func haltReason(tip fs.FS, now time.Time) (string, error) {
 	}
 	var h halt
 	if err := json.Unmarshal(data, &h); err != nil {
-		return "", fmt.Errorf("%s: %s does not decode (%v): fix or remove it on the branch", CacheBranch, haltFile, err)
+		return "", fmt.Errorf("%s: %s does not decode (%w): fix or remove it on the branch", CacheBranch, haltFile, err)
 	}
 	if !now.Before(h.Until) {
 		return "", nil

@@ -437,7 +437,7 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 	added := map[string]bool{}
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
-			p := "snapshots/" + store.BlobPath(e.SHA256)
+			p := "snapshots/" + e.SHA256.Path()
 			if onBase(p) || added[p] {
 				continue // two sources may have served the same bytes
 			}
@@ -453,7 +453,7 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 			out = append(out, gitstore.Change{Path: p, Data: data})
 			// The text derived from it goes with it, for readers of the
 			// repository (a rules engine) and the pull request's links.
-			texts := derivedTexts(c.o.Snapshots, e.SHA256)
+			texts := derivedTexts(c.o.Snapshots, string(e.SHA256))
 			for _, tp := range sortedKeys(texts) {
 				if !onBase(tp) {
 					out = append(out, gitstore.Change{Path: tp, Data: texts[tp]})

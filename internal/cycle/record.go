@@ -50,7 +50,7 @@ func (c *Cycle) readRecord(ctx context.Context) (record, error) {
 		return r, err
 	}
 	if err := json.Unmarshal(data, &r); err != nil {
-		return r, fmt.Errorf("%s: %s does not decode (%v): remove it from the branch and the bot starts its memory of pull requests afresh", CacheBranch, recordFile, err)
+		return r, fmt.Errorf("%s: %s does not decode (%w): remove it from the branch and the bot starts its memory of pull requests afresh", CacheBranch, recordFile, err)
 	}
 	return r, nil
 }

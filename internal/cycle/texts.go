@@ -72,7 +72,7 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 // (main's, the bot branch's; nil ones are skipped), fetching it there.
 func blobReader(ctx context.Context, snapshots string, trees ...*gitstore.Tree) func(string) ([]byte, error) {
 	return func(sum string) ([]byte, error) {
-		data, err := readLocal(snapshots, sum)
+		data, err := readLocal(snapshots, store.Sum(sum))
 		if err == nil || !errors.Is(err, fs.ErrNotExist) {
 			return data, err
 		}

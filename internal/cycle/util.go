@@ -18,15 +18,15 @@ import (
 
 func sortStrings(s []string) { slices.Sort(s) }
 
-func hasBlob(snapshots, sum string) bool { return store.ReadOnly(snapshots).Has(sum) }
+func hasBlob(snapshots string, sum store.Sum) bool { return store.ReadOnly(snapshots).Has(sum) }
 
 // copyBlobs copies the blobs named by sums from a branch's tree into the
 // local store, checking each one's hash; those the tree lacks are skipped
 // (the next check fetches them whole).
-func copyBlobs(ctx context.Context, tree *gitstore.Tree, snapshots string, sums []string) error {
+func copyBlobs(ctx context.Context, tree *gitstore.Tree, snapshots string, sums []store.Sum) error {
 	paths := make([]string, len(sums))
 	for i, sum := range sums {
-		paths[i] = "snapshots/" + store.BlobPath(sum)
+		paths[i] = "snapshots/" + sum.Path()
 	}
 	if err := tree.Fetch(ctx, paths...); err != nil {
 		return err
@@ -75,6 +75,6 @@ func plan(ctx context.Context, o Options) ([]string, error) {
 }
 
 // readLocal reads a file of the local store (its bytes as served).
-func readLocal(snapshots, sum string) ([]byte, error) {
-	return os.ReadFile(filepath.Join(snapshots, filepath.FromSlash(store.BlobPath(sum))))
+func readLocal(snapshots string, sum store.Sum) ([]byte, error) {
+	return os.ReadFile(filepath.Join(snapshots, filepath.FromSlash(sum.Path())))
 }

@@ -124,8 +124,11 @@ func (s *signatureChecks) directory(u string) (sign.Directory, error) {
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return d, fmt.Errorf("key directory %s: status %d %v", u, resp.StatusCode, err)
+	if err != nil {
+		return d, fmt.Errorf("key directory %s: status %d, body: %w", u, resp.StatusCode, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return d, fmt.Errorf("key directory %s: status %d, want 200", u, resp.StatusCode)
 	}
 	if d, err = sign.ParseDirectory(data); err != nil {
 		return d, err

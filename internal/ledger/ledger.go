@@ -396,7 +396,7 @@ func scanFile(path string, fn func([]byte) error) error {
 	for sc.Scan() {
 		n++
 		if err := fn(sc.Bytes()); err != nil {
-			return fmt.Errorf("%s:%d: corrupt ledger line (%v): Append never writes one, so the file was edited or merged by hand; restore it from the cache branch", path, n, err)
+			return fmt.Errorf("%s:%d: corrupt ledger line (%w): Append never writes one, so the file was edited or merged by hand; restore it from the cache branch", path, n, err)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -538,13 +538,18 @@ func ScanAll(dir string, fn func(Line) error) error {
 			return fmt.Errorf("ledger: %w", err)
 		}
 		for _, p := range files {
+			var fnErr error // fn's own error is the caller's, not a corrupt line
 			if err := scanFile(p, func(b []byte) error {
 				var v Line
 				if err := json.Unmarshal(b, &v); err != nil {
 					return err
 				}
-				return fn(v)
+				fnErr = fn(v)
+				return fnErr
 			}); err != nil {
+				if fnErr != nil {
+					return fnErr
+				}
 				return err
 			}
 		}

@@ -263,13 +263,18 @@ func editDistance(a, b string) int {
 // → contents) to where the YAML entry on its line starts, past any
 // indentation and list dashes.
 func fillColumns(ds Diagnostics, files map[string][]byte) {
+	split := map[string][]string{} // each file split into lines once, however many diagnostics it has
 	for i := range ds {
 		d := &ds[i]
 		data, ok := files[d.File]
 		if !ok || d.Line <= 0 || d.Column > 0 {
 			continue
 		}
-		lines := strings.Split(string(data), "\n")
+		lines, ok := split[d.File]
+		if !ok {
+			lines = strings.Split(string(data), "\n")
+			split[d.File] = lines
+		}
 		if d.Line > len(lines) {
 			continue
 		}

@@ -223,3 +223,25 @@ func TestDuplicateIsReportedOnTheAddedLine(t *testing.T) {
 		t.Error("Added: a changed URL is not reported")
 	}
 }
+
+// BenchmarkLoadManyWarnings loads one manifest of 1,000 sources that each
+// draw a warning (ids without the jurisdiction's prefix): placing each
+// warning's column must not split the file once per warning.
+//
+//	go test -run '^$' -bench LoadManyWarnings ./internal/manifest
+func BenchmarkLoadManyWarnings(b *testing.B) {
+	dir := b.TempDir()
+	var m strings.Builder
+	m.WriteString("jurisdiction: test\nname: Test\ntimezone: UTC\nsources:\n")
+	for i := range 1000 {
+		fmt.Fprintf(&m, "  - id: p-%04d\n    url: https://www.example.gov/doc%d\n    kind: rates-page\n    title: p-%04d\n    recheck: 24h\n", i, i, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "test.yaml"), []byte(m.String()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if set, diags := Load(dir); set == nil || diags.HasErrors() {
+			b.Fatal(diags)
+		}
+	}
+}

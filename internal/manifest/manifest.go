@@ -266,7 +266,7 @@ func normalize(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
-		return nil, fmt.Errorf("url %q does not parse (%v); write an absolute https:// URL", raw, unwrapURLError(err))
+		return nil, fmt.Errorf("url %q does not parse (%w); write an absolute https:// URL", raw, unwrapURLError(err))
 	case !strings.EqualFold(u.Scheme, "http") && !strings.EqualFold(u.Scheme, "https"):
 		return nil, fmt.Errorf("url %q is not http(s); only https:// and http:// URLs can be fetched", raw)
 	case u.Opaque != "" || u.Host == "":

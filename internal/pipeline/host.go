@@ -182,7 +182,7 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 			return r.refused(src, host, err)
 		}
 		if storeFailed(ctx, resp, ferr, sink) {
-			err := fmt.Errorf("%w: snapshot store unwritable: %v", ErrFatal, ferr)
+			err := fmt.Errorf("%w: snapshot store unwritable: %w", ErrFatal, ferr)
 			r.cancel(err)
 			return err
 		}
@@ -288,11 +288,11 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			s.LastGood = now
 			s.FinalURL = u.String()
 			keepValidators(s, resp)
-			view, ok := lastView(*s, prior.SHA256)
+			view, ok := lastView(*s, string(prior.SHA256))
 			if !ok {
-				view = r.deriveText(ctx, src, prior.SHA256, prior.ContentType)
+				view = r.deriveText(ctx, src, string(prior.SHA256), prior.ContentType)
 			}
-			r.noteBlink(ctx, src, s, state.TextCheck{Raw: prior.SHA256, View: view}, now)
+			r.noteBlink(ctx, src, s, state.TextCheck{Raw: string(prior.SHA256), View: view}, now)
 		})
 		r.count(func(res *Result) { res.Checked++ })
 		r.log(src.Host, "%s %s → 304 unchanged", src.ID, u)
@@ -302,21 +302,21 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		return nil, true
 	case code == 200:
 		held := prior.SHA256 != "" && r.o.Store.Has(prior.SHA256)
-		if held && prior.SHA256 != resp.SHA256 {
+		if held && string(prior.SHA256) != resp.SHA256 {
 			if c, ok := r.compareText(ctx, src, prior, resp); ok && !c.Changed {
 				r.sameText(ctx, src, prior, u, resp, c, checked)
 				return nil, true
 			}
 		}
 		r.o.Index.Add(src.ID, store.Entry{
-			SHA256: resp.SHA256, Size: resp.Size, ContentType: resp.ContentType,
+			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
 			Status: code, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
 		})
 		r.finish(src, state.Fresh, prior, func(s *state.Source) {
 			checked(s)
 			s.LastGood = now
-			s.SHA256, s.Size, s.ContentType, s.FinalURL = resp.SHA256, resp.Size, resp.ContentType, u.String()
+			s.SHA256, s.Size, s.ContentType, s.FinalURL = store.Sum(resp.SHA256), resp.Size, resp.ContentType, u.String()
 			s.ETag, s.LastModified = resp.ETag, resp.LastModified
 			// Whenever a blob is indexed (or found held), its text is kept
 			// beside it.
@@ -328,7 +328,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		switch {
 		case prior.SHA256 == "":
 			what = "new"
-		case prior.SHA256 == resp.SHA256:
+		case prior.SHA256 == store.Sum(resp.SHA256):
 			what = "unchanged"
 		}
 		r.log(src.Host, "%s %s → %d %s sha256 %.12s (%d bytes)", src.ID, u, code, what, resp.SHA256, resp.Size)

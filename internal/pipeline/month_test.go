@@ -192,7 +192,7 @@ func TestScriptedMonth(t *testing.T) {
 		}
 		// The held bytes' text is kept beside them.
 		for _, e := range es {
-			if _, ok, err := textview.Load(st.Root(), e.SHA256); !ok || err != nil {
+			if _, ok, err := textview.Load(st.Root(), string(e.SHA256)); !ok || err != nil {
 				t.Errorf("%s: no text kept for %.12s: %v", p.id, e.SHA256, err)
 			}
 		}

@@ -289,7 +289,7 @@ func (r *run) gate(host string) *gate.Gate {
 			Purpose: req.Purpose, Source: req.Source, RunID: r.o.RunID,
 		})
 		if err != nil {
-			err = fmt.Errorf("%w: ledger unwritable, nothing sent: %v", ErrFatal, err)
+			err = fmt.Errorf("%w: ledger unwritable, nothing sent: %w", ErrFatal, err)
 			r.cancel(err)
 			return err
 		}
@@ -364,7 +364,7 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 		line.Error = ferr.Error()
 	}
 	if err := r.o.Ledger.Append(line); err != nil {
-		err = fmt.Errorf("%w: ledger unwritable: %v", ErrFatal, err)
+		err = fmt.Errorf("%w: ledger unwritable: %w", ErrFatal, err)
 		r.cancel(err)
 		return resp, ferr, err
 	}
@@ -416,7 +416,7 @@ type storeSink struct {
 
 func (k *storeSink) Put(ctx context.Context, rd io.Reader) (string, int64, error) {
 	sum, n, err := k.s.Put(ctx, &errReader{r: rd, k: k})
-	return sum, n, err
+	return string(sum), n, err // fetch speaks hex strings; the store's type starts here
 }
 
 type errReader struct {

@@ -45,23 +45,23 @@ func Recover(ctx context.Context, s *store.Store, ix *store.Index, ledgerDir str
 		id    string
 		entry store.Entry
 	}
-	want := map[string]bool{}
+	want := map[store.Sum]bool{}
 	for _, sum := range orphans {
 		want[sum] = true
 	}
-	claims := map[string][]claim{}
+	claims := map[store.Sum][]claim{}
 	seen := map[[2]string]bool{} // (sum, id) already claimed
-	add := func(sum, id string, e store.Entry) {
-		if k := [2]string{sum, id}; !seen[k] {
+	add := func(sum store.Sum, id string, e store.Entry) {
+		if k := [2]string{string(sum), id}; !seen[k] {
 			seen[k] = true
 			claims[sum] = append(claims[sum], claim{id, e})
 		}
 	}
 	err = ledger.ScanAll(ledgerDir, func(l ledger.Line) error {
-		if l.Event == ledger.Result && l.Status == 200 && l.Source != "" && want[l.SHA256] &&
+		if l.Event == ledger.Result && l.Status == 200 && l.Source != "" && want[store.Sum(l.SHA256)] &&
 			(l.Purpose == ledger.PurposeDocument || l.Purpose == ledger.PurposeRedirect) {
-			add(l.SHA256, l.Source, store.Entry{
-				SHA256: l.SHA256, Size: l.Bytes, ContentType: l.ContentType,
+			add(store.Sum(l.SHA256), l.Source, store.Entry{
+				SHA256: store.Sum(l.SHA256), Size: l.Bytes, ContentType: l.ContentType,
 				FinalURL: l.URL, FirstSeen: ledger.Day(l.Time),
 			})
 		}
@@ -99,7 +99,7 @@ func Recover(ctx context.Context, s *store.Store, ix *store.Index, ledgerDir str
 		for _, c := range cs {
 			c.entry.Size = size // the bytes held are the measure
 			ix.Add(c.id, c.entry)
-			rec.Adopted[sum] = append(rec.Adopted[sum], c.id)
+			rec.Adopted[string(sum)] = append(rec.Adopted[string(sum)], c.id)
 		}
 	}
 	return rec, nil
@@ -107,7 +107,7 @@ func Recover(ctx context.Context, s *store.Store, ix *store.Index, ledgerDir str
 
 // rehash reads the blob sum back: its size, and whether its bytes still
 // hash to its name.
-func rehash(s *store.Store, sum string) (int64, bool, error) {
+func rehash(s *store.Store, sum store.Sum) (int64, bool, error) {
 	r, err := s.Open(sum)
 	if err != nil {
 		return 0, false, fmt.Errorf("recover: %w", err)

@@ -18,7 +18,7 @@ func TestRecover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	put := func(b string) string {
+	put := func(b string) store.Sum {
 		sum, _, err := s.Put(t.Context(), bytes.NewReader([]byte(b)))
 		if err != nil {
 			t.Fatal(err)
@@ -33,10 +33,10 @@ func TestRecover(t *testing.T) {
 	defer led.Close()
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	for _, l := range []ledger.Line{
-		{Event: ledger.Result, Time: at, Host: "x.example", URL: "https://x.example/a", Purpose: ledger.PurposeDocument, Source: "a", Status: 200, Bytes: 9, SHA256: byLedger, ContentType: "text/html"},
+		{Event: ledger.Result, Time: at, Host: "x.example", URL: "https://x.example/a", Purpose: ledger.PurposeDocument, Source: "a", Status: 200, Bytes: 9, SHA256: byLedger.String(), ContentType: "text/html"},
 		// A robots.txt body is no document: it proves nothing.
-		{Event: ledger.Result, Time: at, Host: "x.example", URL: "https://x.example/robots.txt", Purpose: ledger.PurposeRobots, Status: 200, SHA256: robotsOnly},
-		{Event: ledger.Result, Time: at, Host: "x.example", URL: "https://x.example/c", Purpose: ledger.PurposeDocument, Source: "c", Status: 200, SHA256: corrupt},
+		{Event: ledger.Result, Time: at, Host: "x.example", URL: "https://x.example/robots.txt", Purpose: ledger.PurposeRobots, Status: 200, SHA256: robotsOnly.String()},
+		{Event: ledger.Result, Time: at, Host: "x.example", URL: "https://x.example/c", Purpose: ledger.PurposeDocument, Source: "c", Status: 200, SHA256: corrupt.String()},
 	} {
 		if err := led.Append(l); err != nil {
 			t.Fatal(err)
@@ -61,7 +61,7 @@ func TestRecover(t *testing.T) {
 	if _, ok := ix.Lookup("b", byState); !ok {
 		t.Error("state-proven blob not adopted")
 	}
-	for _, sum := range []string{robotsOnly, corrupt, stray} {
+	for _, sum := range []store.Sum{robotsOnly, corrupt, stray} {
 		if s.Has(sum) {
 			t.Errorf("unproven or corrupt blob %s kept", sum)
 		}

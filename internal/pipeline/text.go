@@ -8,6 +8,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
@@ -16,7 +17,7 @@ var textLimits = textview.Limits{}
 
 // readBlob returns the held bytes of sum, re-hashed on the way.
 func (r *run) readBlob(sum string) ([]byte, error) {
-	rc, err := r.o.Store.Open(sum)
+	rc, err := r.o.Store.Open(store.Sum(sum))
 	if err != nil {
 		return nil, err
 	}
@@ -34,7 +35,7 @@ func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.
 		r.log(src.Host, "%s: view unusable (%v): the bytes decide; fix the view in its manifest", src.ID, err)
 		return textview.Comparison{}, false
 	}
-	old, err := r.readBlob(prior.SHA256)
+	old, err := r.readBlob(string(prior.SHA256))
 	if err != nil {
 		r.log(src.Host, "%s: held bytes %.12s unreadable for the text comparison (%v): the bytes decide", src.ID, prior.SHA256, err)
 		return textview.Comparison{}, false
@@ -47,7 +48,7 @@ func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.
 	c := textview.Compare(ctx, view,
 		textview.Doc{Raw: old, ContentType: prior.ContentType},
 		textview.Doc{Raw: cur, ContentType: resp.ContentType},
-		prior.SHA256, resp.SHA256, textLimits, textview.DiffOptions{})
+		string(prior.SHA256), resp.SHA256, textLimits, textview.DiffOptions{})
 	if c.Changed {
 		return c, true
 	}
@@ -130,7 +131,7 @@ func lastView(s state.Source, raw string) (string, bool) {
 // any blob the index names, so bytes a citation needs stay.
 func (r *run) sweep() {
 	for _, sum := range r.unkept {
-		if err := r.o.Store.Remove(sum, r.o.Index); err != nil {
+		if err := r.o.Store.Remove(store.Sum(sum), r.o.Index); err != nil {
 			r.log("", "blob %.12s kept: %v", sum, err)
 		}
 	}

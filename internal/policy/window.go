@@ -32,12 +32,12 @@ func ParseWindow(s string) (Window, error) {
 	first, last, isRange := strings.Cut(fields[0], "-")
 	from, err := parseDay(first)
 	if err != nil {
-		return Window{}, fmt.Errorf("off-peak window %q: %v", s, err)
+		return Window{}, fmt.Errorf("off-peak window %q: %w", s, err)
 	}
 	to := from
 	if isRange {
 		if to, err = parseDay(last); err != nil {
-			return Window{}, fmt.Errorf("off-peak window %q: %v", s, err)
+			return Window{}, fmt.Errorf("off-peak window %q: %w", s, err)
 		}
 	}
 	// Walk forward from the first day, so that "Fri-Mon" wraps over Sunday.
@@ -56,10 +56,10 @@ func ParseWindow(s string) (Window, error) {
 		return Window{}, fmt.Errorf("off-peak window %q: time span %q: want HH:MM-HH:MM, e.g. 20:00-07:00", s, fields[1])
 	}
 	if w.Start, err = parseClock(start); err != nil {
-		return Window{}, fmt.Errorf("off-peak window %q: %v", s, err)
+		return Window{}, fmt.Errorf("off-peak window %q: %w", s, err)
 	}
 	if w.End, err = parseClock(end); err != nil {
-		return Window{}, fmt.Errorf("off-peak window %q: %v", s, err)
+		return Window{}, fmt.Errorf("off-peak window %q: %w", s, err)
 	}
 	if w.Start == w.End {
 		return Window{}, fmt.Errorf("off-peak window %q: start and end are the same time; leave the time out for the whole day", s)

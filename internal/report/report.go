@@ -77,7 +77,7 @@ func Build(set *manifest.Set, st *state.State) *Report {
 			Status:       s.Status,
 			Since:        s.Since,
 			HTTPStatus:   s.HTTPStatus,
-			SHA256:       s.SHA256,
+			SHA256:       string(s.SHA256), // the report shows hashes as text
 			Size:         s.Size,
 			ContentType:  s.ContentType,
 			Detail:       s.Detail,

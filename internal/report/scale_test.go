@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,7 @@ func large(n int) *Report {
 		s := src(j, id, fmt.Sprintf("https://www.tax-office-%02d.example/rates/%06d/income-tax-rates-and-allowances", i%50, i), manifest.RatesPage, "Income tax rates and allowances, table "+id)
 		s.Encodes = []string{j + ".income-tax.bands"}
 		set.Sources = append(set.Sources, s)
-		ss := state.Source{Status: state.Fresh, Since: "2026-11-02", HTTPStatus: 200, SHA256: fmt.Sprintf("%064x", i*7919), Size: 48213, ContentType: "text/html; charset=utf-8"}
+		ss := state.Source{Status: state.Fresh, Since: "2026-11-02", HTTPStatus: 200, SHA256: store.Sum(fmt.Sprintf("%064x", i*7919)), Size: 48213, ContentType: "text/html; charset=utf-8"}
 		if i%10 == 0 {
 			ss.Status, ss.HTTPStatus, ss.Detail = state.Failing, 503, "HTTP 503 Service Unavailable; older bytes held"
 		}

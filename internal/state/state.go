@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // Status is a source's coverage status (SPEC §6).
@@ -48,12 +49,12 @@ type Source struct {
 	LastCheck time.Time `json:"last_check,omitzero"`
 	LastGood  time.Time `json:"last_good,omitzero"`
 
-	HTTPStatus  int    `json:"http_status,omitempty"`
-	SHA256      string `json:"sha256,omitempty"`
-	Size        int64  `json:"size,omitempty"`
-	ContentType string `json:"content_type,omitempty"`
-	FinalURL    string `json:"final_url,omitempty"`
-	Detail      string `json:"detail,omitempty"`
+	HTTPStatus  int       `json:"http_status,omitempty"`
+	SHA256      store.Sum `json:"sha256,omitempty"`
+	Size        int64     `json:"size,omitempty"`
+	ContentType string    `json:"content_type,omitempty"`
+	FinalURL    string    `json:"final_url,omitempty"`
+	Detail      string    `json:"detail,omitempty"`
 
 	// Validators of the bytes named by SHA256; only sent while those bytes
 	// are in the store.
@@ -234,14 +235,41 @@ type file struct {
 }
 
 // Load reads dir/state.json and dir/robots/. A missing directory or file is
-// an empty State, not an error; a corrupt one is an error naming the file.
+// an empty State, not an error; a corrupt one is an error naming the file
+// (a *CorruptError, which matches ErrCorrupt).
 func Load(dir string) (*State, error) {
 	s, err := Decode(os.DirFS(dir))
 	if err != nil {
+		if ce, ok := errors.AsType[*CorruptError](err); ok {
+			ce.File = filepath.Join(dir, stateFile)
+			return nil, fmt.Errorf("state: %w", ce)
+		}
 		return nil, fmt.Errorf("state: %s: %w", filepath.Join(dir, stateFile), err)
 	}
 	return s, nil
 }
+
+// ErrCorrupt is matched (errors.Is) by every error that says a state file
+// does not decode or holds a value no run writes.
+var ErrCorrupt = errors.New("state: corrupt state file")
+
+// CorruptError says which file and which field of it are wrong, and why.
+type CorruptError struct {
+	File  string // "state.json", or its path when read by Load
+	Field string // e.g. sources["uk-vat"].sha256; empty when the file does not parse
+	Err   error  // what is wrong with it
+}
+
+func (e *CorruptError) Error() string {
+	what := "corrupt (" + e.Err.Error() + ")"
+	if e.Field != "" {
+		what = e.Field + ": " + e.Err.Error()
+	}
+	return e.File + ": " + what + "; it only caches what the ledgers and the store hold: " +
+		"move it aside or remove it and the next run starts afresh (daily caps still hold, they are counted from the ledgers)"
+}
+
+func (e *CorruptError) Unwrap() []error { return []error{ErrCorrupt, e.Err} }
 
 // Decode reads a State from the files Files returns, as fsys holds them
 // (state.json and robots/ at its root: a state directory, or a branch of
@@ -257,8 +285,10 @@ func Decode(fsys fs.FS) (*State, error) {
 	}
 	var doc file
 	if err := json.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("corrupt (%v); it only caches what the ledgers and the store hold: "+
-			"move it aside or remove it and the next run starts afresh (daily caps still hold, they are counted from the ledgers)", err)
+		return nil, &CorruptError{File: stateFile, Err: err}
+	}
+	if err := doc.validate(); err != nil {
+		return nil, err
 	}
 	s := New()
 	maps.Copy(s.sources, doc.Sources)
@@ -274,6 +304,98 @@ func Decode(fsys fs.FS) (*State, error) {
 		s.robots[key] = r
 	}
 	return s, nil
+}
+
+// validate checks what no run writes and later code would trip on: an
+// unknown status or robots outcome, a hash that is not 64 lower-case hex
+// digits, a date or time outside any run's reach, a negative count.
+func (doc *file) validate() error {
+	bad := func(field string, format string, args ...any) error {
+		return &CorruptError{File: stateFile, Field: field, Err: fmt.Errorf(format, args...)}
+	}
+	for _, id := range slices.Sorted(maps.Keys(doc.Sources)) {
+		src := doc.Sources[id]
+		f := func(name string) string { return fmt.Sprintf("sources[%q].%s", id, name) }
+		if id == "" {
+			return bad(`sources[""]`, "a source without an id")
+		}
+		if !knownStatus[src.Status] {
+			return bad(f("status"), "%q is not a status (one of %s)", src.Status, strings.Join(statusNames(), ", "))
+		}
+		if src.Since != "" {
+			if d, err := time.Parse(time.DateOnly, src.Since); err != nil || !saneTime(d) {
+				return bad(f("since"), "%q is not a UTC date YYYY-MM-DD between 2000 and 2199", src.Since)
+			}
+		}
+		if src.SHA256 != "" && !src.SHA256.Valid() {
+			return bad(f("sha256"), "%q is not a SHA-256 (64 lower-case hex digits)", src.SHA256)
+		}
+		if src.Size < 0 {
+			return bad(f("size"), "%d is negative", src.Size)
+		}
+		if src.HTTPStatus != 0 && (src.HTTPStatus < 100 || src.HTTPStatus > 999) {
+			return bad(f("http_status"), "%d is not an HTTP status code", src.HTTPStatus)
+		}
+		for name, t := range map[string]time.Time{"last_check": src.LastCheck, "last_good": src.LastGood} {
+			if !t.IsZero() && !saneTime(t) {
+				return bad(f(name), "%s is outside 2000–2199", t.Format(time.RFC3339))
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(doc.Hosts)) {
+		h := doc.Hosts[name]
+		f := func(field string) string { return fmt.Sprintf("hosts[%q].%s", name, field) }
+		if h.Failures < 0 {
+			return bad(f("failures"), "%d is negative", h.Failures)
+		}
+		if h.Consecutive403 < 0 {
+			return bad(f("consecutive_403"), "%d is negative", h.Consecutive403)
+		}
+		for _, field := range []struct {
+			name string
+			t    time.Time
+		}{{"last_dispatch", h.LastDispatch}, {"last_completion", h.LastCompletion}, {"backoff_until", h.BackoffUntil}, {"paused_until", h.PausedUntil}} {
+			if !field.t.IsZero() && !saneTime(field.t) {
+				return bad(f(field.name), "%s is outside 2000–2199", field.t.Format(time.RFC3339))
+			}
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(doc.Robots)) {
+		r := doc.Robots[key]
+		f := func(field string) string { return fmt.Sprintf("robots[%q].%s", key, field) }
+		switch r.Outcome {
+		case RobotsParsed, RobotsMissing, RobotsUnreadable, RobotsUnreached:
+		default:
+			return bad(f("outcome"), "%q is not a robots outcome (parsed, missing, unavailable or unreachable)", r.Outcome)
+		}
+		if !r.FetchedAt.IsZero() && !saneTime(r.FetchedAt) {
+			return bad(f("fetched_at"), "%s is outside 2000–2199", r.FetchedAt.Format(time.RFC3339))
+		}
+		if r.HTTPStatus != 0 && (r.HTTPStatus < 100 || r.HTTPStatus > 999) {
+			return bad(f("http_status"), "%d is not an HTTP status code", r.HTTPStatus)
+		}
+	}
+	return nil
+}
+
+var knownStatus = map[Status]bool{
+	Pending: true, Fresh: true, Failing: true, Gone: true, BlockedRobots: true, RobotsUnavailable: true,
+	Unreachable: true, Excluded: true, Paused: true, Moved: true, TooLarge: true,
+}
+
+func statusNames() []string {
+	var names []string
+	for st := range knownStatus {
+		names = append(names, string(st))
+	}
+	slices.Sort(names)
+	return names
+}
+
+// saneTime reports whether t lies where a run's clock can be: from 2000 to
+// the end of 2199. Anything else was written by hand or by a broken merge.
+func saneTime(t time.Time) bool {
+	return t.Year() >= 2000 && t.Year() < 2200
 }
 
 // Files returns what Save writes, keyed by slash-separated path relative

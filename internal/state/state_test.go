@@ -1,6 +1,8 @@
 package state
 
 import (
+	"github.com/taxkernel/taxkernelbot/internal/store"
+
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,7 +22,7 @@ func sample() *State {
 	s.PutSource("uk-income-tax-rates", Source{
 		Status: Fresh, Since: "2026-11-01",
 		LastCheck: t0, LastGood: t0.Add(-time.Hour),
-		HTTPStatus: 200, SHA256: strings.Repeat("ab", 32), Size: 1234,
+		HTTPStatus: 200, SHA256: store.Sum(strings.Repeat("ab", 32)), Size: 1234,
 		ContentType: "text/html; charset=utf-8", FinalURL: "https://www.gov.uk/income-tax-rates",
 		Detail: "robots_override: email 4411", ETag: `"abc"`, LastModified: "Mon, 02 Nov 2026 10:00:00 GMT",
 	})

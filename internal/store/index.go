@@ -19,7 +19,7 @@ import (
 
 // Entry is one distinct set of bytes a source has served.
 type Entry struct {
-	SHA256      string `json:"sha256"`
+	SHA256      Sum    `json:"sha256"`
 	Size        int64  `json:"size"`
 	ContentType string `json:"content_type,omitempty"`
 	FinalURL    string `json:"final_url"`
@@ -159,7 +159,7 @@ func (ix *Index) IDs() []string {
 }
 
 // Lookup returns the entry for sum in id's list.
-func (ix *Index) Lookup(id, sum string) (Entry, bool) {
+func (ix *Index) Lookup(id string, sum Sum) (Entry, bool) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	for _, e := range ix.sources[id] {

@@ -13,12 +13,12 @@ import (
 )
 
 var (
-	sumA = strings.Repeat("a", 64)
-	sumB = strings.Repeat("b", 64)
-	sumC = strings.Repeat("c", 64)
+	sumA = Sum(strings.Repeat("a", 64))
+	sumB = Sum(strings.Repeat("b", 64))
+	sumC = Sum(strings.Repeat("c", 64))
 )
 
-func entry(sum, date string) Entry {
+func entry(sum Sum, date string) Entry {
 	return Entry{
 		SHA256:      sum,
 		Size:        42,
@@ -202,7 +202,7 @@ func TestLoadIndexCorrupt(t *testing.T) {
 		"truncated":         golden[:len(golden)/2],
 		"merge conflict":    "<<<<<<< HEAD\n" + golden,
 		"unknown key":       `{"sources": {}, "extra": 1}`,
-		"unknown entry key": `{"sources": {"x": [{"sha256": "` + sumA + `", "sizes": 1}]}}`,
+		"unknown entry key": `{"sources": {"x": [{"sha256": "` + string(sumA) + `", "sizes": 1}]}}`,
 		"trailing data":     golden + golden,
 		"wrong type":        `{"sources": []}`,
 	} {
@@ -273,7 +273,7 @@ func TestIndexConcurrentUse(t *testing.T) {
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 50 {
-				ix.Add(fmt.Sprint("src-", i%5), Entry{SHA256: fmt.Sprintf("%064x", g*1000+i)})
+				ix.Add(fmt.Sprint("src-", i%5), Entry{SHA256: Sum(fmt.Sprintf("%064x", g*1000+i))})
 				if i%10 == 0 {
 					if err := ix.Save(path); err != nil {
 						t.Error(err)

@@ -17,8 +17,8 @@ import (
 // ix names, sorted. A run killed between storing a blob and saving the index
 // leaves such blobs; publishing must never commit one, and a later run
 // adopts or discards them.
-func (s *Store) Unindexed(ctx context.Context, ix *Index) ([]string, error) {
-	named := make(map[string]bool)
+func (s *Store) Unindexed(ctx context.Context, ix *Index) ([]Sum, error) {
+	named := make(map[Sum]bool)
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
 			named[e.SHA256] = true
@@ -29,7 +29,7 @@ func (s *Store) Unindexed(ctx context.Context, ix *Index) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: list %s: %w", dir, err)
 	}
-	var out []string
+	var out []Sum
 	for _, sh := range shards {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -43,8 +43,8 @@ func (s *Store) Unindexed(ctx context.Context, ix *Index) ([]string, error) {
 		}
 		for _, e := range ents {
 			name := e.Name()
-			if e.Type().IsRegular() && validSum(name) && name[:2] == sh.Name() && !named[name] {
-				out = append(out, name)
+			if e.Type().IsRegular() && validSum(name) && name[:2] == sh.Name() && !named[Sum(name)] {
+				out = append(out, Sum(name))
 			}
 		}
 	}
@@ -54,8 +54,8 @@ func (s *Store) Unindexed(ctx context.Context, ix *Index) ([]string, error) {
 
 // Discard removes the blob sum. It is only for blobs that no index names
 // (see Unindexed): held blobs are otherwise never modified or removed.
-func (s *Store) Discard(sum string) error {
-	if !validSum(sum) {
+func (s *Store) Discard(sum Sum) error {
+	if !sum.Valid() {
 		return fmt.Errorf("store: discard %q: not a hex sha256", sum)
 	}
 	p := s.Path(sum)
@@ -120,7 +120,7 @@ func (s *Store) RemoveLeftovers() ([]string, error) {
 // a run stored and then decided not to keep (new bytes that say what the
 // held ones say). It refuses, with an error, a blob the index names, so a
 // citation can never lose its bytes this way.
-func (s *Store) Remove(sum string, ix *Index) error {
+func (s *Store) Remove(sum Sum, ix *Index) error {
 	for _, id := range ix.IDs() {
 		if _, ok := ix.Lookup(id, sum); ok {
 			return fmt.Errorf("store: not removing %s: source %s cites it in the index", sum, id)

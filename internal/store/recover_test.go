@@ -14,7 +14,7 @@ import (
 func TestUnindexedAndDiscard(t *testing.T) {
 	s := openStore(t)
 	ix := NewIndex()
-	var sums []string
+	var sums []Sum
 	for i := range 3 {
 		sum, _, err := s.Put(t.Context(), bytes.NewReader(body(100, byte(i))))
 		must(t, err)

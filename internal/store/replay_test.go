@@ -35,7 +35,7 @@ func TestIndexReplayFields(t *testing.T) {
 	h.Add("Link", "</a>; rel=canonical")
 	h.Add("Link", "</b>; rel=alternate")
 	ix.Add("uk-rates", Entry{
-		SHA256: strings.Repeat("b", 64), Size: 7, ContentType: "text/html; charset=utf-8",
+		SHA256: Sum(strings.Repeat("b", 64)), Size: 7, ContentType: "text/html; charset=utf-8",
 		FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-02",
 		Status: 200, Fetched: "2026-11-02T10:00:00Z", Header: KeepHeaders(h),
 	})
@@ -62,7 +62,7 @@ func TestIndexReplayFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, _ := back.Lookup("uk-rates", strings.Repeat("b", 64))
+	e, _ := back.Lookup("uk-rates", Sum(strings.Repeat("b", 64)))
 	if e.Status != 200 || e.Header["ETag"] != `"v2"` || e.Header["Set-Cookie"] != "" || e.Header["Server"] != "" {
 		t.Errorf("read back %+v", e)
 	}

@@ -82,10 +82,29 @@ func (s *Store) Root() string { return s.root }
 // left behind and the error is returned unwrapped enough for errors.Is.
 //
 // Memory use is one copy buffer, whatever the size of the body.
-func (s *Store) Put(ctx context.Context, r io.Reader) (sum string, size int64, err error) {
+func (s *Store) Put(ctx context.Context, r io.Reader) (sum Sum, size int64, err error) {
 	if err := ctx.Err(); err != nil {
 		return "", 0, err
 	}
+	// The first buffer is read before the store touches the disk: a body
+	// that fits in it (most pages) has ended before the temp file exists,
+	// so creating it does not lengthen the response as the politeness
+	// rules count it (the next request waits for its completion), and
+	// bytes already held never reach the disk at all.
+	buf := make([]byte, copyBufSize)
+	n, whole, err := readFirst(ctxReader{ctx, r}, buf)
+	if err != nil {
+		return "", 0, err
+	}
+	h := sha256.New()
+	h.Write(buf[:n])
+	size = int64(n)
+	if whole {
+		if sum = Sum(hex.EncodeToString(h.Sum(nil))); s.Has(sum) {
+			return sum, size, nil
+		}
+	}
+
 	// The temp file lives in root/sha256 so the final rename stays on one
 	// file system; its name is only known once the last byte is hashed.
 	tmp, err := atomicfile.Create(filepath.Join(s.root, blobDir, "put"), blobPerm)
@@ -98,15 +117,19 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (sum string, size int64, e
 			tmp.Abort()
 		}
 	}()
-
-	h := sha256.New()
-	// MultiWriter hides *os.File's ReadFrom, so the copy goes through buf
-	// and every byte passes the hash and the ctx check.
-	size, err = io.CopyBuffer(io.MultiWriter(tmp.File, h), ctxReader{ctx, r}, make([]byte, copyBufSize))
-	if err != nil {
-		return "", 0, err
+	if _, err := tmp.Write(buf[:n]); err != nil {
+		return "", 0, fmt.Errorf("store: write %s: %w", tmp.Name(), err)
 	}
-	sum = hex.EncodeToString(h.Sum(nil))
+	if !whole {
+		// MultiWriter hides *os.File's ReadFrom, so the copy goes through
+		// buf and every byte passes the hash and the ctx check.
+		rest, err := io.CopyBuffer(io.MultiWriter(tmp.File, h), ctxReader{ctx, r}, buf)
+		if err != nil {
+			return "", 0, err
+		}
+		size += rest
+		sum = Sum(hex.EncodeToString(h.Sum(nil)))
+	}
 	final := s.Path(sum)
 
 	if s.Has(sum) {
@@ -164,8 +187,8 @@ func (s *Store) commit(tmp, final string) (newShard bool, err error) {
 
 // Has reports whether a blob with hex SHA-256 sum is held. A sum that is
 // not 64 lower-case hex digits is never held.
-func (s *Store) Has(sum string) bool {
-	if !validSum(sum) {
+func (s *Store) Has(sum Sum) bool {
+	if !sum.Valid() {
 		return false
 	}
 	st, err := os.Stat(s.Path(sum))
@@ -176,8 +199,8 @@ func (s *Store) Has(sum string) bool {
 // <root>/sha256/<first two hex>/<64 hex>. A sum that is not 64 lower-case
 // hex digits gets <root>/sha256/invalid, a name no blob has, so that a bad
 // sum can never name a file outside the store.
-func (s *Store) Path(sum string) string {
-	return filepath.Join(s.root, filepath.FromSlash(BlobPath(sum)))
+func (s *Store) Path(sum Sum) string {
+	return filepath.Join(s.root, filepath.FromSlash(sum.Path()))
 }
 
 // BlobPath is where a blob with sum lives relative to a store's root,
@@ -194,8 +217,8 @@ func BlobPath(sum string) string {
 // Open returns the blob; reading it to EOF re-hashes it and returns
 // ErrCorrupt instead of io.EOF when the bytes do not match. A blob that is
 // not held (or a sum that is not 64 lower-case hex) is ErrNotFound.
-func (s *Store) Open(sum string) (io.ReadCloser, error) {
-	if !validSum(sum) {
+func (s *Store) Open(sum Sum) (io.ReadCloser, error) {
+	if !sum.Valid() {
 		return nil, fmt.Errorf("%w: %q is not a hex sha256", ErrNotFound, sum)
 	}
 	p := s.Path(sum)
@@ -213,7 +236,7 @@ func (s *Store) Open(sum string) (io.ReadCloser, error) {
 // ErrCorrupt when the hash is not the blob's name.
 type blobReader struct {
 	f    *os.File
-	want string
+	want Sum
 	h    hash.Hash
 	end  error // io.EOF or the ErrCorrupt, once the end is reached
 }
@@ -228,7 +251,7 @@ func (b *blobReader) Read(p []byte) (int, error) {
 		return n, err
 	}
 	b.end = io.EOF
-	if got := hex.EncodeToString(b.h.Sum(nil)); got != b.want {
+	if got := Sum(hex.EncodeToString(b.h.Sum(nil))); got != b.want {
 		b.end = fmt.Errorf("%w: %s hashes to %s", ErrCorrupt, b.f.Name(), got)
 	}
 	return n, b.end
@@ -254,7 +277,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 		probs = append(probs, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 	}
 	dir := filepath.Join(s.root, blobDir)
-	held := make(map[string]bool) // every well-placed blob, corrupt or not
+	held := make(map[Sum]bool) // every well-placed blob, corrupt or not
 	buf := make([]byte, copyBufSize)
 
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -290,7 +313,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 			report(p, "misplaced: not a blob at sha256/<first two hex>/<64 hex>")
 			return nil
 		}
-		held[name] = true
+		held[Sum(name)] = true
 		got, err := hashFile(ctx, p, buf)
 		switch {
 		case ctx.Err() != nil:
@@ -306,7 +329,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 		return nil, fmt.Errorf("store: verify %s: %w", dir, err)
 	}
 
-	indexed := make(map[string][]string) // sum → ids that name it
+	indexed := make(map[Sum][]string) // sum → ids that name it
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
 			indexed[e.SHA256] = append(indexed[e.SHA256], id)
@@ -314,7 +337,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 	}
 	for sum, ids := range indexed {
 		switch {
-		case !validSum(sum):
+		case !sum.Valid():
 			report(filepath.Join(s.root, "index.json"), "%s: %q is not a hex sha256", strings.Join(ids, ", "), sum)
 		case !held[sum]:
 			report(s.Path(sum), "missing: indexed by %s but not in the store", strings.Join(ids, ", "))
@@ -351,6 +374,23 @@ func hashFile(ctx context.Context, p string, buf []byte) (string, error) {
 
 // ctxReader fails with ctx.Err() once ctx ends, so a long body or a large
 // blob is abandoned between two reads rather than at its end.
+// readFirst fills buf from r. whole says r ended (io.EOF) within it; any
+// other error is returned as r gave it (not io.ReadFull's reading of it: a
+// body cut short is io.ErrUnexpectedEOF from net/http, never a whole one).
+func readFirst(r io.Reader, buf []byte) (n int, whole bool, err error) {
+	for n < len(buf) {
+		m, err := r.Read(buf[n:])
+		n += m
+		if err == io.EOF {
+			return n, true, nil
+		}
+		if err != nil {
+			return n, false, err
+		}
+	}
+	return n, false, nil
+}
+
 type ctxReader struct {
 	ctx context.Context
 	r   io.Reader

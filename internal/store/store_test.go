@@ -15,14 +15,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-func sumOf(b []byte) string {
+func sumOf(b []byte) Sum {
 	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
+	return Sum(hex.EncodeToString(h[:]))
 }
 
 // body returns n deterministic, non-repeating-looking bytes.
@@ -43,7 +44,7 @@ func openStore(t testing.TB) *Store {
 	return s
 }
 
-func mustPut(t testing.TB, s *Store, data []byte) string {
+func mustPut(t testing.TB, s *Store, data []byte) Sum {
 	t.Helper()
 	sum, size, err := s.Put(context.Background(), bytes.NewReader(data))
 	if err != nil {
@@ -237,7 +238,7 @@ func TestPutConcurrentSameBytes(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	sum := sumOf(data)
+	sum := string(sumOf(data))
 	want := []string{"sha256", "sha256/" + sum[:2], "sha256/" + sum[:2] + "/" + sum}
 	if diff := cmp.Diff(want, tree(t, s.Root())); diff != "" {
 		t.Errorf("tree (-want +got):\n%s", diff)
@@ -323,16 +324,16 @@ func TestPutCancelledMidStreamLeavesNothing(t *testing.T) {
 
 func TestHasAndPathValidateSum(t *testing.T) {
 	s := openStore(t)
-	sum := mustPut(t, s, []byte("held"))
-	for _, bad := range []string{
+	sum := string(mustPut(t, s, []byte("held")))
+	for _, bad := range []Sum{
 		"",
 		"ab",
-		strings.ToUpper(sum),
-		sum[:63],
-		sum + "0",
+		Sum(strings.ToUpper(sum)),
+		Sum(sum[:63]),
+		Sum(sum + "0"),
 		"../../../../etc/passwd",
-		strings.Repeat("g", 64),
-		sum[:2] + "/../" + sum[6:],
+		Sum(strings.Repeat("g", 64)),
+		Sum(sum[:2] + "/../" + sum[6:]),
 	} {
 		if s.Has(bad) {
 			t.Errorf("Has(%q) = true", bad)
@@ -348,7 +349,7 @@ func TestHasAndPathValidateSum(t *testing.T) {
 			t.Errorf("Open(%q) error = %v, want ErrNotFound", bad, err)
 		}
 	}
-	if !s.Has(sum) {
+	if !s.Has(Sum(sum)) {
 		t.Errorf("Has(%s) = false", sum)
 	}
 }
@@ -438,19 +439,19 @@ func TestVerify(t *testing.T) {
 		return p
 	}
 	wrongShard := "00"
-	if good[:2] == wrongShard {
+	if good.Path()[7:9] == wrongShard {
 		wrongShard = "ff"
 	}
 	want := []Problem{
-		{s.Path(corrupt), "corrupt: bytes hash to " + sumOf(tampered)},
+		{s.Path(corrupt), "corrupt: bytes hash to " + sumOf(tampered).String()},
 		{s.Path(missing), "missing: indexed by src-c, src-d but not in the store"},
 		{s.Path(unindexed), "unindexed: no source in the index names this blob"},
 		{write(".tmp-put-12345", []byte("half a bo")), "leftover temp file of an interrupted write"},
-		{write(good[:2]+"/.tmp-x-1", nil), "leftover temp file of an interrupted write"},
-		{write(wrongShard+"/"+good, []byte("good")), "misplaced: not a blob at sha256/<first two hex>/<64 hex>"},
-		{write(good, []byte("good")), "misplaced: not a blob at sha256/<first two hex>/<64 hex>"},
+		{write(good.Path()[7:9]+"/.tmp-x-1", nil), "leftover temp file of an interrupted write"},
+		{write(wrongShard+"/"+good.String(), []byte("good")), "misplaced: not a blob at sha256/<first two hex>/<64 hex>"},
+		{write(good.String(), []byte("good")), "misplaced: not a blob at sha256/<first two hex>/<64 hex>"},
 		{write("README", []byte("hi")), "misplaced: not a blob at sha256/<first two hex>/<64 hex>"},
-		{filepath.Dir(write("AB/"+good, []byte("good"))), "unexpected directory in the store"},
+		{filepath.Dir(write("AB/"+good.String(), []byte("good"))), "unexpected directory in the store"},
 	}
 	sort.Slice(want, func(i, j int) bool { return want[i].Path < want[j].Path })
 
@@ -576,5 +577,71 @@ func TestCommitNeverReplacesAHeldBlob(t *testing.T) {
 	}
 	if _, err := os.Lstat(tmp); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("temp file still there: %v", err)
+	}
+}
+
+// endReader hands out data, and at its end notes whether the store had
+// already created a file for it.
+type endReader struct {
+	data    []byte
+	dir     string
+	touched bool // a temp file existed when the body ended
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	if len(e.data) == 0 {
+		ents, _ := os.ReadDir(e.dir)
+		for _, ent := range ents {
+			if strings.HasPrefix(ent.Name(), tmpPrefix) {
+				e.touched = true
+			}
+		}
+		return 0, io.EOF
+	}
+	n := copy(p, e.data)
+	e.data = e.data[n:]
+	return n, nil
+}
+
+// A body that fits in one buffer is read to its end before the store
+// creates a file: the response ends (and the politeness rules count from
+// its end) without waiting for the disk. Bytes already held never reach
+// the disk.
+func TestPutReadsASmallBodyBeforeTouchingTheDisk(t *testing.T) {
+	s := openStore(t)
+	dir := filepath.Join(s.Root(), "sha256")
+	r := &endReader{data: []byte("a page of rates"), dir: dir}
+	sum, size, err := s.Put(context.Background(), r)
+	if err != nil || sum != sumOf([]byte("a page of rates")) || size != 15 {
+		t.Fatalf("Put = %s, %d, %v", sum, size, err)
+	}
+	if r.touched {
+		t.Error("a temp file existed before the body ended")
+	}
+	if !s.Has(sum) {
+		t.Fatal("the blob was not stored")
+	}
+	// Again: held already, so nothing is created at all.
+	r = &endReader{data: []byte("a page of rates"), dir: dir}
+	if got, _, err := s.Put(context.Background(), r); err != nil || got != sum || r.touched {
+		t.Errorf("second Put = %s, %v, temp file seen %v", got, err, r.touched)
+	}
+	// A body past one buffer streams through a temp file as before.
+	big := body(3*copyBufSize+7, 9)
+	if got, n, err := s.Put(context.Background(), &endReader{data: big, dir: dir}); err != nil || got != sumOf(big) || n != int64(len(big)) {
+		t.Errorf("large Put = %s, %d, %v", got, n, err)
+	}
+}
+
+// A body cut short (net/http's io.ErrUnexpectedEOF for a Content-Length
+// longer than the body) is an error, not a whole small body.
+func TestPutRefusesABodyCutShort(t *testing.T) {
+	s := openStore(t)
+	r := io.MultiReader(strings.NewReader("half a"), iotest.ErrReader(io.ErrUnexpectedEOF))
+	if sum, _, err := s.Put(context.Background(), r); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("Put of a body cut short = %s, %v; want io.ErrUnexpectedEOF", sum, err)
+	}
+	if s.Has(sumOf([]byte("half a"))) {
+		t.Error("the fragment was stored")
 	}
 }

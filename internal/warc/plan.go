@@ -124,7 +124,7 @@ func boolInt(b bool) int {
 // ledger result that served it (-1 when the ledgers do not have it).
 func capture(st *store.Store, id string, e store.Entry, lines []ledger.Line) (*Capture, int, error) {
 	c := &Capture{
-		Source: id, URL: e.FinalURL, Status: e.Status, Header: e.Header, SHA256: e.SHA256, Size: e.Size,
+		Source: id, URL: e.FinalURL, Status: e.Status, Header: e.Header, SHA256: string(e.SHA256), Size: e.Size,
 		Payload: func() (io.ReadCloser, error) { return st.Open(e.SHA256) },
 	}
 	if c.Header == nil && e.ContentType != "" {
@@ -143,7 +143,7 @@ func capture(st *store.Store, id string, e store.Entry, lines []ledger.Line) (*C
 	// index's fetch time (the response's time, rounded down to the second)
 	// is earlier: then that fetch's ledger is not at hand.
 	for i, l := range lines {
-		if l.SHA256 != e.SHA256 || l.Status/100 != 2 {
+		if l.SHA256 != string(e.SHA256) || l.Status/100 != 2 {
 			continue
 		}
 		if !fetched.IsZero() && l.Time.Truncate(time.Second).After(fetched) {

@@ -38,12 +38,12 @@ func newFixture(t *testing.T) fixture {
 		t.Fatal(err)
 	}
 	f := fixture{sums: map[string]string{}}
-	put := func(body string) (string, int64) {
+	put := func(body string) (store.Sum, int64) {
 		sum, n, err := st.Put(t.Context(), strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.sums[body] = sum
+		f.sums[body] = sum.String()
 		return sum, n
 	}
 	v1, n1 := put("<html>rates 2025</html>\n")
@@ -71,11 +71,11 @@ func newFixture(t *testing.T) fixture {
 	for _, l := range []ledger.Line{
 		{Event: ledger.Result, Time: at("2026-11-01T09:00:00.9Z"), Host: "www.gov.uk", URL: "https://www.gov.uk/robots.txt", Purpose: ledger.PurposeRobots, Status: 200, SHA256: strings.Repeat("0", 64)},
 		{Event: ledger.Dispatch, Time: at("2026-11-01T09:00:01Z"), Host: "www.gov.uk", URL: "https://www.gov.uk/rates", Purpose: ledger.PurposeDocument, Source: "uk-rates"},
-		{Event: ledger.Result, Time: at("2026-11-01T09:00:01.25Z"), Host: "www.gov.uk", URL: "https://www.gov.uk/rates", Purpose: ledger.PurposeDocument, Source: "uk-rates", Status: 200, SHA256: v1, Bytes: n1},
+		{Event: ledger.Result, Time: at("2026-11-01T09:00:01.25Z"), Host: "www.gov.uk", URL: "https://www.gov.uk/rates", Purpose: ledger.PurposeDocument, Source: "uk-rates", Status: 200, SHA256: v1.String(), Bytes: n1},
 		{Event: ledger.Result, Time: at("2026-11-02T09:00:01Z"), Host: "www.gov.uk", URL: "https://www.gov.uk/rates", Purpose: ledger.PurposeDocument, Source: "uk-rates", Status: 304},
-		{Event: ledger.Result, Time: at("2026-11-03T09:00:01Z"), Host: "www.gov.uk", URL: "https://www.gov.uk/rates", Purpose: ledger.PurposeDocument, Source: "uk-rates", Status: 200, SHA256: v1, Bytes: n1},
+		{Event: ledger.Result, Time: at("2026-11-03T09:00:01Z"), Host: "www.gov.uk", URL: "https://www.gov.uk/rates", Purpose: ledger.PurposeDocument, Source: "uk-rates", Status: 200, SHA256: v1.String(), Bytes: n1},
 		{Event: ledger.Result, Time: at("2026-11-03T10:00:00Z"), Host: "www.gov.uk", URL: "https://www.gov.uk/rates", Purpose: ledger.PurposeDocument, Source: "uk-rates", Status: 503, Error: ""},
-		{Event: ledger.Result, Time: at("2026-11-04T08:59:59.5Z"), Host: "www.gov.uk", URL: "https://www.gov.uk/rates", Purpose: ledger.PurposeDocument, Source: "uk-rates", Status: 200, SHA256: v2, Bytes: n2},
+		{Event: ledger.Result, Time: at("2026-11-04T08:59:59.5Z"), Host: "www.gov.uk", URL: "https://www.gov.uk/rates", Purpose: ledger.PurposeDocument, Source: "uk-rates", Status: 200, SHA256: v2.String(), Bytes: n2},
 		{Event: ledger.Result, Time: at("2026-11-05T09:00:00Z"), Host: "www.gov.uk", URL: "https://www.gov.uk/rates", Purpose: ledger.PurposeDocument, Source: "uk-rates", Status: 304},
 	} {
 		if err := led.Append(l); err != nil {

@@ -3,6 +3,7 @@ package warc
 import (
 	"compress/gzip"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -217,7 +218,7 @@ func (w *Writer) put(b gowarc.WarcRecordBuilder, what string) error {
 		return fmt.Errorf("warc: %s: %w", what, err)
 	}
 	if len(validation) > 0 {
-		return fmt.Errorf("warc: %s: %v", what, validation)
+		return fmt.Errorf("warc: %s: %w", what, errors.Join(validation...))
 	}
 	defer rec.Close()
 	gz := gzip.NewWriter(w.w)
