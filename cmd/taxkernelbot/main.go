@@ -13,7 +13,7 @@ import (
 
 func main() {
 	// SIGINT/SIGTERM stop new dispatches; the command then saves what it
-	// has and exits (SPEC §3.13).
+	// has and exits.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], cli.IO{Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv})
 	stop()

@@ -9,7 +9,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 )
 
-// paths are the four roots every command works under (SPEC §6b defaults).
+// paths are the four roots every command works under.
 type paths struct {
 	Manifests, Snapshots, Reports, State string
 }

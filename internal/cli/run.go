@@ -276,7 +276,7 @@ func hasJurisdiction(ms []manifest.Manifest, j string) bool {
 }
 
 // lockState takes an exclusive lock on the state directory so that two runs
-// on one machine never share a host (SPEC §3.3); the cache branch's lease
+// on one machine never share a host; the cache branch's lease
 // does the same across machines.
 func lockState(path string) (func(), error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -42,7 +42,7 @@ type Config struct {
 	Sign func(*http.Request) error
 }
 
-// The policy's built-in values (SPEC §2), used when a Config leaves them
+// The policy's built-in values, used when a Config leaves them
 // zero, so that no Client is ever without a bound.
 const (
 	defaultTimeout = 60 * time.Second
@@ -83,7 +83,7 @@ func New(cfg Config) *Client {
 		dialer.Control = guard
 	}
 	transport := &http.Transport{
-		Proxy:                  nil, // proxy variables are ignored (§3.11)
+		Proxy:                  nil, // proxy variables are ignored: requests go straight to the host
 		DialContext:            dialer.DialContext,
 		ForceAttemptHTTP2:      true, // a custom dialer would otherwise turn HTTP/2 off
 		DisableCompression:     true, // stored bytes are exactly what was sent
@@ -98,7 +98,7 @@ func New(cfg Config) *Client {
 		transport: transport,
 		http: &http.Client{
 			Transport: transport,
-			Jar:       nil, // cookies are never kept or sent back (§3.1)
+			Jar:       nil, // cookies are never kept or sent back
 			CheckRedirect: func(*http.Request, []*http.Request) error {
 				return http.ErrUseLastResponse // the caller gates every hop
 			},
@@ -204,7 +204,7 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, status int,
 	}
 	if u.User != nil {
 		// net/http would turn user-info into an Authorization header; the
-		// bot is anonymous (§3.1), whatever a manifest or Location says.
+		// bot is anonymous, whatever a manifest or Location says.
 		return nil, fmt.Errorf("fetch: %s: URL with user-info refused", u.Redacted())
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)

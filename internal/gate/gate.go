@@ -227,8 +227,9 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 		at = later(until, now)
 	}
 
-	// The ledger line must be durable before the request exists (SPEC
-	// §3.5); if it is not, the dispatch never happened and costs nothing.
+	// The ledger line must be durable before the request exists, so the
+	// cap counts it whatever happens next; if it is not, the dispatch
+	// never happened and costs nothing.
 	began := g.cfg.Clock.Now()
 	if err := g.cfg.Record(at, r); err != nil {
 		return nil, err
@@ -296,7 +297,7 @@ func (g *Gate) checkCap(t time.Time) error {
 	return nil
 }
 
-// earliest returns when the next dispatch may go (SPEC §3.4, §3.7), what
+// earliest returns when the next dispatch may go, what
 // holds it back, and whether that is the spacing from the previous
 // dispatch. It draws d, so call it once per dispatch.
 func (g *Gate) earliest(st state.Host, crawl time.Duration, fromRetryAfter bool) (time.Time, string, bool) {
@@ -352,8 +353,8 @@ type Permit struct {
 
 // Done records the completion and its outcome: 2xx/3xx/304 reset the
 // failure count and the 403 count; 429, 5xx and errors are the n-th
-// consecutive failure and set the backoff (SPEC §3.7); 403 counts towards
-// the pause (SPEC §3.8); 404/410 and other 4xx change nothing. Done must be
+// consecutive failure and set the backoff; 403 counts towards
+// the pause; 404/410 and other 4xx change nothing. Done must be
 // called exactly once; it releases the host for the next Acquire.
 //
 // A second call panics: silently ignoring it would hide an outcome lost by
@@ -453,7 +454,7 @@ func isDigits(s string) bool {
 	return true
 }
 
-// Backoff returns the range SPEC §3.7 draws from after the n-th consecutive
+// Backoff returns the range the backoff draws from after the n-th consecutive
 // failure: b = min(backoffMax, 2^n × delayMax, MaxBackoff), range [b/2, b].
 // A backoffMax of zero or less means MaxBackoff.
 func Backoff(n int, delayMax, backoffMax time.Duration) (lo, hi time.Duration) {

@@ -1,5 +1,5 @@
 // Package github opens or updates the bot's one rolling pull request
-// (SPEC §7) and writes what reviewers read in it.
+// and writes what reviewers read in it.
 //
 // Its job is narrow: read the standard GitHub Actions environment into a
 // Config (ConfigFromEnv), talk to the REST API named there through

@@ -1,6 +1,6 @@
-// Package lease makes "one request at a time per host" (SPEC §3.3) and the
-// per-host daily cap (§3.5) hold across runs that overlap, run on different
-// runners, or die at any point (§7). It is pure: functions on bytes and
+// Package lease makes "one request at a time per host" and the
+// per-host daily cap hold across runs that overlap, run on different
+// runners, or die at any point. It is pure: functions on bytes and
 // structs, given the time, that the caller runs inside a compare-and-swap
 // edit of the cache branch (re-applied on the newest tip when a push is
 // rejected). It never touches the network, the disk or a clock.

@@ -189,7 +189,7 @@ func check(dir string, inputs []input, base *Base) (*Set, Diagnostics) {
 	}
 	if len(pending) == 0 {
 		diags = append(diags, Diagnostic{File: dir, Severity: Error,
-			Message: "no manifests here; add one <jurisdiction>.yaml per jurisdiction (see SPEC §2)"})
+			Message: "no manifests here; add one <jurisdiction>.yaml per jurisdiction, named after its jurisdiction, e.g. uk.yaml"})
 		return nil, diags
 	}
 	// File order decides which of two conflicting manifests is "first".

@@ -94,7 +94,7 @@ func (r *run) why(host string, err error) string {
 }
 
 // showPause makes every source of a paused host say so: the ones that got a
-// 403 on the way to the pause and the ones it stopped (SPEC §3.8). Sources
+// 403 on the way to the pause and the ones it stopped. Sources
 // that got another answer earlier in the run keep it.
 func (r *run) showPause(hp hostPlan) {
 	if !r.gate(hp.host).State().PausedUntil.After(r.o.Clock.Now()) {
@@ -121,7 +121,7 @@ func (r *run) setPaused(id string) {
 	r.o.State.PutSource(id, s)
 }
 
-// fetchSource checks one source, following redirects as SPEC §3.10 allows.
+// fetchSource checks one source, following the redirects the rules allow.
 // It returns a *hostStop when the source's own host may not be sent to now.
 func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 	prior := r.o.State.Source(src.ID)
@@ -389,7 +389,7 @@ func (r *run) sameText(ctx context.Context, src manifest.Source, prior state.Sou
 	r.log(src.Host, "%s %s → 200 unchanged text (%s): sha256 %.12s not kept, %.12s remains the citation", src.ID, u, c.Why, resp.SHA256, prior.SHA256)
 }
 
-// redirect decides a document redirect (SPEC §3.10). It returns the next URL
+// redirect decides a document redirect. It returns the next URL
 // to follow, or a non-empty reason when the source is `moved`; both empty
 // means too many hops.
 func (r *run) redirect(from *url.URL, location string, hop int) (*url.URL, string) {

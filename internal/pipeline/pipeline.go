@@ -236,7 +236,7 @@ func (r *run) plan() []hostPlan {
 	return plan
 }
 
-// due implements SPEC §3.12: never checked, recheck passed since the last
+// due says whether a source is due: never checked, recheck passed since the last
 // good check, or last check not good.
 func (r *run) due(src manifest.Source, s state.Source, now time.Time) bool {
 	if s.LastCheck.IsZero() {

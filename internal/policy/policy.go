@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Built-in values (SPEC §2), used for any key policy.yaml leaves out.
+// Built-in values, used for any key policy.yaml leaves out.
 const (
 	DefaultUserAgent     = "TaxKernelBot/1.0 (+https://taxkernel.com/bot)"
 	DefaultFrom          = "contact@taxkernel.com"
@@ -28,7 +28,7 @@ const (
 const (
 	// MinDelayFloor is the shortest gap between two dispatches to one host.
 	MinDelayFloor = time.Second
-	// MaxBackoff is the longest backoff a failure can cause (SPEC §3.7).
+	// MaxBackoff is the longest backoff a failure can cause.
 	MaxBackoff = 30 * time.Minute
 	// MaxRedirects is the number of hops followed for robots.txt and documents.
 	MaxRedirects = 5
@@ -123,7 +123,7 @@ func (p Policy) Excluded(u *url.URL) (Exclusion, bool) {
 	return Exclusion{}, false
 }
 
-// Authority is u's host as every per-host rule sees it (SPEC §3.3): the
+// Authority is u's host as every per-host rule sees it: the
 // lower-case host, ":port" only when the port is not the scheme's default,
 // IPv6 in brackets. It lives here, in the leaf package, so that exclusions,
 // manifests and the pipeline share one definition (manifest.HostOf is it).
@@ -173,7 +173,7 @@ func (p Policy) HostFor(name string) Host {
 	})
 }
 
-// ApplyFloors makes h obey the floors of SPEC §3: Delay never faster than
+// ApplyFloors makes h obey the floors no configuration lifts: Delay never faster than
 // the policy's delay, Delay.Min at least MinDelayFloor (unless private
 // networks are allowed and name is a private or loopback host), Delay.Max
 // at least Delay.Min, DailyCap at most p.DailyCap (a DailyCap of zero or

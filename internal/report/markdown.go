@@ -264,7 +264,7 @@ func gaps(es []Entry, statuses []state.Status, limit int) []string {
 	}
 
 	// A fresh source can still carry a detail, a robots_override above
-	// all: SPEC §6 wants that exception public, and the sources table has
+	// all: that exception must be public, and the sources table has
 	// no column for it.
 	noted := func(e Entry) bool {
 		return (e.Status == state.Fresh || e.Status == state.Pending) && e.Detail != ""

@@ -15,7 +15,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
-// Entry is one source's line in the report (SPEC §6 field names).
+// Entry is one source's line in the report.
 type Entry struct {
 	Jurisdiction string       `json:"jurisdiction"`
 	ID           string       `json:"id"`

@@ -18,7 +18,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
-// Status is a source's coverage status (SPEC §6).
+// Status is a source's coverage status.
 type Status string
 
 const (
@@ -112,7 +112,7 @@ func (s *Source) SetStatus(st Status, now time.Time) {
 type Host struct {
 	LastDispatch   time.Time `json:"last_dispatch,omitzero"`
 	LastCompletion time.Time `json:"last_completion,omitzero"`
-	// Failures is n of SPEC §3.7: consecutive 429/5xx/timeouts/network errors.
+	// Failures is the backoff's n: consecutive 429/5xx/timeouts/network errors.
 	Failures     int       `json:"failures,omitempty"`
 	BackoffUntil time.Time `json:"backoff_until,omitzero"`
 	// Consecutive403 counts 403s in a row; PausedUntil is set when it
