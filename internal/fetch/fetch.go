@@ -338,3 +338,15 @@ func IsTimeout(err error) bool {
 func Forbidden(addr netip.Addr) bool {
 	return policy.SpecialAddr(addr)
 }
+
+// Describe says in a few words what kind of failure err is, for a report's
+// detail: refused (a private address), a timeout, or a network error.
+func Describe(err error) string {
+	switch {
+	case errors.Is(err, ErrForbiddenAddress):
+		return "refused: the host resolves to a private or special-purpose address"
+	case IsTimeout(err):
+		return "timeout: " + err.Error()
+	}
+	return "network error: " + err.Error()
+}

@@ -42,7 +42,7 @@ func (x crossCheck) loosening() {
 		loose["timeout"] = fmt.Sprintf("timeout %s is longer than the built-in %s", fmtDuration(p.Timeout), fmtDuration(def.Timeout))
 	}
 	if p.MaxBody > def.MaxBody {
-		loose["max_body"] = fmt.Sprintf("max_body %s is larger than the built-in %s", fmtBytes(p.MaxBody), fmtBytes(def.MaxBody))
+		loose["max_body"] = fmt.Sprintf("max_body %s is larger than the built-in %s", policy.FormatSize(p.MaxBody), policy.FormatSize(def.MaxBody))
 	}
 	if p.BackoffMax < def.BackoffMax {
 		loose["backoff_max"] = fmt.Sprintf("backoff_max %s is shorter than the built-in %s", fmtDuration(p.BackoffMax), fmtDuration(def.BackoffMax))
@@ -289,15 +289,3 @@ func fillColumns(ds Diagnostics, files map[string][]byte) {
 	}
 }
 
-// fmtBytes writes a size in the largest binary unit that divides it.
-func fmtBytes(n int64) string {
-	for _, u := range []struct {
-		name string
-		size int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d %s", n/u.size, u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
-}

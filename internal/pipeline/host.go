@@ -445,15 +445,7 @@ func joinDetail(a, b string) string {
 	return a + "; " + b
 }
 
-func describeErr(err error) string {
-	switch {
-	case errors.Is(err, fetch.ErrForbiddenAddress):
-		return "refused: the host resolves to a private or special-purpose address"
-	case fetch.IsTimeout(err):
-		return "timeout: " + err.Error()
-	}
-	return "network error: " + err.Error()
-}
+func describeErr(err error) string { return fetch.Describe(err) }
 
 // robotsEntry is this run's decision basis for one robots scope, fetched at
 // most once however many goroutines ask.

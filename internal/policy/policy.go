@@ -351,3 +351,17 @@ func FormatDuration(d time.Duration) string {
 	}
 	return s
 }
+
+// FormatSize writes n bytes in the largest binary unit that divides it,
+// as policy.yaml's max_body is written: "50 MiB", "512 KiB", "1000 bytes".
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

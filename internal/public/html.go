@@ -18,7 +18,7 @@ var templates embed.FS
 var indexTemplate = template.Must(template.New("index.html.tmpl").Funcs(template.FuncMap{
 	"dur":   fmtDuration,
 	"delay": fmtDelay,
-	"size":  fmtSize,
+	"size":  policy.FormatSize,
 	"windows": func(h policy.Host) string {
 		if len(h.OffPeak) == 0 {
 			return "any time"

@@ -121,7 +121,7 @@ func (r Rules) PolicyMarkdown() []byte {
 	w("| longest backoff | %s; a `Retry-After` asking for longer is honoured up to %s |\n", fmtDuration(d.BackoffMax), fmtDuration(r.MaxRetryAfter))
 	w("| pause after repeated 403 | %d in a row: no request to the host until the next UTC day |\n", d.PauseAfter403)
 	w("| timeout | %s for the whole request |\n", fmtDuration(r.Timeout))
-	w("| largest body | %s; a larger one is abandoned |\n", fmtSize(r.MaxBody))
+	w("| largest body | %s; a larger one is abandoned |\n", policy.FormatSize(r.MaxBody))
 	w("| redirects | up to %d hops, each checked against robots.txt and counted like a request |\n\n", r.MaxRedirects)
 	w("A 404 or 410 is information about the document, never a reason to retry sooner. Re-checks are conditional (`If-None-Match`, `If-Modified-Since`), so an unchanged document costs a `304`.\n\n")
 
@@ -190,18 +190,6 @@ func fmtDelay(d policy.Delay) string {
 // fmtDuration writes d as people write it: "2h", not "2h0m0s".
 func fmtDuration(d time.Duration) string { return policy.FormatDuration(d) }
 
-// fmtSize writes n in the largest binary unit that divides it.
-func fmtSize(n int64) string {
-	for _, u := range []struct {
-		name string
-		size int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n >= u.size && n%u.size == 0 {
-			return fmt.Sprintf("%d %s", n/u.size, u.name)
-		}
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
 
 func fmtWindows(h policy.Host) string {
 	if len(h.OffPeak) == 0 {

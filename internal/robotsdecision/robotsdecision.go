@@ -1,7 +1,6 @@
 package robotsdecision
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -43,15 +42,7 @@ func Fetched(url string, fetchedAt time.Time, status int, body []byte, err error
 	return kept
 }
 
-func describe(err error) string {
-	switch {
-	case errors.Is(err, fetch.ErrForbiddenAddress):
-		return "refused: the host resolves to a private or special-purpose address"
-	case fetch.IsTimeout(err):
-		return "timeout: " + err.Error()
-	}
-	return "network error: " + err.Error()
-}
+func describe(err error) string { return fetch.Describe(err) }
 
 // Decision is what a kept copy means now.
 type Decision struct {
