@@ -288,4 +288,3 @@ func fillColumns(ds Diagnostics, files map[string][]byte) {
 		}
 	}
 }
-

@@ -190,7 +190,6 @@ func fmtDelay(d policy.Delay) string {
 // fmtDuration writes d as people write it: "2h", not "2h0m0s".
 func fmtDuration(d time.Duration) string { return policy.FormatDuration(d) }
 
-
 func fmtWindows(h policy.Host) string {
 	if len(h.OffPeak) == 0 {
 		return "any time"
