@@ -479,3 +479,30 @@ func TestUnindexedBlobIsNeverProposed(t *testing.T) {
 		t.Errorf("the bot branch lacks the indexed source:\n%s", ix)
 	}
 }
+
+// TestHandEditOfTheReportOnMainRebuildsTheBranch: someone merges a hand
+// edit of a file the bot writes while its pull request is open. Nothing
+// new was fetched, yet the branch is rebuilt on main, so the pull request
+// does not conflict; a change to other files of main leaves it alone.
+func TestHandEditOfTheReportOnMainRebuildsTheBranch(t *testing.T) {
+	r := newRepo(t, "t-a")
+	r.cycle()
+	tip := r.tip(BotBranch)
+	r.git.Commit(t, repoName, "main", "docs", map[string][]byte{"README.md": []byte("tax, v2\n")})
+	r.cycle()
+	if r.tip(BotBranch) != tip {
+		t.Fatal("a change to README on main moved the bot branch, though nothing new was fetched")
+	}
+	r.git.Commit(t, repoName, "main", "fix the report by hand", map[string][]byte{"reports/coverage.md": []byte("# Coverage, by hand\n")})
+	if r.mergeable() {
+		t.Fatal("the test's premise: the hand edit conflicts with the open pull request")
+	}
+	before := len(r.gh.Writes())
+	r.cycle()
+	if r.git.Git(t, repoName, "rev-parse", BotBranch+"^") != r.tip("main") || !r.mergeable() {
+		t.Errorf("after a hand edit of the report on main, the branch was not rebuilt on main (mergeable %v)", r.mergeable())
+	}
+	if w := r.gh.Writes()[before:]; len(w) > 1 {
+		t.Errorf("GitHub writes %v, want at most the edit of the body", w)
+	}
+}

@@ -165,7 +165,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		if err != nil {
 			return "", err
 		}
-		if slices.Equal(held, keys) {
+		if slices.Equal(held, keys) && !c.mainMovedUnder(v) {
 			c.logf("publish: pull request #%d already proposes all of this: no push, no edit", pr.Number)
 			return pr.URL, persist()
 		}
@@ -218,6 +218,33 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	}
 	c.logf("publish: %s is %.12s, pull request #%d: %s", BotBranch, tip, number, url)
 	return url, c.settle(ctx, v, st, number, tip)
+}
+
+// botPaths are the parts of the repository the bot commit writes.
+var botPaths = []string{"reports", "snapshots"}
+
+// mainMovedUnder reports whether main changed what the bot writes since
+// the commit the bot branch sits on (someone merged a hand edit of the
+// report, say): the open pull request would then conflict, so the branch
+// is rebuilt on main even though it proposes nothing new. A branch whose
+// base cannot be read counts as moved.
+func (c *Cycle) mainMovedUnder(v *view) bool {
+	log, err := v.reader.Log(v.botTip, 2)
+	if err != nil || len(log) < 2 {
+		return true
+	}
+	base, err := v.reader.TreeOf(log[1].Hash)
+	if err != nil {
+		return true
+	}
+	for _, p := range botPaths {
+		a, errA := base.ObjectID(p)
+		b, errB := v.mainTree.ObjectID(p)
+		if a != b || (errA == nil) != (errB == nil) {
+			return true
+		}
+	}
+	return false
 }
 
 // settle makes the pull request's body describe the branch's tip as it is

@@ -187,3 +187,29 @@ func (r *Repo) Log(tip string, n int) ([]Commit, error) {
 	}
 	return out, nil
 }
+
+// ObjectID returns the git object hash of the file or directory at name
+// ("" and fs.ErrNotExist when there is none): two trees hold the same
+// content at name exactly when the hashes are equal, whatever their size,
+// and nothing below name is read or downloaded to tell.
+func (t *Tree) ObjectID(name string) (string, error) {
+	e, err := t.lookup("objectid", name)
+	if err != nil {
+		return "", err
+	}
+	return e.Hash.String(), nil
+}
+
+// TreeOf returns the file tree of a commit this Repo holds (one it read,
+// or one within PartialDepth of a partial read).
+func (r *Repo) TreeOf(commit string) (*Tree, error) {
+	h := plumbing.NewHash(commit)
+	if h.IsZero() || !r.has(h) {
+		return nil, fmt.Errorf("gitstore: commit %q is not held locally", commit)
+	}
+	root, err := r.commitTree(h)
+	if err != nil {
+		return nil, err
+	}
+	return r.newTree(root), nil
+}
