@@ -102,7 +102,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 		// A run killed between storing a blob and saving the index left
 		// blobs no index names: adopt what the ledger or the state proves,
 		// remove the rest, before anything new is stored.
-		rec, err := pipeline.Recover(ctx, s, ix, opts.ledgerDir(), st)
+		rec, err := pipeline.Recover(ctx, s, ix, opts.ledgerDir(), st, set)
 		if err != nil {
 			return cannotRun("recovering the store after an interrupted run: %w", err)
 		}

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // Recovered is what Recover did.
@@ -30,7 +32,13 @@ type Recovered struct {
 // still hash to its name; every other unindexed blob is removed, and so are
 // temp files of interrupted writes. Run it before a run starts, with the
 // state directory locked, never beside a run.
-func Recover(ctx context.Context, s *store.Store, ix *store.Index, ledgerDir string, st *state.State) (Recovered, error) {
+//
+// A blob the ledger alone proves, for a source that holds other bytes,
+// may be new bytes that say the same text: a run keeps none of those, but
+// removes them only at its end, so a run killed before then leaves them.
+// set, when given, lets Recover compare the texts through the source's
+// view as the run would, and remove such a blob instead of adopting it.
+func Recover(ctx context.Context, s *store.Store, ix *store.Index, ledgerDir string, st *state.State, set *manifest.Set) (Recovered, error) {
 	rec := Recovered{Adopted: map[string][]string{}}
 	leftovers, err := s.RemoveLeftovers()
 	rec.Removed = append(rec.Removed, leftovers...)
@@ -59,7 +67,8 @@ func Recover(ctx context.Context, s *store.Store, ix *store.Index, ledgerDir str
 	}
 	err = ledger.ScanAll(ledgerDir, func(l ledger.Line) error {
 		if l.Event == ledger.Result && l.Status == 200 && l.Source != "" && want[store.Sum(l.SHA256)] &&
-			(l.Purpose == ledger.PurposeDocument || l.Purpose == ledger.PurposeRedirect) {
+			(l.Purpose == ledger.PurposeDocument || l.Purpose == ledger.PurposeRedirect) &&
+			!sameText(ctx, s, set, st, l.Source, store.Sum(l.SHA256)) {
 			add(store.Sum(l.SHA256), l.Source, store.Entry{
 				SHA256: store.Sum(l.SHA256), Size: l.Bytes, ContentType: l.ContentType,
 				FinalURL: l.URL, FirstSeen: ledger.Day(l.Time),
@@ -103,6 +112,44 @@ func Recover(ctx context.Context, s *store.Store, ix *store.Index, ledgerDir str
 		}
 	}
 	return rec, nil
+}
+
+// sameText reports whether blob, which the ledger says source id served,
+// says what the bytes the source holds say, through its view: new bytes
+// the run did not keep. Without a set, or when anything cannot be read,
+// it says no, and the ledger's proof stands.
+func sameText(ctx context.Context, s *store.Store, set *manifest.Set, st *state.State, id string, blob store.Sum) bool {
+	if set == nil {
+		return false
+	}
+	src, ok := set.Source(id)
+	held := st.Source(id)
+	if !ok || held.SHA256 == "" || held.SHA256 == blob || !s.Has(held.SHA256) {
+		return false
+	}
+	view, err := textview.Compile(src.View)
+	if err != nil {
+		return false
+	}
+	read := func(sum store.Sum) ([]byte, error) {
+		r, err := s.Open(sum)
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		return io.ReadAll(r)
+	}
+	old, err := read(held.SHA256)
+	if err != nil {
+		return false
+	}
+	cur, err := read(blob)
+	if err != nil {
+		return false
+	}
+	c := textview.Compare(ctx, view, textview.Doc{Raw: old, ContentType: held.ContentType}, textview.Doc{Raw: cur, ContentType: held.ContentType},
+		string(held.SHA256), string(blob), textLimits, textview.DiffOptions{})
+	return !c.Changed
 }
 
 // rehash reads the blob sum back: its size, and whether its bytes still

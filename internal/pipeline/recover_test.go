@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -51,7 +52,7 @@ func TestRecover(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := store.NewIndex()
-	rec, err := Recover(t.Context(), s, ix, filepath.Join(dir, "ledgers"), st)
+	rec, err := Recover(t.Context(), s, ix, filepath.Join(dir, "ledgers"), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,5 +77,72 @@ func TestRecover(t *testing.T) {
 	probs, err := s.Verify(t.Context(), ix)
 	if err != nil || len(probs) != 0 {
 		t.Errorf("verify: %v, %v", probs, err)
+	}
+}
+
+// TestRecoverRemovesSameTextBytesAKilledRunLeft: a run killed before its
+// end leaves new bytes that say what the held ones say (it keeps none of
+// those); the next run removes them instead of adopting them, and still
+// adopts new bytes that say something new.
+func TestRecoverRemovesSameTextBytesAKilledRunLeft(t *testing.T) {
+	dir := t.TempDir()
+	mdir := filepath.Join(dir, "manifests")
+	if err := os.MkdirAll(mdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	yaml := "jurisdiction: xx\nname: Test\ntimezone: UTC\nsources:\n" +
+		"  - {id: xx-blink, url: \"https://x.example/blink\", kind: rates-page, title: Blink}\n" +
+		"  - {id: xx-real, url: \"https://x.example/real\", kind: rates-page, title: Real}\n"
+	if err := os.WriteFile(filepath.Join(mdir, "xx.yaml"), []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	set, diags := manifest.Load(mdir)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	s, err := store.Open(filepath.Join(dir, "snapshots"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(b string) store.Sum {
+		sum, _, err := s.Put(t.Context(), bytes.NewReader([]byte(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	page := func(rate, token string) string {
+		return "<html><body><p>Basic rate " + rate + "</p><script>var token='" + token + "'</script></body></html>"
+	}
+	heldBlink, heldReal := put(page("20%", "a")), put(page("40%", "a"))
+	blink, real := put(page("20%", "b")), put(page("45%", "b"))
+	ix := store.NewIndex()
+	st := state.New()
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for id, sum := range map[string]store.Sum{"xx-blink": heldBlink, "xx-real": heldReal} {
+		ix.Add(id, store.Entry{SHA256: sum, ContentType: "text/html", FirstSeen: "2026-11-29"})
+		st.PutSource(id, state.Source{Status: state.Fresh, SHA256: sum, ContentType: "text/html", LastGood: at.Add(-24 * time.Hour)})
+	}
+	led, err := ledger.Open(filepath.Join(dir, "ledgers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	for id, sum := range map[string]store.Sum{"xx-blink": blink, "xx-real": real} {
+		if err := led.Append(ledger.Line{Event: ledger.Result, Time: at, Host: "x.example", URL: "https://x.example/" + id, Purpose: ledger.PurposeDocument, Source: id, Status: 200, SHA256: sum.String(), ContentType: "text/html"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Recover(t.Context(), s, ix, filepath.Join(dir, "ledgers"), st, set); err != nil {
+		t.Fatal(err)
+	}
+	if s.Has(blink) {
+		t.Error("bytes that say the same text as the held ones were kept")
+	}
+	if _, ok := ix.Lookup("xx-blink", blink); ok {
+		t.Error("bytes that say the same text were indexed")
+	}
+	if _, ok := ix.Lookup("xx-real", real); !ok {
+		t.Error("new bytes that say something new were not adopted")
 	}
 }
