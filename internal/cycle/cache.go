@@ -13,6 +13,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -81,8 +82,9 @@ func (c *Cycle) carryPending(ctx context.Context) error {
 		return err
 	}
 	var missing []store.Sum
+	local := store.ReadOnly(c.o.Snapshots)
 	for _, id := range st.SourceIDs() {
-		if sum := st.Source(id).SHA256; sum != "" && !hasBlob(c.o.Snapshots, sum) {
+		if sum := st.Source(id).SHA256; sum != "" && !local.Has(sum) {
 			missing = append(missing, sum)
 		}
 	}
@@ -294,14 +296,7 @@ func changed(tip fs.FS, files map[string][]byte) []gitstore.Change {
 	return out
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range maps.Keys(m) {
-		keys = append(keys, k)
-	}
-	sortStrings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // ledgerChanges appends the lines of every local ledger file of the day
 // that the tip does not hold yet.

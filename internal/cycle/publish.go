@@ -108,7 +108,14 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		return "", err
 	}
 	defer v.reader.Close()
-	rec, err := c.readRecord(ctx)
+	// One reading of the cache branch gives the bot's memory of its pull
+	// requests and the newest state: a shard that publishes later has seen
+	// every state pushed before it.
+	st, cache, err := c.cacheState(ctx)
+	if err != nil {
+		return "", err
+	}
+	rec, err := recordIn(cache)
 	if err != nil {
 		return "", err
 	}
@@ -134,20 +141,14 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		c.note("pull request #%d was closed without merging: what it proposed is not proposed again; a new pull request opens only for a new change", pr.Number)
 	}
 
-	// What the bot branch should propose now, built from the cache
-	// branch's newest state: a shard that publishes later has seen every
-	// state pushed before it.
-	st, cache, err := c.cacheState(ctx)
-	if err != nil {
-		return "", err
-	}
+	// What the bot branch should propose now.
 	rep := report.Build(c.o.Set, st)
 	changes := report.Diff(v.onMain, rep)
 	pages, err := c.pages(cache, st, rep)
 	if err != nil {
 		return "", err
 	}
-	extra := differing(v.mainTree, pages)
+	extra := differing(ctx, v.mainTree, pages)
 	keys := proposal(changes, extra)
 	rec.Declined = keep(rec.Declined, keys)
 	persist := func() error {
@@ -161,7 +162,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		c.logf("publish: nothing differs from %s: no pull request", BaseBranch)
 		return "", persist()
 	case open && v.botTip != "" && !rebase:
-		held, err := c.branchProposal(v, pages)
+		held, err := c.branchProposal(ctx, v, pages)
 		if err != nil {
 			return "", err
 		}
@@ -353,12 +354,12 @@ func fileKey(path string, data []byte) string {
 
 // branchProposal is what the bot branch proposes against main as it is
 // now, in the same keys.
-func (c *Cycle) branchProposal(v *view, pages map[string][]byte) ([]string, error) {
+func (c *Cycle) branchProposal(ctx context.Context, v *view, pages map[string][]byte) ([]string, error) {
 	paths := []string{coverageJSON}
 	for p := range pages {
 		paths = append(paths, p)
 	}
-	if err := v.botTree.Fetch(context.Background(), paths...); err != nil {
+	if err := v.botTree.Fetch(ctx, paths...); err != nil {
 		return nil, err
 	}
 	rep, err := reportIn(v.botTree, BotBranch)
@@ -374,7 +375,7 @@ func (c *Cycle) branchProposal(v *view, pages map[string][]byte) ([]string, erro
 			held[p] = data
 		}
 	}
-	return proposal(report.Diff(v.onMain, rep), differing(v.mainTree, held)), nil
+	return proposal(report.Diff(v.onMain, rep), differing(ctx, v.mainTree, held)), nil
 }
 
 // pages renders the public pages (the rules, the hosts and their requests
@@ -424,12 +425,12 @@ func (c *Cycle) pages(cache fs.FS, st *state.State, rep *report.Report) (map[str
 }
 
 // differing returns the files whose bytes main does not hold.
-func differing(mainTree *gitstore.Tree, files map[string][]byte) map[string][]byte {
+func differing(ctx context.Context, mainTree *gitstore.Tree, files map[string][]byte) map[string][]byte {
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
 	}
-	_ = mainTree.Fetch(context.Background(), paths...) // a failure shows as a difference below
+	_ = mainTree.Fetch(ctx, paths...) // a failure shows as a difference below
 	out := map[string][]byte{}
 	for p, data := range files {
 		if main, err := fs.ReadFile(mainTree, p); err != nil || string(main) != string(data) {

@@ -33,15 +33,10 @@ type record struct {
 	ForeignNoted string `json:"foreign_noted,omitempty"`
 }
 
-func (c *Cycle) readRecord(ctx context.Context) (record, error) {
+// recordIn reads the record from the cache branch's tip (a zero record
+// when there is none yet).
+func recordIn(tip fs.FS) (record, error) {
 	var r record
-	_, tip, err := c.repo.Read(ctx, CacheBranch)
-	if errors.Is(err, gitstore.ErrNoBranch) {
-		return r, nil
-	}
-	if err != nil {
-		return r, err
-	}
 	data, err := fs.ReadFile(tip, recordFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return r, nil

@@ -8,17 +8,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
-
-func sortStrings(s []string) { slices.Sort(s) }
-
-func hasBlob(snapshots string, sum store.Sum) bool { return store.ReadOnly(snapshots).Has(sum) }
 
 // copyBlobs copies the blobs named by sums from a branch's tree into the
 // local store, checking each one's hash; those the tree lacks are skipped

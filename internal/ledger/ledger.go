@@ -115,13 +115,7 @@ func (l *Ledger) Append(line Line) error {
 
 	day := Day(line.Time)
 	path := filepath.Join(l.dir, day, FileName(line.Host))
-	l.mu.Lock()
-	lf := l.files[path]
-	if lf == nil {
-		lf = &file{}
-		l.files[path] = lf
-	}
-	l.mu.Unlock()
+	lf := l.file(path)
 
 	lf.mu.Lock()
 	defer lf.mu.Unlock()
@@ -227,13 +221,7 @@ func (l *Ledger) Prepare(day string, hosts []string) error {
 	anyCreated := false
 	for _, host := range hosts {
 		path := filepath.Join(l.dir, day, FileName(host))
-		l.mu.Lock()
-		lf := l.files[path]
-		if lf == nil {
-			lf = &file{}
-			l.files[path] = lf
-		}
-		l.mu.Unlock()
+		lf := l.file(path)
 		lf.mu.Lock()
 		var err error
 		if l.closed.Load() {
@@ -489,6 +477,19 @@ func mkdirDurable(dir string) error {
 		return err
 	}
 	return atomicfile.SyncDir(filepath.Dir(filepath.Clean(dir)))
+}
+
+// file returns the one *file of path, made on first use; its own lock
+// guards what is in it.
+func (l *Ledger) file(path string) *file {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	lf := l.files[path]
+	if lf == nil {
+		lf = &file{}
+		l.files[path] = lf
+	}
+	return lf
 }
 
 // Path is where host's ledger of day lives, relative to a ledger directory
