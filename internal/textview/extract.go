@@ -114,6 +114,12 @@ func extract(ctx context.Context, raw []byte, contentType string, v *View, lim L
 		res.Reason = fmt.Sprintf("%d bytes is over the %d-byte limit for text extraction; the bytes are held, but no text is derived", len(raw), lim.MaxInput)
 		return res
 	}
+	// A run already stopping derives nothing: without this check the
+	// select below could pick a finished extraction or the stop at random.
+	if err := context.Cause(ctx); err != nil {
+		res.Reason = fmt.Sprintf("text extraction stopped before it began (%v); no text is derived", err)
+		return res
+	}
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
 
