@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -153,19 +154,21 @@ func runRun(ctx context.Context, opts runOptions) error {
 	stopTicks()
 	prog.done()
 	// Save even after an interruption or a fatal error: what was fetched and
-	// dispatched must not be lost.
-	if err := ix.Save(opts.indexPath()); err != nil {
-		return cannotRun("%w", err)
-	}
-	if err := st.Save(opts.State); err != nil {
-		return cannotRun("%w", err)
-	}
+	// dispatched must not be lost. The files are independent and written
+	// at once; closing the ledger makes its result lines (never fsynced on
+	// their own) durable, and a failure there is reported like any other.
 	rep := report.Build(set, st)
-	if _, err := rep.Write(opts.Reports); err != nil {
-		return cannotRun("%w", err)
-	}
-	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, opts.Clock.Now()); err != nil {
-		return cannotRun("%w", err)
+	saved := all(
+		led.Close, // the result lines, written without an fsync of their own
+		func() error { return ix.Save(opts.indexPath()) },
+		func() error { return st.Save(opts.State) },
+		func() error { _, err := rep.Write(opts.Reports); return err },
+		func() error {
+			return writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, opts.Clock.Now())
+		},
+	)
+	if saved != nil {
+		return cannotRun("%w", saved)
 	}
 	prog.finish("run: %d request(s), %d source(s) checked, %d failing, %d deferred",
 		res.Dispatches, res.Checked, res.Failed, res.Deferred)
@@ -291,4 +294,15 @@ func lockState(path string) (func(), error) {
 		return nil, cannotRun("another run holds %s: wait for it to finish", path)
 	}
 	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+// all runs fs at once and returns their errors joined, in fs's order.
+func all(fs ...func() error) error {
+	errs := make([]error, len(fs))
+	var wg sync.WaitGroup
+	for i, f := range fs {
+		wg.Go(func() { errs[i] = f() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

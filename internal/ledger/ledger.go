@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -402,28 +403,46 @@ func wholeLines(data []byte, atEOF bool) (int, []byte, error) {
 	return 0, nil, nil
 }
 
-// Close closes any open files. Appends after Close fail.
+// Close makes every line written durable (result lines are not fsynced
+// when written) and closes the files. Appends after Close fail.
 func (l *Ledger) Close() error {
 	l.closed.Store(true)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var errs []error
+	// The files are synced at once, not one after another: a run's end
+	// waits for its ledger, and the disk can flush many files in about the
+	// time of one.
+	var (
+		errMu sync.Mutex
+		errs  []error
+		wg    sync.WaitGroup
+	)
+	fail := func(err error) {
+		errMu.Lock()
+		errs = append(errs, err)
+		errMu.Unlock()
+	}
 	for path, lf := range l.files {
-		lf.mu.Lock()
-		if lf.f != nil {
+		wg.Go(func() {
+			lf.mu.Lock()
+			defer lf.mu.Unlock()
+			if lf.f == nil {
+				return
+			}
 			if lf.dirty {
 				if err := l.sync(lf); err != nil {
-					errs = append(errs, fmt.Errorf("ledger: sync %s: %w", path, err))
+					fail(fmt.Errorf("ledger: sync %s: %w", path, err))
 				}
 			}
 			if err := lf.f.Close(); err != nil {
-				errs = append(errs, fmt.Errorf("ledger: close %s: %w", path, err))
+				fail(fmt.Errorf("ledger: close %s: %w", path, err))
 			}
 			lf.f = nil
-		}
-		lf.mu.Unlock()
+		})
 	}
+	wg.Wait()
 	clear(l.files)
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return errors.Join(errs...)
 }
 
