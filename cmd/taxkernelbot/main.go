@@ -6,12 +6,14 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 
 	"github.com/taxkernel/taxkernelbot/internal/cli"
 )
 
 func main() {
+	runtime.GOMAXPROCS(cli.Procs())
 	// SIGINT/SIGTERM stop new dispatches; the command then saves what it
 	// has and exits.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

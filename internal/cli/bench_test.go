@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -82,6 +83,7 @@ func BenchmarkPolitenessOverhead(b *testing.B) {
 		docs  = 20
 		delay = 200 * time.Millisecond
 	)
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(Procs())) // as the command runs
 	pol := strings.Replace(testPolicy, "delay: {min: 5ms, max: 10ms}", fmt.Sprintf("delay: {min: %s, max: %s}", delay, delay), 1)
 	pol = strings.Replace(pol, "daily_cap: 100", "daily_cap: 1000", 1)
 	auths := startRemoteAuthorities(b, hosts)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -90,6 +91,16 @@ func init() {
 		"policy":   {"render reports/POLICY.md, the rules the code enforces, from the manifests", cmdPolicy},
 	}
 }
+
+// Procs is the GOMAXPROCS the command runs with: at least 8, whatever the
+// core count. A run spends its time waiting and in fsyncs, and a goroutine
+// in an fsync keeps its processor until the runtime takes it back (up to
+// milliseconds when the process has been idle). With as many processors as
+// a small runner has cores (2), the wake-ups of the other hosts then queue
+// behind the fsyncs, and every politeness gap runs over its delay:
+// BenchmarkPolitenessOverhead measures ~1.5 ms over per gap at 2, ~1.2 ms
+// at 8. Idle processors cost nothing.
+func Procs() int { return max(runtime.GOMAXPROCS(0), 8) }
 
 // Main runs the command named by args[0] and returns the process exit code.
 func Main(ctx context.Context, args []string, io IO) int {

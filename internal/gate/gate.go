@@ -122,10 +122,17 @@ type Gate struct {
 	recordCost time.Duration
 }
 
-// maxRecordLead bounds how far ahead of its request a dispatch line is
-// written: a stop in between leaves a line for a request never sent, which
-// errs on the side of the cap, but should stay rare.
-const maxRecordLead = 50 * time.Millisecond
+// A dispatch line that had to wait is written between minRecordLead and
+// maxRecordLead ahead of its request (twice what the writes have lately
+// cost, within those bounds). The floor keeps the fsync clear of the
+// dispatch even when hosts run in step (a fixed delay): otherwise their
+// fsyncs all fall on the moment they dispatch and hold up each other's
+// wake-ups. The ceiling keeps rare what a stop in between leaves: a line
+// for a request never sent, which errs on the side of the cap.
+const (
+	minRecordLead = 20 * time.Millisecond
+	maxRecordLead = 50 * time.Millisecond
+)
 
 // New returns a Gate for cfg.Host. Clock, Rand, Spent and Record are
 // required: a gate that could not count or record would let the cap slip.
@@ -209,9 +216,9 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 			return nil, &DeferredError{Until: until, Reason: reason}
 		}
 		g.notify(Event{Wait: true, Until: until, Reason: reason, Left: g.left(now)})
-		// Wake early by what the ledger write has lately cost, so that the
-		// write ends about when the wait does.
-		lead := min(2*g.recordCost, maxRecordLead, wait)
+		// Wake early to write the ledger line ahead, so that its fsync is
+		// done before the wait ends instead of on the way to the server.
+		lead := min(max(2*g.recordCost, minRecordLead), maxRecordLead, wait)
 		if err := g.cfg.Clock.Sleep(ctx, until.Sub(now)-lead); err != nil {
 			return nil, err
 		}

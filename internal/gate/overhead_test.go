@@ -53,6 +53,40 @@ func TestRecordCostNotAddedToTheGap(t *testing.T) {
 	}
 }
 
+// A dispatch line that had to wait is written 20 ms ahead of its request
+// even when the write is quick, so that hosts in step (a fixed delay) do
+// not all fsync at the moment they dispatch; never more than 50 ms ahead.
+func TestDispatchLineWrittenAhead(t *testing.T) {
+	for _, tc := range []struct {
+		cost, ahead time.Duration
+	}{
+		{0, 20 * time.Millisecond},
+		{15 * time.Millisecond, 30 * time.Millisecond},
+		{40 * time.Millisecond, 50 * time.Millisecond},
+	} {
+		var written []time.Time
+		g, f := setup(func(c *gate.Config, f *fixture) {
+			inner := c.Record
+			c.Record = func(at time.Time, r gate.Request) error {
+				written = append(written, f.clk.Now())
+				f.clk.Advance(tc.cost)
+				return inner(at, r)
+			}
+		})
+		for range 3 {
+			mustAcquire(t, g).Done(ok200)
+		}
+		// The first write sets the lately-seen cost; the third follows it.
+		sent := f.records[2].At
+		if got := sent.Sub(written[2]); got != tc.ahead {
+			t.Errorf("write costing %v: line written %v ahead of its request, want %v", tc.cost, got, tc.ahead)
+		}
+		if now := f.clk.Now(); !now.Equal(sent) {
+			t.Errorf("write costing %v: request left at %v, want %v", tc.cost, now, sent)
+		}
+	}
+}
+
 // A completion time given with the outcome (the end of the body, before the
 // store's fsync) is the one spacing counts from.
 func TestCompletionFromOutcome(t *testing.T) {
