@@ -18,7 +18,7 @@ import (
 // Exit codes. Each has one meaning.
 const (
 	ExitOK       = 0 // done
-	ExitFailures = 1 // the run completed; failures are recorded
+	ExitFailures = 1 // failures found and recorded (a run's failing sources, a stopped run, verify's problems)
 	ExitUsage    = 2 // bad command line (an unknown source id too) or invalid manifests
 	ExitCannot   = 3 // could not run or nothing to answer from yet: lease held, store unwritable, nothing held to cite, no robots.txt copy kept
 )
