@@ -112,9 +112,6 @@ type Gate struct {
 	mu         sync.Mutex
 	st         state.Host
 	crawlDelay time.Duration
-	// retryAfter says st.BackoffUntil came from a Retry-After, only so a
-	// DeferredError can say so; it does not outlive the gate.
-	retryAfter bool
 
 	// recordCost is how long Record has lately taken (a decaying maximum),
 	// the lead by which a waiting dispatch is recorded ahead of its time.
@@ -187,7 +184,7 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 	}()
 
 	g.mu.Lock()
-	st, crawl, fromRetryAfter := g.st, g.crawlDelay, g.retryAfter
+	st, crawl := g.st, g.crawlDelay
 	g.mu.Unlock()
 
 	now := g.cfg.Clock.Now()
@@ -202,7 +199,7 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 		return nil, err
 	}
 
-	until, reason, fromDispatch := g.earliest(st, crawl, fromRetryAfter)
+	until, reason, fromDispatch := g.earliest(st, crawl)
 	at := now
 	if wait := until.Sub(now); wait > 0 {
 		if fromDispatch {
@@ -307,7 +304,7 @@ func (g *Gate) checkCap(t time.Time) error {
 // earliest returns when the next dispatch may go, what
 // holds it back, and whether that is the spacing from the previous
 // dispatch. It draws d, so call it once per dispatch.
-func (g *Gate) earliest(st state.Host, crawl time.Duration, fromRetryAfter bool) (time.Time, string, bool) {
+func (g *Gate) earliest(st state.Host, crawl time.Duration) (time.Time, string, bool) {
 	delay := g.cfg.Host.Delay
 	d := delay.Min + g.draw(delay.Max-delay.Min)
 	d = max(d, crawl)
@@ -318,7 +315,7 @@ func (g *Gate) earliest(st state.Host, crawl time.Duration, fromRetryAfter bool)
 	}
 	if st.BackoffUntil.After(until) {
 		until, reason, fromDispatch = st.BackoffUntil, "backoff", false
-		if fromRetryAfter {
+		if st.BackoffFromRetryAfter {
 			reason = "retry-after"
 		}
 	}
@@ -394,15 +391,15 @@ func (g *Gate) settle(now time.Time, o Outcome) {
 		st.Failures++
 		lo, hi := Backoff(st.Failures, g.cfg.Host.Delay.Max, g.cfg.BackoffMax)
 		wait := lo + g.draw(hi-lo)
-		g.retryAfter = false
+		st.BackoffFromRetryAfter = false
 		if ra, ok := ParseRetryAfter(o.RetryAfter, now); ok && ra > wait {
-			wait, g.retryAfter = ra, true
+			wait, st.BackoffFromRetryAfter = ra, true
 		}
 		st.BackoffUntil = now.Add(wait)
 	case o.Status >= 200 && o.Status < 400:
 		st.Failures = 0
 		st.BackoffUntil = time.Time{}
-		g.retryAfter = false
+		st.BackoffFromRetryAfter = false
 	}
 
 	if !responded {

@@ -520,6 +520,8 @@ func TestWaitPastDeadlineDefers(t *testing.T) {
 			&gate.DeferredError{Until: t0.Add(30 * time.Minute), Reason: "backoff"}},
 		{"retry-after", state.Host{}, []gate.Outcome{{Status: 503, RetryAfter: "3600"}},
 			&gate.DeferredError{Until: t0.Add(time.Hour), Reason: "retry-after"}},
+		{"retry-after from an earlier run", state.Host{BackoffUntil: t0.Add(time.Hour), Failures: 1, BackoffFromRetryAfter: true}, nil,
+			&gate.DeferredError{Until: t0.Add(time.Hour), Reason: "retry-after"}},
 		{"spacing", state.Host{LastDispatch: deadline.Add(-time.Second)}, nil,
 			&gate.DeferredError{Until: deadline.Add(2 * time.Second), Reason: "spacing"}},
 		{"backoff ends before the deadline", state.Host{BackoffUntil: t0.Add(5 * time.Minute)}, nil, nil},
@@ -747,5 +749,20 @@ func BenchmarkAcquireDone(b *testing.B) {
 			b.Fatal(err)
 		}
 		p.Done(ok200)
+	}
+}
+
+// Whether a backoff is the server's Retry-After is part of the host's
+// saved memory, so the next run's gate names it as such; a success clears it.
+func TestRetryAfterOriginSaved(t *testing.T) {
+	g, _ := setup(nil)
+	mustAcquire(t, g).Done(gate.Outcome{Status: 503, RetryAfter: "3600"})
+	if st := g.State(); !st.BackoffFromRetryAfter || !st.BackoffUntil.Equal(t0.Add(time.Hour)) {
+		t.Fatalf("after a 503 with Retry-After 3600: %+v", st)
+	}
+	g2, _ := setup(func(c *gate.Config, _ *fixture) { c.State = g.State() })
+	mustAcquire(t, g2).Done(ok200)
+	if st := g2.State(); st.BackoffFromRetryAfter || !st.BackoffUntil.IsZero() {
+		t.Errorf("after a success: %+v, want no backoff", st)
 	}
 }

@@ -109,11 +109,12 @@ func mergeHost(a, b state.Host) state.Host {
 	}
 	switch {
 	case a.BackoffUntil.After(b.BackoffUntil):
-		h.BackoffUntil, h.Failures = a.BackoffUntil, a.Failures
+		h.BackoffUntil, h.Failures, h.BackoffFromRetryAfter = a.BackoffUntil, a.Failures, a.BackoffFromRetryAfter
 	case b.BackoffUntil.After(a.BackoffUntil):
-		h.BackoffUntil, h.Failures = b.BackoffUntil, b.Failures
+		h.BackoffUntil, h.Failures, h.BackoffFromRetryAfter = b.BackoffUntil, b.Failures, b.BackoffFromRetryAfter
 	default:
 		h.BackoffUntil, h.Failures = later(a.BackoffUntil, b.BackoffUntil), max(a.Failures, b.Failures)
+		h.BackoffFromRetryAfter = a.BackoffFromRetryAfter || b.BackoffFromRetryAfter
 	}
 	return h
 }

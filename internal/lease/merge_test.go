@@ -136,7 +136,7 @@ func TestMergeState(t *testing.T) {
 	a, b := state.New(), state.New()
 
 	// host1: a backed off longer, b paused; b dispatched later.
-	a.PutHost("host1", state.Host{LastDispatch: at(1), LastCompletion: at(5), Failures: 3, BackoffUntil: at(40), Consecutive403: 1})
+	a.PutHost("host1", state.Host{LastDispatch: at(1), LastCompletion: at(5), Failures: 3, BackoffUntil: at(40), BackoffFromRetryAfter: true, Consecutive403: 1})
 	b.PutHost("host1", state.Host{LastDispatch: at(2), LastCompletion: at(3), Failures: 0, Consecutive403: 3, PausedUntil: at(600)})
 	// host2: equal backoff, different failures.
 	a.PutHost("host2", state.Host{Failures: 2, BackoffUntil: at(10)})
@@ -144,6 +144,9 @@ func TestMergeState(t *testing.T) {
 	// host3, host4: one side only.
 	a.PutHost("host3", state.Host{PausedUntil: at(100)})
 	b.PutHost("host4", state.Host{Failures: 1, BackoffUntil: at(7)})
+	// host5: the later backoff's origin goes with it.
+	a.PutHost("host5", state.Host{Failures: 1, BackoffUntil: at(5), BackoffFromRetryAfter: true})
+	b.PutHost("host5", state.Host{Failures: 2, BackoffUntil: at(8)})
 
 	a.PutSource("s-later-a", state.Source{Status: state.Fresh, LastCheck: at(9), SHA256: "aa"})
 	b.PutSource("s-later-a", state.Source{Status: state.Failing, LastCheck: at(8), Detail: "503"})
@@ -158,10 +161,11 @@ func TestMergeState(t *testing.T) {
 	b.PutRobots("https://host4", state.Robots{URL: "https://host4/robots.txt", FetchedAt: at(2), Outcome: state.RobotsMissing})
 
 	wantHosts := map[string]state.Host{
-		"host1": {LastDispatch: at(2), LastCompletion: at(5), Failures: 3, BackoffUntil: at(40), Consecutive403: 3, PausedUntil: at(600)},
+		"host1": {LastDispatch: at(2), LastCompletion: at(5), Failures: 3, BackoffUntil: at(40), BackoffFromRetryAfter: true, Consecutive403: 3, PausedUntil: at(600)},
 		"host2": {Failures: 4, BackoffUntil: at(10)},
 		"host3": {PausedUntil: at(100)},
 		"host4": {Failures: 1, BackoffUntil: at(7)},
+		"host5": {Failures: 2, BackoffUntil: at(8)},
 	}
 	for _, order := range []struct {
 		name          string
@@ -198,7 +202,7 @@ func TestMergeState(t *testing.T) {
 		})
 	}
 	// Inputs untouched; nil is empty.
-	if !a.Host("host1").PausedUntil.IsZero() || len(a.HostNames()) != 3 {
+	if !a.Host("host1").PausedUntil.IsZero() || len(a.HostNames()) != 4 {
 		t.Error("MergeState modified its input")
 	}
 	if m := MergeState(nil, b); !cmp.Equal(m.HostNames(), b.HostNames()) {

@@ -383,6 +383,8 @@ func (r *run) hostDone(host string) {
 	switch {
 	case st.PausedUntil.After(now):
 		e.Until, e.Reason = st.PausedUntil, "paused"
+	case st.BackoffUntil.After(now) && st.BackoffFromRetryAfter:
+		e.Until, e.Reason = st.BackoffUntil, "retry-after"
 	case st.BackoffUntil.After(now):
 		e.Until, e.Reason = st.BackoffUntil, "backoff"
 	}

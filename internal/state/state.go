@@ -115,6 +115,9 @@ type Host struct {
 	// Failures is the backoff's n: consecutive 429/5xx/timeouts/network errors.
 	Failures     int       `json:"failures,omitempty"`
 	BackoffUntil time.Time `json:"backoff_until,omitzero"`
+	// BackoffFromRetryAfter says BackoffUntil is the server's Retry-After,
+	// not the policy's own backoff, so that a later run says which.
+	BackoffFromRetryAfter bool `json:"backoff_from_retry_after,omitempty"`
 	// Consecutive403 counts 403s in a row; PausedUntil is set when it
 	// reaches the policy's pause_after_403.
 	Consecutive403 int       `json:"consecutive_403,omitempty"`
