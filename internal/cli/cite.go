@@ -102,11 +102,11 @@ func runCite(_ context.Context, opts citeOptions) error {
 		return cannotRun("%w", err)
 	}
 	cur := st.Source(src.ID)
-	entries := ix.Entries(src.ID)
-	if len(entries) == 0 {
+	history := ix.History(src.ID)
+	if len(history) == 0 {
 		return nothingYet("nothing to cite yet: %s has no bytes held (status %s); run `taxkernelbot run --only %s` to fetch them", src.ID, cur.Status, src.ID)
 	}
-	c, err := cite(opts, src, entries, cur)
+	c, err := cite(opts, src, history, cur)
 	if err != nil {
 		return err
 	}
@@ -147,41 +147,41 @@ func runCite(_ context.Context, opts citeOptions) error {
 	return nil
 }
 
-// cite picks the entry to cite (the held bytes, or those held on opts.At)
-// and fills in the citation.
-func cite(opts citeOptions, src manifest.Source, entries []store.Entry, cur state.Source) (citation, error) {
-	i := len(entries) - 1
+// cite picks the bytes to cite from the source's history (those held now,
+// or those held on opts.At) and fills in the citation.
+func cite(opts citeOptions, src manifest.Source, history []store.Change, cur state.Source) (citation, error) {
+	i := len(history) - 1
 	if opts.At == "" {
-		for j, e := range entries {
-			if cur.SHA256 != "" && e.SHA256 == cur.SHA256 {
+		for j, ch := range history {
+			if cur.SHA256 != "" && ch.Entry.SHA256 == cur.SHA256 {
 				i = j
 			}
 		}
 	} else {
-		// The index lists each hash once, at the date it was first served,
-		// oldest first: the bytes held on a date are the last listed by then.
+		// The bytes held on a date are those of the last change by then:
+		// their first sight, or a return to them after others.
 		i = -1
-		for j, e := range entries {
-			if e.FirstSeen <= opts.At {
+		for j, ch := range history {
+			if ch.Date <= opts.At {
 				i = j
 			}
 		}
 		if i < 0 {
-			return citation{}, nothingYet("nothing to cite on %s: %s held no bytes on %s; the first were retrieved on %s (cite --at that date or later)", opts.At, src.ID, opts.At, entries[0].FirstSeen)
+			return citation{}, nothingYet("nothing to cite on %s: %s held no bytes on %s; the first were retrieved on %s (cite --at that date or later)", opts.At, src.ID, opts.At, history[0].Date)
 		}
 	}
-	e := entries[i]
+	e := history[i].Entry
 	c := citation{
 		Source: src.ID, Jurisdiction: src.Jurisdiction, Title: src.Title,
-		URL: src.URL, FinalURL: e.FinalURL, Retrieved: e.FirstSeen, FirstSeen: e.FirstSeen,
+		URL: src.URL, FinalURL: e.FinalURL, Retrieved: history[i].Date, FirstSeen: e.FirstSeen,
 		SHA256: e.SHA256, Size: e.Size, ContentType: e.ContentType, At: opts.At,
 		Blob: filepath.ToSlash(store.ReadOnly(opts.Snapshots).Path(e.SHA256)),
 	}
 	if opts.At == "" && cur.SHA256 == e.SHA256 && !cur.LastGood.IsZero() {
 		c.Retrieved = cur.LastGood.UTC().Format(time.DateOnly)
 	}
-	if i+1 < len(entries) {
-		c.HeldUntil = entries[i+1].FirstSeen
+	if i+1 < len(history) {
+		c.HeldUntil = history[i+1].Date
 	}
 	text, ok, err := textview.Load(opts.Snapshots, e.SHA256.String())
 	switch {

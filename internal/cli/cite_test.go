@@ -2,9 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -14,8 +19,8 @@ func TestCiteJSONAndAt(t *testing.T) {
 	w := newWorkspace(t, testPolicy, "", src{"t-rates", "http://127.0.0.1:1/rates", ""})
 	oldSum, newSum := strings.Repeat("a1", 32), strings.Repeat("b2", 32)
 	ix := store.NewIndex()
-	ix.Add("t-rates", store.Entry{SHA256: store.Sum(oldSum), Size: 10, ContentType: "text/html", FinalURL: "http://127.0.0.1:1/rates", FirstSeen: "2026-10-01"})
-	ix.Add("t-rates", store.Entry{SHA256: store.Sum(newSum), Size: 12, ContentType: "application/pdf", FinalURL: "http://127.0.0.1:1/rates.pdf", FirstSeen: "2026-11-15"})
+	ix.Add("t-rates", store.Entry{SHA256: store.Sum(oldSum), Size: 10, ContentType: "text/html", FinalURL: "http://127.0.0.1:1/rates", FirstSeen: "2026-10-01"}, "")
+	ix.Add("t-rates", store.Entry{SHA256: store.Sum(newSum), Size: 12, ContentType: "application/pdf", FinalURL: "http://127.0.0.1:1/rates.pdf", FirstSeen: "2026-11-15"}, "")
 	must(t, ix.Save(filepath.Join(w.Snapshots, "index.json")))
 	if _, err := textview.Save(w.Snapshots, newSum, textview.Result{Text: "Basic rate 20%\n"}); err != nil {
 		t.Fatal(err)
@@ -72,5 +77,67 @@ func TestCiteJSONAndAt(t *testing.T) {
 	}
 	if code, _, out := cite("t-rates", "--at", "15/11/2026"); code != ExitUsage || !strings.Contains(out, "write it as YYYY-MM-DD") {
 		t.Errorf("cite --at with a bad date: exit %d\n%s", code, out)
+	}
+}
+
+// A document put back to its earlier version (A, then B, then A again):
+// cite --at after the return cites A, retrieved on the day it came back,
+// and B is held only until then.
+func TestCiteAtAfterAReturnToEarlierBytes(t *testing.T) {
+	w := newWorkspace(t, testPolicy, "", src{"t-rates", "http://127.0.0.1:1/rates", ""})
+	a, b := store.Sum(strings.Repeat("a1", 32)), store.Sum(strings.Repeat("b2", 32))
+	ix := store.NewIndex()
+	ix.Add("t-rates", store.Entry{SHA256: a, Size: 10, FinalURL: "http://127.0.0.1:1/rates", FirstSeen: "2026-10-01"}, "")
+	ix.Add("t-rates", store.Entry{SHA256: b, Size: 12, FinalURL: "http://127.0.0.1:1/rates", FirstSeen: "2026-10-10"}, a)
+	ix.Add("t-rates", store.Entry{SHA256: a, Size: 10, FinalURL: "http://127.0.0.1:1/rates", FirstSeen: "2026-10-20"}, b)
+	must(t, ix.Save(filepath.Join(w.Snapshots, "index.json")))
+	flags := []string{"--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State, "--json"}
+	for _, tc := range []struct {
+		at                              string
+		sha                             store.Sum
+		retrieved, firstSeen, heldUntil string
+	}{
+		{"2026-10-05", a, "2026-10-01", "2026-10-01", "2026-10-10"},
+		{"2026-10-15", b, "2026-10-10", "2026-10-10", "2026-10-20"},
+		{"2026-10-25", a, "2026-10-20", "2026-10-01", ""},
+	} {
+		code, stdout, stderr := runMain(t, nil, append([]string{"cite", "t-rates", "--at", tc.at}, flags...)...)
+		var c citation
+		if code != ExitOK || json.Unmarshal([]byte(stdout), &c) != nil {
+			t.Fatalf("cite --at %s: exit %d\n%s%s", tc.at, code, stdout, stderr)
+		}
+		if c.SHA256 != tc.sha || c.Retrieved != tc.retrieved || c.FirstSeen != tc.firstSeen || c.HeldUntil != tc.heldUntil {
+			t.Errorf("cite --at %s: sha %.4s retrieved %s first_seen %s held_until %q; want %.4s %s %s %q",
+				tc.at, c.SHA256, c.Retrieved, c.FirstSeen, c.HeldUntil, tc.sha, tc.retrieved, tc.firstSeen, tc.heldUntil)
+		}
+	}
+}
+
+// End to end: runs on three days that are served A, B, then A again leave
+// the return in snapshots/index.json, and cite --at follows it.
+func TestRunsRecordAReturnForCite(t *testing.T) {
+	bodies := []string{"<p>Basic rate 20%</p>", "<p>Basic rate 21%</p>", "<p>Basic rate 20%</p>"}
+	var day int
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": status(404),
+		"/rates":      func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, bodies[day]) },
+	})
+	w := newWorkspace(t, testPolicy, "", src{"t-rates", a.url("/rates"), ""})
+	clk := clock.NewFake(time.Date(2026, 10, 1, 10, 0, 0, 0, time.UTC))
+	w.clock = clk
+	for day = range bodies {
+		if code := w.run(t.Context()); code != ExitOK {
+			t.Fatalf("run on day %d: exit %d\n%s", day, code, w.out.String())
+		}
+		clk.Advance(24 * time.Hour)
+	}
+	flags := []string{"--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State, "--json"}
+	code, stdout, stderr := runMain(t, nil, append([]string{"cite", "t-rates", "--at", "2026-10-03"}, flags...)...)
+	var c citation
+	if code != ExitOK || json.Unmarshal([]byte(stdout), &c) != nil {
+		t.Fatalf("cite: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if c.FirstSeen != "2026-10-01" || c.Retrieved != "2026-10-03" {
+		t.Errorf("cite --at 2026-10-03: first_seen %s, retrieved %s; want the first version, back on 2026-10-03", c.FirstSeen, c.Retrieved)
 	}
 }

@@ -829,7 +829,7 @@ func TestDryRunPlanIsWhatTheRunDoes(t *testing.T) {
 	}
 	for _, want := range []string{
 		"t-cap-3: daily cap of 4 reached", "t-closed: outside its off-peak windows until 2026-12-05 00:00 GMT",
-		"t-backoff: backoff until 2026-11-30 12:59 UTC, past this run's end", "t-open-2: not due until 2026-12-01 11:59 UTC",
+		"t-backoff: retry-after until 2026-11-30 12:59 UTC, past this run's end", "t-open-2: not due until 2026-12-01 11:59 UTC",
 	} {
 		if !strings.Contains(plan, want) {
 			t.Errorf("the plan does not say %q", want)

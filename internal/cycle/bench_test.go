@@ -29,7 +29,7 @@ func seedHistory(tb testing.TB, r *repo, blobs, commits int) {
 			doc := bytes.Repeat(fmt.Appendf(nil, "old document %d/%d ", c, i), 400)[:4096]
 			sum := sha256.Sum256(doc)
 			hexSum := store.Sum(hex.EncodeToString(sum[:]))
-			ix.Add(fmt.Sprintf("old-%d", c*per+i), store.Entry{SHA256: hexSum, Size: int64(len(doc)), ContentType: "application/pdf", FinalURL: "https://old.example.gov/doc", FirstSeen: "2025-01-01"})
+			ix.Add(fmt.Sprintf("old-%d", c*per+i), store.Entry{SHA256: hexSum, Size: int64(len(doc)), ContentType: "application/pdf", FinalURL: "https://old.example.gov/doc", FirstSeen: "2025-01-01"}, "")
 			fmt.Fprintf(&in, "M 100644 inline snapshots/%s\ndata %d\n%s\n", hexSum.Path(), len(doc), doc)
 		}
 		idx, err := ix.Marshal()

@@ -119,7 +119,7 @@ func (r *repo) runner(o *Options) Runner {
 				// beside it.
 				_, _, err = textview.Derive(ctx, o.Snapshots, string(sum), []byte(doc), "text/html", textview.Limits{})
 				must(r.t, err)
-				ix.Add(src.ID, store.Entry{SHA256: sum, Size: size, ContentType: "text/html", FinalURL: src.URL, FirstSeen: ledger.Day(now)})
+				ix.Add(src.ID, store.Entry{SHA256: sum, Size: size, ContentType: "text/html", FinalURL: src.URL, FirstSeen: ledger.Day(now)}, "")
 				ss.SetStatus(state.Fresh, now)
 				ss.HTTPStatus, ss.Detail, ss.SHA256, ss.Size, ss.ContentType, ss.FinalURL, ss.LastGood = 200, "", sum, size, "text/html", src.URL, now
 			}

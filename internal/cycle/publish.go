@@ -456,9 +456,9 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 		if fromBot, err = indexIn(v.botTree, BotBranch); err != nil {
 			return nil, err
 		}
-		unite(ix, fromBot)
+		ix.Unite(fromBot)
 	}
-	unite(ix, local)
+	ix.Unite(local)
 	var out []gitstore.Change
 	var fromBranch []string // blobs only the bot branch holds
 	onBase := lister(base)
@@ -563,14 +563,6 @@ func lister(fsys fs.FS) func(name string) bool {
 			dirs[dir] = names
 		}
 		return names[file]
-	}
-}
-
-func unite(into, from *store.Index) {
-	for _, id := range from.IDs() {
-		for _, e := range from.Entries(id) {
-			into.Add(id, e)
-		}
 	}
 }
 

@@ -312,7 +312,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
 			Status: code, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
-		})
+		}, prior.SHA256)
 		r.finish(src, state.Fresh, prior, func(s *state.Source) {
 			checked(s)
 			s.LastGood = now

@@ -107,7 +107,7 @@ func Recover(ctx context.Context, s *store.Store, ix *store.Index, ledgerDir str
 		}
 		for _, c := range cs {
 			c.entry.Size = size // the bytes held are the measure
-			ix.Add(c.id, c.entry)
+			ix.Add(c.id, c.entry, "")
 			rec.Adopted[string(sum)] = append(rec.Adopted[string(sum)], c.id)
 		}
 	}

@@ -120,7 +120,7 @@ func TestRecoverRemovesSameTextBytesAKilledRunLeft(t *testing.T) {
 	st := state.New()
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	for id, sum := range map[string]store.Sum{"xx-blink": heldBlink, "xx-real": heldReal} {
-		ix.Add(id, store.Entry{SHA256: sum, ContentType: "text/html", FirstSeen: "2026-11-29"})
+		ix.Add(id, store.Entry{SHA256: sum, ContentType: "text/html", FirstSeen: "2026-11-29"}, "")
 		st.PutSource(id, state.Source{Status: state.Fresh, SHA256: sum, ContentType: "text/html", LastGood: at.Add(-24 * time.Hour)})
 	}
 	led, err := ledger.Open(filepath.Join(dir, "ledgers"))

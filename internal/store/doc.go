@@ -4,8 +4,9 @@
 // <root>/sha256/<first two hex>/<64 hex>, written through a temp file, fsync
 // and rename, read-only and never modified. Reading re-hashes and reports
 // corruption. The index, <root>/index.json, maps each source id to the
-// distinct hashes it has served, append-only and deterministically ordered so
-// that its diff shows exactly what changed.
+// distinct hashes it has served, with the dates it went back to earlier
+// ones (its History), append-only and deterministically ordered so that its
+// diff shows exactly what changed.
 //
 // A blob no index names (a run was killed between storing it and saving
 // the index) is listed by Unindexed, so that publishing can leave it out;

@@ -24,6 +24,10 @@ type Entry struct {
 	ContentType string `json:"content_type,omitempty"`
 	FinalURL    string `json:"final_url"`
 	FirstSeen   string `json:"first_seen"` // UTC date, YYYY-MM-DD
+	// Returned lists the UTC dates on which the source served these bytes
+	// again after serving others (a document put back to an earlier
+	// version), oldest first.
+	Returned []string `json:"returned,omitempty"`
 
 	// What an archive needs to replay the response that first served these
 	// bytes (a WARC response record). Kept for entries added from the
@@ -123,20 +127,102 @@ func ParseIndex(data []byte) (*Index, error) {
 	return ix, nil
 }
 
-// Add appends e to id's list unless id has already served e.SHA256, and
-// reports whether it did. Entries are never removed or modified: the first
-// time a source served some bytes is the one on record.
-func (ix *Index) Add(id string, e Entry) bool {
+// Add records that id served e's bytes on e.FirstSeen, after serving the
+// bytes hashed prior (empty for none known), and reports whether the index
+// changed. Bytes id never served before are appended as a new entry. Bytes
+// it served before, but not just before (prior differs), are a return: the
+// date is added to that entry's Returned. The caller's prior, not the
+// index's own last entry, decides, since an index may lag behind what was
+// served (a bot branch not yet merged). Entries are never removed, and
+// what an entry says of the response that first served its bytes never
+// changes.
+func (ix *Index) Add(id string, e Entry, prior Sum) bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	for _, old := range ix.sources[id] {
-		if old.SHA256 == e.SHA256 {
-			return false
+	es := ix.sources[id]
+	i := slices.IndexFunc(es, func(old Entry) bool { return old.SHA256 == e.SHA256 })
+	switch {
+	case i < 0:
+		e.Header = maps.Clone(e.Header)
+		e.Returned = slices.Clone(e.Returned)
+		ix.sources[id] = append(es, e)
+		return true
+	case prior == "" || prior == e.SHA256 || slices.Contains(es[i].Returned, e.FirstSeen):
+		return false
+	}
+	// Clipped, so that the append never writes into an array a copy
+	// handed out by Entries shares.
+	es[i].Returned = append(slices.Clip(es[i].Returned), e.FirstSeen)
+	return true
+}
+
+// Unite adds to ix what from records and ix does not: entries for bytes ix
+// has no entry for, and return dates. The result does not depend on the
+// order in which indexes are united.
+func (ix *Index) Unite(from *Index) {
+	for _, id := range from.IDs() {
+		for _, e := range from.Entries(id) {
+			ix.unite(id, e)
 		}
 	}
-	e.Header = maps.Clone(e.Header)
-	ix.sources[id] = append(ix.sources[id], e)
-	return true
+}
+
+func (ix *Index) unite(id string, e Entry) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	es := ix.sources[id]
+	i := slices.IndexFunc(es, func(old Entry) bool { return old.SHA256 == e.SHA256 })
+	if i < 0 {
+		e.Header = maps.Clone(e.Header)
+		e.Returned = slices.Clone(e.Returned)
+		ix.sources[id] = append(es, e)
+		return
+	}
+	dates := append(slices.Clone(es[i].Returned), e.Returned...)
+	slices.Sort(dates)
+	es[i].Returned = slices.Compact(dates)
+}
+
+// Change is one point in a source's history: from Date on, the source
+// served the bytes of Entry.
+type Change struct {
+	Date  string // UTC date, YYYY-MM-DD
+	Entry Entry
+}
+
+// History returns id's changes, oldest first: the date each entry's bytes
+// were first served, and each return to them.
+func (ix *Index) History(id string) []Change {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return history(slices.Clone(ix.sources[id]))
+}
+
+// history orders es's changes by date. On the same date a first sight
+// comes before a return, which can only follow other bytes.
+func history(es []Entry) []Change {
+	type change struct {
+		Change
+		ret int // 0 for a first sight, 1 for a return
+	}
+	var cs []change
+	for _, e := range es {
+		cs = append(cs, change{Change{e.FirstSeen, e}, 0})
+		for _, d := range e.Returned {
+			cs = append(cs, change{Change{d, e}, 1})
+		}
+	}
+	slices.SortStableFunc(cs, func(a, b change) int {
+		if c := strings.Compare(a.Date, b.Date); c != 0 {
+			return c
+		}
+		return a.ret - b.ret
+	})
+	out := make([]Change, len(cs))
+	for i, c := range cs {
+		out[i] = c.Change
+	}
+	return out
 }
 
 // Entries returns a copy of id's list, oldest first (nil for an unknown id).

@@ -41,7 +41,7 @@ func TestIndexAddDedupesPerID(t *testing.T) {
 		{"uk-mirror", entry(sumB, "2026-01-03"), true}, // same bytes, another source
 	}
 	for _, st := range steps {
-		if got := ix.Add(st.id, st.e); got != st.added {
+		if got := ix.Add(st.id, st.e, ""); got != st.added {
 			t.Errorf("Add(%s, %s…) = %v, want %v", st.id, st.e.SHA256[:4], got, st.added)
 		}
 	}
@@ -74,7 +74,7 @@ func TestIndexAddDedupesPerID(t *testing.T) {
 
 func TestIndexEntriesIsACopy(t *testing.T) {
 	ix := NewIndex()
-	ix.Add("x", entry(sumA, "2026-01-01"))
+	ix.Add("x", entry(sumA, "2026-01-01"), "")
 	es := ix.Entries("x")
 	es[0].SHA256 = sumC
 	_ = append(es[:1], entry(sumB, "2026-01-02"))
@@ -116,11 +116,11 @@ const golden = `{
 func goldenIndex(idsReversed bool) *Index {
 	add := []func(ix *Index){
 		func(ix *Index) {
-			ix.Add("uk-rates", entry(sumB, "2026-01-01"))
-			ix.Add("uk-rates", entry(sumA, "2026-01-02"))
+			ix.Add("uk-rates", entry(sumB, "2026-01-01"), "")
+			ix.Add("uk-rates", entry(sumA, "2026-01-02"), "")
 		},
 		func(ix *Index) {
-			ix.Add("de-est", Entry{SHA256: sumC, Size: 7, FinalURL: "https://example.de/est", FirstSeen: "2026-02-01"})
+			ix.Add("de-est", Entry{SHA256: sumC, Size: 7, FinalURL: "https://example.de/est", FirstSeen: "2026-02-01"}, "")
 		},
 	}
 	ix := NewIndex()
@@ -191,7 +191,7 @@ func TestLoadIndexRoundTrip(t *testing.T) {
 		t.Errorf("re-marshalled (-want +got):\n%s", diff)
 	}
 	// The loaded index keeps deduplicating against what was on disk.
-	if ix.Add("uk-rates", entry(sumA, "2027-01-01")) {
+	if ix.Add("uk-rates", entry(sumA, "2027-01-01"), "") {
 		t.Error("Add after load accepted a hash the file already had")
 	}
 }
@@ -237,7 +237,7 @@ func TestSaveUnchangedIsNoOp(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ix.Add("uk-rates", entry(sumA, "2027-01-01")) // already there: no change
+	ix.Add("uk-rates", entry(sumA, "2027-01-01"), "") // already there: no change
 	if err := ix.Save(path); err != nil {
 		t.Fatal(err)
 	}
@@ -249,7 +249,7 @@ func TestSaveUnchangedIsNoOp(t *testing.T) {
 		t.Errorf("unchanged Save rewrote the file (mtime %v, want %v)", after.ModTime(), old)
 	}
 
-	ix.Add("uk-rates", entry(sumC, "2027-01-01"))
+	ix.Add("uk-rates", entry(sumC, "2027-01-01"), "")
 	if err := ix.Save(path); err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestIndexConcurrentUse(t *testing.T) {
 	for g := range 4 {
 		wg.Go(func() {
 			for i := range 50 {
-				ix.Add(fmt.Sprint("src-", i%5), Entry{SHA256: Sum(fmt.Sprintf("%064x", g*1000+i))})
+				ix.Add(fmt.Sprint("src-", i%5), Entry{SHA256: Sum(fmt.Sprintf("%064x", g*1000+i))}, "")
 				if i%10 == 0 {
 					if err := ix.Save(path); err != nil {
 						t.Error(err)
@@ -297,4 +297,101 @@ func TestIndexConcurrentUse(t *testing.T) {
 	if n != 200 {
 		t.Errorf("saved %d entries, want 200", n)
 	}
+}
+
+// A source that goes back to bytes it served before (A, then B, then A)
+// has that return on record, so its history says what it served on each
+// date; serving the same bytes again, or a return already noted that day,
+// changes nothing.
+func TestIndexRecordsReturns(t *testing.T) {
+	ix := NewIndex()
+	steps := []struct {
+		e     Entry
+		prior Sum
+		added bool
+	}{
+		{entry(sumA, "2026-01-01"), "", true},
+		{entry(sumB, "2026-01-05"), sumA, true},
+		{entry(sumA, "2026-01-09"), sumB, true}, // back to A
+		{entry(sumA, "2026-01-10"), sumA, false},
+		{entry(sumB, "2026-01-12"), sumA, true},
+		{entry(sumB, "2026-01-12"), sumA, false}, // noted already that day
+	}
+	for i, st := range steps {
+		if got := ix.Add("uk-rates", st.e, st.prior); got != st.added {
+			t.Errorf("step %d: Add = %v, want %v", i, got, st.added)
+		}
+	}
+	want := []Change{
+		{"2026-01-01", withReturns(entry(sumA, "2026-01-01"), "2026-01-09")},
+		{"2026-01-05", withReturns(entry(sumB, "2026-01-05"), "2026-01-12")},
+		{"2026-01-09", withReturns(entry(sumA, "2026-01-01"), "2026-01-09")},
+		{"2026-01-12", withReturns(entry(sumB, "2026-01-05"), "2026-01-12")},
+	}
+	if diff := cmp.Diff(want, ix.History("uk-rates")); diff != "" {
+		t.Errorf("history (-want +got):\n%s", diff)
+	}
+	// The returns survive a save and a load.
+	data, err := ix.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParseIndex(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(ix.Entries("uk-rates"), back.Entries("uk-rates")); diff != "" {
+		t.Errorf("after a round trip (-want +got):\n%s", diff)
+	}
+}
+
+// A return on the day the bytes were first seen (A, B, A in one day) ends
+// that day's history on A.
+func TestIndexReturnOnTheSameDay(t *testing.T) {
+	ix := NewIndex()
+	ix.Add("x", entry(sumA, "2026-01-01"), "")
+	ix.Add("x", entry(sumB, "2026-01-01"), sumA)
+	ix.Add("x", entry(sumA, "2026-01-01"), sumB)
+	h := ix.History("x")
+	if last := h[len(h)-1]; last.Entry.SHA256 != sumA || last.Date != "2026-01-01" {
+		t.Errorf("history ends with %s on %s, want A on 2026-01-01", last.Entry.SHA256[:4], last.Date)
+	}
+}
+
+// Uniting indexes (the base branch's, the bot branch's, a runner's) keeps
+// every entry and every return whatever the order, and records no return
+// that did not happen.
+func TestIndexUnite(t *testing.T) {
+	older := NewIndex()
+	older.Add("x", entry(sumA, "2026-01-01"), "")
+	newer := NewIndex()
+	newer.Add("x", entry(sumA, "2026-01-01"), "")
+	newer.Add("x", entry(sumB, "2026-01-05"), sumA)
+	newer.Add("x", entry(sumA, "2026-01-09"), sumB)
+	lagging := NewIndex() // a runner whose index lacks B, told by its state that B came last
+	lagging.Add("x", entry(sumA, "2026-01-01"), "")
+	lagging.Add("x", entry(sumA, "2026-01-15"), sumB)
+	lagging.Add("x", entry(sumC, "2026-01-20"), sumA)
+
+	want := []Change{
+		{"2026-01-01", withReturns(entry(sumA, "2026-01-01"), "2026-01-09", "2026-01-15")},
+		{"2026-01-05", entry(sumB, "2026-01-05")},
+		{"2026-01-09", withReturns(entry(sumA, "2026-01-01"), "2026-01-09", "2026-01-15")},
+		{"2026-01-15", withReturns(entry(sumA, "2026-01-01"), "2026-01-09", "2026-01-15")},
+		{"2026-01-20", entry(sumC, "2026-01-20")},
+	}
+	for _, order := range [][]*Index{{older, newer, lagging}, {lagging, newer, older}, {newer, lagging, older}} {
+		ix := NewIndex()
+		for _, from := range order {
+			ix.Unite(from)
+		}
+		if diff := cmp.Diff(want, ix.History("x")); diff != "" {
+			t.Errorf("history (-want +got):\n%s", diff)
+		}
+	}
+}
+
+func withReturns(e Entry, dates ...string) Entry {
+	e.Returned = dates
+	return e
 }

@@ -20,7 +20,7 @@ func TestUnindexedAndDiscard(t *testing.T) {
 		must(t, err)
 		sums = append(sums, sum)
 	}
-	ix.Add("a", Entry{SHA256: sums[0], Size: 100, FinalURL: "https://x.example/a", FirstSeen: "2026-11-30"})
+	ix.Add("a", Entry{SHA256: sums[0], Size: 100, FinalURL: "https://x.example/a", FirstSeen: "2026-11-30"}, "")
 	got, err := s.Unindexed(t.Context(), ix)
 	must(t, err)
 	want := slices.Sorted(slices.Values(sums[1:]))
@@ -72,7 +72,7 @@ func TestRemoveRefusesIndexedBlob(t *testing.T) {
 		t.Fatal(err)
 	}
 	ix := NewIndex()
-	ix.Add("src", Entry{SHA256: kept})
+	ix.Add("src", Entry{SHA256: kept}, "")
 	if err := s.Remove(kept, ix); err == nil || !strings.Contains(err.Error(), "src") {
 		t.Errorf("Remove of an indexed blob: err = %v, want a refusal naming the source", err)
 	}

@@ -38,7 +38,7 @@ func TestIndexReplayFields(t *testing.T) {
 		SHA256: Sum(strings.Repeat("b", 64)), Size: 7, ContentType: "text/html; charset=utf-8",
 		FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-02",
 		Status: 200, Fetched: "2026-11-02T10:00:00Z", Header: KeepHeaders(h),
-	})
+	}, "")
 	b, err := ix.Marshal()
 	if err != nil {
 		t.Fatal(err)

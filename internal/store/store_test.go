@@ -417,11 +417,11 @@ func TestVerify(t *testing.T) {
 	missing := sumOf([]byte("never stored"))
 
 	ix := NewIndex()
-	ix.Add("src-a", Entry{SHA256: good})
-	ix.Add("src-b", Entry{SHA256: corrupt})
-	ix.Add("src-d", Entry{SHA256: missing})
-	ix.Add("src-c", Entry{SHA256: missing})
-	ix.Add("src-e", Entry{SHA256: good}) // a hash under two ids is fine
+	ix.Add("src-a", Entry{SHA256: good}, "")
+	ix.Add("src-b", Entry{SHA256: corrupt}, "")
+	ix.Add("src-d", Entry{SHA256: missing}, "")
+	ix.Add("src-c", Entry{SHA256: missing}, "")
+	ix.Add("src-e", Entry{SHA256: good}, "") // a hash under two ids is fine
 
 	tamper(t, s.Path(corrupt))
 	tampered, err := os.ReadFile(s.Path(corrupt))
@@ -468,7 +468,7 @@ func TestVerifyCleanStore(t *testing.T) {
 	s := openStore(t)
 	ix := NewIndex()
 	for i := range 5 {
-		ix.Add(fmt.Sprint("src-", i), Entry{SHA256: mustPut(t, s, body(1000*i, byte(i)))})
+		ix.Add(fmt.Sprint("src-", i), Entry{SHA256: mustPut(t, s, body(1000*i, byte(i)))}, "")
 	}
 	got, err := s.Verify(context.Background(), ix)
 	if err != nil {

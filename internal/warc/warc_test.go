@@ -52,10 +52,10 @@ func newFixture(t *testing.T) fixture {
 
 	ix := store.NewIndex()
 	ix.Add("uk-rates", store.Entry{SHA256: v1, Size: n1, ContentType: "text/html", FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-01",
-		Status: 200, Fetched: "2026-11-01T09:00:01Z", Header: map[string]string{"Content-Type": "text/html", "ETag": `"v1"`, "Date": "Sun, 01 Nov 2026 09:00:01 GMT", "Content-Length": "24"}})
+		Status: 200, Fetched: "2026-11-01T09:00:01Z", Header: map[string]string{"Content-Type": "text/html", "ETag": `"v1"`, "Date": "Sun, 01 Nov 2026 09:00:01 GMT", "Content-Length": "24"}}, "")
 	ix.Add("uk-rates", store.Entry{SHA256: v2, Size: n2, ContentType: "text/html", FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-04",
-		Status: 200, Fetched: "2026-11-04T09:00:00Z", Header: map[string]string{"Content-Type": "text/html", "ETag": `"v2"`}})
-	ix.Add("de-estg", store.Entry{SHA256: old, Size: nOld, ContentType: "text/plain; charset=utf-8", FinalURL: "https://www.gesetze-im-internet.de/estg/", FirstSeen: "2026-10-15"})
+		Status: 200, Fetched: "2026-11-04T09:00:00Z", Header: map[string]string{"Content-Type": "text/html", "ETag": `"v2"`}}, "")
+	ix.Add("de-estg", store.Entry{SHA256: old, Size: nOld, ContentType: "text/plain; charset=utf-8", FinalURL: "https://www.gesetze-im-internet.de/estg/", FirstSeen: "2026-10-15"}, "")
 
 	led, err := ledger.Open(filepath.Join(root, "ledgers"))
 	if err != nil {
