@@ -98,8 +98,8 @@ func init() {
 // milliseconds when the process has been idle). With as many processors as
 // a small runner has cores (2), the wake-ups of the other hosts then queue
 // behind the fsyncs, and every politeness gap runs over its delay:
-// BenchmarkPolitenessOverhead measures ~1.5 ms over per gap at 2, ~1.2 ms
-// at 8. Idle processors cost nothing.
+// BenchmarkPolitenessOverhead measures 1.5–2 ms over per gap at 2, 1.2–1.5
+// ms at 8. Idle processors cost nothing.
 func Procs() int { return max(runtime.GOMAXPROCS(0), 8) }
 
 // Main runs the command named by args[0] and returns the process exit code.

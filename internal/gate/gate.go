@@ -113,8 +113,9 @@ type Gate struct {
 	st         state.Host
 	crawlDelay time.Duration
 
-	// recordCost is how long Record has lately taken (a decaying maximum),
-	// the lead by which a waiting dispatch is recorded ahead of its time.
+	// recordCost is how long Record has lately taken (a decaying maximum);
+	// twice it, within minRecordLead and maxRecordLead, is how far ahead of
+	// its time a waiting dispatch is recorded.
 	// Touched only by the holder of sem.
 	recordCost time.Duration
 }
