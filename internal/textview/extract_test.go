@@ -187,9 +187,10 @@ func TestExtractLimits(t *testing.T) {
 // library looping on damaged bytes) costs the caller the deadline, not the
 // run.
 func TestExtractAbandonsStuckExtractor(t *testing.T) {
-	release := make(chan struct{})
+	started, release := make(chan struct{}), make(chan struct{})
 	defer close(release)
 	stuck := func(context.Context, []byte, string, *View, Limits, *lines) error {
+		close(started)
 		<-release // ignores its context, as a library does
 		return nil
 	}
@@ -198,7 +199,10 @@ func TestExtractAbandonsStuckExtractor(t *testing.T) {
 	defer func() { extractors[KindPDF] = old }()
 
 	ctx, cancel := context.WithCancel(t.Context())
-	go cancel()
+	go func() {
+		<-started // stopped while extracting, not before
+		cancel()
+	}()
 	res := Extract(ctx, []byte("%PDF-1.7"), "application/pdf", Limits{})
 	if res.Text != "" || !strings.Contains(res.Reason, "did not finish in time") {
 		t.Errorf("got %q, %q", res.Text, res.Reason)
