@@ -77,6 +77,9 @@ func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentT
 		return ""
 	}
 	_, res, err := textview.Derive(ctx, r.o.Store.Root(), sum, raw, contentType, textLimits)
+	if ctx.Err() != nil {
+		return "" // stopped: the text is unknown, not empty
+	}
 	if err != nil {
 		r.log(src.Host, "%s: text of %.12s not kept: %v", src.ID, sum, err)
 	}
@@ -89,6 +92,9 @@ func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentT
 // noteBlink records the fetch in s's blink history and, when a source
 // without a declared view starts blinking with it, the suggested view.
 func (r *run) noteBlink(ctx context.Context, src manifest.Source, s *state.Source, c state.TextCheck, now time.Time) {
+	if c.View == "" {
+		return // the text is unknown (unreadable blob, stopped run): nothing to learn
+	}
 	s.AddTextCheck(c)
 	if !src.View.IsZero() {
 		s.Noisy = nil

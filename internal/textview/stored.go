@@ -97,7 +97,9 @@ func isSum(s string) bool {
 // Derive returns the text of blob rawSum, whose bytes are raw and whose
 // Content-Type was contentType: the kept one when there is one for this
 // Version, else extracted now and kept (Save). The path is the .txt file.
-// Only keeping the text can fail; extraction never does.
+// Only keeping the text can fail; extraction never does. What an
+// extraction cut short by ctx (a run being stopped) returns is not kept:
+// it says nothing of the document, and the next run extracts it whole.
 func Derive(ctx context.Context, root, rawSum string, raw []byte, contentType string, lim Limits) (string, Result, error) {
 	p, err := TextPath(root, rawSum)
 	if err != nil {
@@ -109,6 +111,9 @@ func Derive(ctx context.Context, root, rawSum string, raw []byte, contentType st
 		return p, res, nil
 	}
 	res := Extract(ctx, raw, contentType, lim)
+	if ctx.Err() != nil {
+		return "", res, nil
+	}
 	if _, err := Save(root, rawSum, res); err != nil {
 		return "", res, err
 	}

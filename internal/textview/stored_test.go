@@ -1,6 +1,7 @@
 package textview
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,6 +49,25 @@ func TestSaveLoad(t *testing.T) {
 	}
 	if _, err := TextPath(root, "../../etc/passwd"); err == nil {
 		t.Error("a bad sum gave a path")
+	}
+}
+
+// A run being stopped gets no text, and keeps no reason either: the next
+// run must extract the document, not read "stopped" as its text's fate.
+func TestDeriveKeepsNothingWhenStopped(t *testing.T) {
+	root := t.TempDir()
+	raw := []byte("<p>Basic rate <b>20%</b></p>")
+	sum := Hash(string(raw))
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if p, res, err := Derive(ctx, root, sum, raw, "text/html", Limits{}); err != nil || p != "" || res.Text != "" {
+		t.Fatalf("Derive on a stopped run: %q, %q, %v", p, res.Text, err)
+	}
+	if _, ok, err := Load(root, sum); ok || err != nil {
+		t.Fatalf("Load after a stopped Derive: kept %v, %v; want nothing kept", ok, err)
+	}
+	if _, res, err := Derive(t.Context(), root, sum, raw, "text/html", Limits{}); err != nil || res.Text != "Basic rate 20%\n" {
+		t.Errorf("the next Derive: %q, %v", res.Text, err)
 	}
 }
 
