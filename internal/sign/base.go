@@ -17,34 +17,25 @@ type Component struct {
 	Key  string // the key parameter; empty for the whole field
 }
 
-// Params are a signature's parameters. Zero values are left out; Order
-// fixes the order they are written in (RFC 9421 lets the signer choose it,
-// and the verifier must use the order it received).
+// Params are a signature's parameters. Zero values are left out; they are
+// written in the order created, expires, nonce, alg, keyid, tag (RFC 9421
+// lets the signer choose it, and the verifier uses the order it received).
 type Params struct {
 	Created, Expires int64
 	Nonce, Alg       string
 	KeyID, Tag       string
-	Order            []string // names in the order to write; nil: created, expires, nonce, alg, keyid, tag
 }
 
-var defaultOrder = []string{"created", "expires", "nonce", "alg", "keyid", "tag"}
+var paramOrder = []string{"created", "expires", "nonce", "alg", "keyid", "tag"}
 
 // innerList renders the covered components and parameters as the Inner List
 // that is both the Signature-Input member and the "@signature-params" line.
 func innerList(components []Component, p Params) httpsfv.InnerList {
 	il := httpsfv.InnerList{Params: httpsfv.NewParams()}
 	for _, c := range components {
-		it := httpsfv.NewItem(c.Name)
-		if c.Key != "" {
-			it.Params.Add("key", c.Key)
-		}
-		il.Items = append(il.Items, it)
+		il.Items = append(il.Items, componentItem(c))
 	}
-	order := p.Order
-	if order == nil {
-		order = defaultOrder
-	}
-	for _, name := range order {
+	for _, name := range paramOrder {
 		switch name {
 		case "created":
 			if p.Created != 0 {
@@ -79,7 +70,12 @@ func innerList(components []Component, p Params) httpsfv.InnerList {
 // parameters (RFC 9421 section 2.5), and the serialized parameters line
 // that goes into Signature-Input.
 func Base(r *http.Request, components []Component, p Params) (base, sigParams string, err error) {
-	sigParams, err = httpsfv.Marshal(innerList(components, p))
+	return baseOf(r, components, innerList(components, p))
+}
+
+// baseOf is Base for an inner list already built.
+func baseOf(r *http.Request, components []Component, il httpsfv.InnerList) (base, sigParams string, err error) {
+	sigParams, err = httpsfv.Marshal(il)
 	if err != nil {
 		return "", "", fmt.Errorf("sign: serialize signature parameters: %w", err)
 	}

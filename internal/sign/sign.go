@@ -123,13 +123,14 @@ func (s *Signer) Sign(r *http.Request) error {
 // Signature-Input and Signature (RFC 9421 section 3.1). It is the bare
 // RFC 9421 operation; Sign adds the Web Bot Auth profile.
 func SignWith(r *http.Request, key ed25519.PrivateKey, label string, components []Component, p Params) error {
-	base, _, err := Base(r, components, p)
+	il := innerList(components, p)
+	base, _, err := baseOf(r, components, il)
 	if err != nil {
 		return fmt.Errorf("sign %s: %w", r.URL.Redacted(), err)
 	}
 	sig := ed25519.Sign(key, []byte(base))
 	input := httpsfv.NewDictionary()
-	input.Add(label, innerList(components, p))
+	input.Add(label, il)
 	in, err := httpsfv.Marshal(input)
 	if err != nil {
 		return fmt.Errorf("sign %s: Signature-Input: %w", r.URL.Redacted(), err)
