@@ -58,6 +58,7 @@ func runRobots(_ context.Context, opts robotsOptions) error {
 	}
 	token := pol.ProductToken()
 	dec := robotsdecision.Kept(kept, ok, time.Now(), pol.RobotsTTL)
+	rules := robotsdecision.Rules(kept)
 	w := opts.IO.Out
 	fmt.Fprintf(w, "robots.txt: %s, fetched %s, HTTP %d, %s\n", kept.URL, kept.FetchedAt.UTC().Format(time.RFC3339), kept.HTTPStatus, kept.Outcome)
 	if !dec.Current {
@@ -67,12 +68,12 @@ func runRobots(_ context.Context, opts robotsOptions) error {
 	if kept.Outcome == state.RobotsParsed && kept.Body == nil {
 		fmt.Fprintln(w, "disallowed until then: the copy cannot be read without its body")
 	} else {
-		fmt.Fprintln(w, dec.Rules.Explain(token, u))
+		fmt.Fprintln(w, rules.Explain(token, u))
 	}
-	if d := dec.Rules.CrawlDelay(token); d > 0 {
+	if d := rules.CrawlDelay(token); d > 0 {
 		fmt.Fprintf(w, "crawl-delay: %s\n", d)
 	}
-	if !dec.Rules.Allowed(token, u) && host.Override != nil && kept.Outcome == state.RobotsParsed {
+	if !rules.Allowed(token, u) && host.Override != nil && kept.Outcome == state.RobotsParsed {
 		fmt.Fprintf(w, "robots_override for %s lifts this Disallow: %q\n", host.Name, host.Override.Permission)
 	}
 	return nil

@@ -54,12 +54,11 @@ type signatureChecks struct {
 	verified int
 	unsigned int
 	failed   []string
-	keyIDs   map[string]bool
 	example  string
 }
 
 func (s *signatureChecks) check(r *http.Request) {
-	outcome, err := s.verify(r)
+	_, err := s.verify(r)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -69,10 +68,6 @@ func (s *signatureChecks) check(r *http.Request) {
 		s.failed = append(s.failed, r.URL.Path+": "+err.Error())
 	default:
 		s.verified++
-		if s.keyIDs == nil {
-			s.keyIDs = map[string]bool{}
-		}
-		s.keyIDs[outcome.KeyID] = true
 		if s.example == "" {
 			var b strings.Builder
 			fmt.Fprintf(&b, "%s %s HTTP/1.1\nHost: %s\n", r.Method, r.URL.RequestURI(), r.Host)

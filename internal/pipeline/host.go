@@ -492,7 +492,7 @@ func (r *run) robotsDecision(ctx context.Context, u *url.URL) (decision, error) 
 func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsEntry) error {
 	kept, ok := r.o.State.Robots(key)
 	if dec := robotsdecision.Kept(kept, ok, r.o.Clock.Now(), r.o.Set.Policy.RobotsTTL); dec.Current {
-		e.rules = dec.Rules
+		e.rules = robotsdecision.Rules(kept)
 		return nil
 	}
 	target := robots.URL(u)

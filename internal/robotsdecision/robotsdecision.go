@@ -25,7 +25,7 @@ func Fetched(url string, fetchedAt time.Time, status int, body []byte, err error
 			kept.Outcome, kept.Detail = state.RobotsUnreached, why
 			return kept
 		}
-		kept.Outcome, kept.Detail = state.RobotsUnreadable, describe(err)
+		kept.Outcome, kept.Detail = state.RobotsUnreadable, fetch.Describe(err)
 	case err != nil:
 		kept.Outcome, kept.Detail = state.RobotsUnreadable, fmt.Sprintf("HTTP %d, then %v", status, err)
 	case status/100 == 2 && len(body) == 0:
@@ -42,13 +42,9 @@ func Fetched(url string, fetchedAt time.Time, status int, body []byte, err error
 	return kept
 }
 
-func describe(err error) string { return fetch.Describe(err) }
-
-// Decision is what a kept copy means now.
+// Decision is what a kept copy means now; its rules are Rules(kept),
+// parsed only by a caller that needs them.
 type Decision struct {
-	// Rules are the copy's rules (DisallowAll for an unavailable or
-	// unreachable host and for a parsed copy without its body).
-	Rules *robots.Rules
 	// Current says a run may decide from the copy without fetching
 	// robots.txt again; when it is false, Stale says why.
 	Current bool
@@ -60,7 +56,7 @@ type Decision struct {
 // whole; an unavailable or unreachable one never is (the next run asks
 // again, its backoff permitting).
 func Kept(kept state.Robots, ok bool, now time.Time, ttl time.Duration) Decision {
-	d := Decision{Rules: Rules(kept)}
+	var d Decision
 	switch {
 	case !ok:
 		d.Stale = "no copy is kept"
@@ -79,7 +75,9 @@ func Kept(kept state.Robots, ok bool, now time.Time, ttl time.Duration) Decision
 	return d
 }
 
-// Rules are the rules a kept copy stands for, whatever its age.
+// Rules are the rules a kept copy stands for, whatever its age
+// (DisallowAll for an unavailable or unreachable host and for a parsed copy
+// without its body).
 func Rules(kept state.Robots) *robots.Rules {
 	switch kept.Outcome {
 	case state.RobotsParsed:
