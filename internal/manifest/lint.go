@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -60,23 +61,13 @@ func (x crossCheck) loosening() {
 		}
 		x.errorf(x.pol.path, x.pol.keyLines[key], "%s: it makes the bot faster or heavier on every host; keep the built-in value, or add a reason for it, e.g. reasons: {%s: \"owner agreed by email 2026-11-02\"}", msg, key)
 	}
-	for _, key := range slices.Sorted(mapKeys(x.pol.reasons)) {
+	for _, key := range slices.Sorted(maps.Keys(x.pol.reasons)) {
 		line := x.pol.reasonLines[key]
 		switch {
 		case !slices.Contains(loosenable, key):
 			x.errorf(x.pol.path, line, "reasons has %q, which is not a key that can loosen the policy; reasons may name %s %s", key, strings.Join(loosenable, ", "), suggest(key, loosenable))
 		case loose[key] == "":
 			x.warnf(x.pol.path, line, "reasons has %s, which is not loosened (it is at or stricter than the built-in value); remove the reason", key)
-		}
-	}
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
 		}
 	}
 }
@@ -156,12 +147,11 @@ func (f *file) idPrefix(id, jurisdiction string, line int) {
 // checked.
 func (x crossCheck) weeklyBudget(ms []parsed, merged map[string]*mergedHost) {
 	type use struct {
-		n          int
-		file       string
-		line       int // where the first source beyond the budget is
-		capFile    string
-		capLine    int
-		overflowAt int
+		n       int
+		file    string
+		line    int // where the first source beyond the budget is
+		capFile string
+		capLine int
 	}
 	robotsPerDay := 1
 	if ttl := x.pol.RobotsTTL; ttl > 0 && ttl < 24*time.Hour {
@@ -173,6 +163,7 @@ func (x crossCheck) weeklyBudget(ms []parsed, merged map[string]*mergedHost) {
 		}
 		return x.pol.DailyCap
 	}
+	budgetOf := func(host string) int { return max(capOf(host)-robotsPerDay, 0) * 7 }
 	uses := map[string]*use{}
 	var order []string
 	for _, m := range ms {
@@ -198,15 +189,14 @@ func (x crossCheck) weeklyBudget(ms []parsed, merged map[string]*mergedHost) {
 				order = append(order, s.Host)
 			}
 			u.n++
-			if budget := max(capOf(s.Host)-robotsPerDay, 0) * 7; u.n == budget+1 {
+			if u.n == budgetOf(s.Host)+1 {
 				u.file, u.line = s.File, s.urlLine
 			}
 		}
 	}
 	for _, host := range order {
 		u := uses[host]
-		c := capOf(host)
-		budget := max(c-robotsPerDay, 0) * 7
+		c, budget := capOf(host), budgetOf(host)
 		if u.n <= budget {
 			continue
 		}
