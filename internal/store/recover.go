@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 )
@@ -95,22 +94,10 @@ func (s *Store) RemoveLeftovers() ([]string, error) {
 		return nil
 	})
 	for _, d := range dirs {
-		ents, err := os.ReadDir(d)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
+		swept, err := atomicfile.Sweep(d)
+		removed = append(removed, swept...)
 		if err != nil {
-			return removed, fmt.Errorf("store: list %s: %w", d, err)
-		}
-		for _, e := range ents {
-			if !strings.HasPrefix(e.Name(), tmpPrefix) || !e.Type().IsRegular() {
-				continue
-			}
-			p := filepath.Join(d, e.Name())
-			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return removed, fmt.Errorf("store: remove leftover %s: %w", p, err)
-			}
-			removed = append(removed, p)
+			return removed, fmt.Errorf("store: remove leftovers: %w", err)
 		}
 	}
 	return removed, nil

@@ -27,9 +27,6 @@ var ErrNotFound = errors.New("store: no such blob")
 const (
 	blobDir  = "sha256"
 	blobPerm = 0o444
-	// tmpPrefix is the prefix atomicfile gives its temp files; one left in
-	// the store is the trace of an interrupted write.
-	tmpPrefix = ".tmp-"
 	// copyBufSize bounds the memory one Put or one re-hash holds, whatever
 	// the size of the blob.
 	copyBufSize = 32 << 10
@@ -61,7 +58,7 @@ func Open(root string) (*Store, error) {
 	// tells. Both directories are probed: blobs go under dir, the index
 	// beside it.
 	for _, d := range []string{root, dir} {
-		f, err := os.CreateTemp(d, tmpPrefix+"probe-*")
+		f, err := os.CreateTemp(d, atomicfile.TempPrefix+"probe-*")
 		if err != nil {
 			return nil, fmt.Errorf("store %s is unwritable: %w", d, err)
 		}
@@ -132,7 +129,7 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (sum Sum, size int64, err 
 	}
 	final := s.Path(sum)
 
-	if s.Has(sum) {
+	if !whole && s.Has(sum) { // a whole body was looked up before the temp file
 		return sum, size, nil // held already: the deferred Abort drops the temp
 	}
 	// fsync before taking the lock: it is the slow part, and concurrent Puts
@@ -297,7 +294,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 		switch {
 		case p == dir:
 			return nil
-		case strings.HasPrefix(name, tmpPrefix) && d.Type().IsRegular():
+		case strings.HasPrefix(name, atomicfile.TempPrefix) && d.Type().IsRegular():
 			report(p, "leftover temp file of an interrupted write")
 			return nil
 		case d.IsDir():

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -592,7 +593,7 @@ func (e *endReader) Read(p []byte) (int, error) {
 	if len(e.data) == 0 {
 		ents, _ := os.ReadDir(e.dir)
 		for _, ent := range ents {
-			if strings.HasPrefix(ent.Name(), tmpPrefix) {
+			if strings.HasPrefix(ent.Name(), atomicfile.TempPrefix) {
 				e.touched = true
 			}
 		}
