@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -17,19 +16,18 @@ import (
 
 type ciOptions struct {
 	paths
-	Shard        string
-	Only         string
-	DryRun       bool
-	NoPublish    bool
-	MaxDuration  time.Duration
-	RunID        string
-	Holder       string
-	PushEvery    time.Duration // how often ledgers are pushed during a run
-	Margin       time.Duration // how long before its lease expires a run stops sending
-	PushAttempts int           // tries of the final push (0: the default)
-	Clock        clock.Clock
-	HTTPClient   *http.Client // for git and the GitHub API; nil: default
-	IO           IO
+	Shard       string
+	Only        string
+	DryRun      bool
+	NoPublish   bool
+	MaxDuration time.Duration
+	RunID       string
+	Holder      string
+	PushEvery   time.Duration // how often ledgers are pushed during a run
+	Margin      time.Duration // how long before its lease expires a run stops sending
+	Clock       clock.Clock
+	HTTPClient  *http.Client // for git and the GitHub API; nil: default
+	IO          IO
 }
 
 func cmdCI(ctx context.Context, io IO, args []string) error {
@@ -86,7 +84,7 @@ func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle
 	return cycle.Options{
 		Set: set, Snapshots: opts.Snapshots, Reports: opts.Reports, State: opts.State,
 		Shard: shard, RunID: opts.RunID, Holder: opts.Holder, Only: opts.Only,
-		MaxDuration: opts.MaxDuration, Margin: opts.Margin, PushEvery: opts.PushEvery, PushAttempts: opts.PushAttempts,
+		MaxDuration: opts.MaxDuration, Margin: opts.Margin, PushEvery: opts.PushEvery,
 		DryRun: opts.DryRun, NoPublish: opts.NoPublish,
 		Clock:  opts.Clock,
 		Remote: gitstore.Remote{URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient},
@@ -122,17 +120,5 @@ func runCI(ctx context.Context, opts ciOptions) error {
 		return err
 	}
 	_, err = cycle.Run(ctx, co)
-	return cycleError(err)
-}
-
-// cycleError maps a cycle's own failures to exit 3; the run's errors
-// already carry their code.
-func cycleError(err error) error {
-	if err != nil && errors.Is(err, cycle.ErrCannotRun) {
-		var ee *exitError
-		if !errors.As(err, &ee) {
-			return withCode(ExitCannot, err)
-		}
-	}
-	return err
+	return err // a cycle's own failures carry no code: exit 3
 }

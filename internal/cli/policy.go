@@ -20,9 +20,6 @@ func cmdPolicy(ctx context.Context, io IO, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q: policy takes only flags", fs.Args())
-	}
 	set, err := loadManifests(opts.Manifests, opts.IO)
 	if err != nil {
 		return err

@@ -44,5 +44,5 @@ func runPublish(ctx context.Context, opts publishOptions) error {
 		return err
 	}
 	_, err = cycle.Publish(ctx, co)
-	return cycleError(err)
+	return err // a cycle's own failures carry no code: exit 3
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,6 +14,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
+	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
@@ -53,9 +53,6 @@ func cmdRun(ctx context.Context, io IO, args []string) error {
 	fs.StringVar(&opts.RunID, "run-id", os.Getenv("GITHUB_RUN_ID"), "identifier written into ledger lines")
 	if err := parse(fs, args); err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
 	}
 	return runRun(ctx, opts)
 }
@@ -124,11 +121,9 @@ func runRun(ctx context.Context, opts runOptions) error {
 		return printPlan(ctx, opts, set, st, s)
 	}
 	p := set.Policy
-	var signer func(*http.Request) error
-	if !opts.DryRun {
-		if signer, err = requestSigner(opts.IO, p, opts.Clock.Now); err != nil {
-			return err
-		}
+	signer, err := requestSigner(opts.IO, p, opts.Clock.Now)
+	if err != nil {
+		return err
 	}
 	client := fetch.New(fetch.Config{
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
@@ -259,14 +254,8 @@ func dispatchesOn(dir, day, host string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	lines, err := ledger.Parse(data, host)
-	n := 0
-	for _, l := range lines {
-		if l.Event == ledger.Dispatch {
-			n++
-		}
-	}
-	return n, err
+	u, err := lease.CountLedger(data, host)
+	return u.Total, err
 }
 
 func hasJurisdiction(ms []manifest.Manifest, j string) bool {

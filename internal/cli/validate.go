@@ -31,9 +31,6 @@ func cmdValidate(ctx context.Context, io IO, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
-	}
 	return runValidate(ctx, opts)
 }
 
