@@ -270,7 +270,12 @@ func (c *Cycle) pushState(ctx context.Context, what string, extra func(tip fs.FS
 		if err != nil {
 			return nil, err
 		}
-		changes = append(changes, changed(tip, files)...)
+		// Unchanged files cost nothing: the commit leaves out a file whose
+		// hash the tip already has, and no commit is made at all when
+		// nothing differs.
+		for _, p := range sortedKeys(files) {
+			changes = append(changes, gitstore.Change{Path: p, Data: files[p]})
+		}
 		if extra == nil {
 			return changes, nil
 		}
@@ -281,19 +286,6 @@ func (c *Cycle) pushState(ctx context.Context, what string, extra func(tip fs.FS
 		return append(changes, more...), nil
 	}, 0)
 	return err
-}
-
-// changed returns a Change for each file whose bytes the tip lacks, in
-// path order.
-func changed(tip fs.FS, files map[string][]byte) []gitstore.Change {
-	var out []gitstore.Change
-	for _, p := range sortedKeys(files) {
-		if held, err := fs.ReadFile(tip, p); err == nil && string(held) == string(files[p]) {
-			continue
-		}
-		out = append(out, gitstore.Change{Path: p, Data: files[p]})
-	}
-	return out
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

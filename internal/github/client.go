@@ -38,8 +38,7 @@ type Client struct {
 // never modified. ctx is not kept.
 //
 // Every call is retried, a bounded number of times, when GitHub answers
-// with a server error or a secondary rate limit (see WithAttempts,
-// WithClock).
+// with a server error or a secondary rate limit (4 tries; see WithClock).
 func NewClient(ctx context.Context, c Config, httpClient *http.Client, opts ...Option) (*Client, error) {
 	_ = ctx // nothing to exchange yet: the token is used as it is
 	if c.Owner == "" || c.Repo == "" {
@@ -208,12 +207,16 @@ func (c *Client) explain(err error, on422 string) error {
 		resp  *gh.ErrorResponse
 		hint  string
 	)
+	var reset string
+	var primary bool
+	if errors.As(err, &resp) && resp.Response != nil {
+		reset, primary = primaryLimit(resp.Response)
+	}
 	switch {
 	case errors.As(err, &rate):
 		hint = "GitHub's API rate limit for this token is used up until " + rate.Rate.Reset.UTC().Format(time.RFC3339) +
 			": the next scheduled run after that publishes; nothing fetched is lost"
-	case errors.As(err, &resp) && resp.Response != nil && isPrimaryLimit(resp.Response):
-		reset, _ := primaryLimit(resp.Response)
+	case primary:
 		hint = "GitHub's API rate limit for this token is used up until " + reset +
 			": the next scheduled run after that publishes; nothing fetched is lost"
 	case errors.As(err, &abuse):
@@ -255,5 +258,3 @@ func hasStatus(err error, code int) bool {
 }
 
 func crlf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
-
-func isPrimaryLimit(r *http.Response) bool { _, ok := primaryLimit(r); return ok }

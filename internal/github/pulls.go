@@ -17,8 +17,6 @@ type PRState struct {
 	Open    bool
 	Merged  bool // closed by a merge (of any kind: merge, squash, rebase)
 	HeadSHA string
-	Title   string
-	Body    string
 	Labels  []string
 }
 
@@ -57,7 +55,7 @@ func (c *Client) LatestPR(ctx context.Context, head string) (*PRState, error) {
 	s := &PRState{
 		Number: latest.GetNumber(), URL: latest.GetHTMLURL(),
 		Open: latest.GetState() == "open", Merged: latest.MergedAt != nil || latest.GetMerged(),
-		HeadSHA: latest.GetHead().GetSHA(), Title: latest.GetTitle(), Body: crlf(latest.GetBody()),
+		HeadSHA: latest.GetHead().GetSHA(),
 	}
 	for _, l := range latest.Labels {
 		s.Labels = append(s.Labels, l.GetName())

@@ -17,8 +17,6 @@ type Option func(*retry)
 // WithClock makes the Client wait between retries on clk (tests: a fake).
 func WithClock(clk clock.Clock) Option { return func(r *retry) { r.clock = clk } }
 
-// WithAttempts sets how many times one call is tried in all (at least 1).
-func WithAttempts(n int) Option { return func(r *retry) { r.attempts = max(1, n) } }
 
 // Retry bounds: a call is tried up to DefaultAttempts times; a wait the
 // server asks for (Retry-After) longer than MaxRetryWait is not waited

@@ -157,7 +157,6 @@ type Commit struct {
 	AuthorName  string
 	AuthorEmail string
 	Message     string
-	Parents     []string
 }
 
 // Log returns the commits from tip back along first parents, newest first,
@@ -176,9 +175,6 @@ func (r *Repo) Log(tip string, n int) ([]Commit, error) {
 			return nil, fmt.Errorf("gitstore: commit %s: %w", h, err)
 		}
 		info := Commit{Hash: h.String(), AuthorName: c.Author.Name, AuthorEmail: c.Author.Email, Message: c.Message}
-		for _, p := range c.ParentHashes {
-			info.Parents = append(info.Parents, p.String())
-		}
 		out = append(out, info)
 		h = plumbing.ZeroHash
 		if len(c.ParentHashes) > 0 {
