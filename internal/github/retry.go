@@ -17,7 +17,6 @@ type Option func(*retry)
 // WithClock makes the Client wait between retries on clk (tests: a fake).
 func WithClock(clk clock.Clock) Option { return func(r *retry) { r.clock = clk } }
 
-
 // Retry bounds: a call is tried up to DefaultAttempts times; a wait the
 // server asks for (Retry-After) longer than MaxRetryWait is not waited
 // for: the call fails and says when to come back.
