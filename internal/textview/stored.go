@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // TextDir is the directory of derived texts under the snapshots root,
@@ -20,7 +21,7 @@ const TextDir = "text"
 // <root>/text/<Version>/<first two hex>/<rawSum>.txt. The reason a blob
 // has no text (or only part of it) is kept beside it, in <rawSum>.reason.
 func TextPath(root, rawSum string) (string, error) {
-	if !isSum(rawSum) {
+	if !store.Sum(rawSum).Valid() {
 		return "", fmt.Errorf("text view: %q is not a hex SHA-256; pass the blob's 64 lower-case hex digits", rawSum)
 	}
 	return filepath.Join(root, TextDir, Version, rawSum[:2], rawSum+".txt"), nil
@@ -79,19 +80,6 @@ func Load(root, rawSum string) (Result, bool, error) {
 		return Result{}, false, fmt.Errorf("text view: %w", err)
 	}
 	return res, true, nil
-}
-
-func isSum(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // Derive returns the text of blob rawSum, whose bytes are raw and whose
