@@ -262,15 +262,12 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 	case ferr != nil && ctx.Err() != nil:
 		r.count(func(res *Result) { res.Deferred++ })
 		return nil, true
-	case ferr != nil && resp == nil:
-		if why, ok := fetch.Unreachable(ferr); ok {
+	case ferr != nil:
+		if why, ok := fetch.Unreachable(ferr); ok && resp == nil {
 			fail(state.Unreachable, fmt.Sprintf("host %s could not be reached: %s", host, why))
 			return nil, true
 		}
-		fail(state.Failing, describeErr(ferr))
-		return nil, true
-	case ferr != nil:
-		fail(state.Failing, describeErr(ferr))
+		fail(state.Failing, fetch.Describe(ferr))
 		return nil, true
 	}
 	switch code := resp.Status; {
@@ -444,8 +441,6 @@ func joinDetail(a, b string) string {
 	}
 	return a + "; " + b
 }
-
-func describeErr(err error) string { return fetch.Describe(err) }
 
 // robotsEntry is this run's decision basis for one robots scope, fetched at
 // most once however many goroutines ask.

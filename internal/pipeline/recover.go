@@ -68,6 +68,7 @@ func Recover(ctx context.Context, s *store.Store, ix *store.Index, ledgerDir str
 	err = ledger.ScanAll(ledgerDir, func(l ledger.Line) error {
 		if l.Event == ledger.Result && l.Status == 200 && l.Source != "" && want[store.Sum(l.SHA256)] &&
 			(l.Purpose == ledger.PurposeDocument || l.Purpose == ledger.PurposeRedirect) &&
+			!seen[[2]string{l.SHA256, l.Source}] && // compared once per (sum, source)
 			!sameText(ctx, s, set, st, l.Source, store.Sum(l.SHA256)) {
 			add(store.Sum(l.SHA256), l.Source, store.Entry{
 				SHA256: store.Sum(l.SHA256), Size: l.Bytes, ContentType: l.ContentType,
@@ -131,19 +132,11 @@ func sameText(ctx context.Context, s *store.Store, set *manifest.Set, st *state.
 	if err != nil {
 		return false
 	}
-	read := func(sum store.Sum) ([]byte, error) {
-		r, err := s.Open(sum)
-		if err != nil {
-			return nil, err
-		}
-		defer r.Close()
-		return io.ReadAll(r)
-	}
-	old, err := read(held.SHA256)
+	old, err := readBlob(s, held.SHA256)
 	if err != nil {
 		return false
 	}
-	cur, err := read(blob)
+	cur, err := readBlob(s, blob)
 	if err != nil {
 		return false
 	}

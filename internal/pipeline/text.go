@@ -16,8 +16,8 @@ import (
 var textLimits = textview.Limits{}
 
 // readBlob returns the held bytes of sum, re-hashed on the way.
-func (r *run) readBlob(sum string) ([]byte, error) {
-	rc, err := r.o.Store.Open(store.Sum(sum))
+func readBlob(s *store.Store, sum store.Sum) ([]byte, error) {
+	rc, err := s.Open(sum)
 	if err != nil {
 		return nil, err
 	}
@@ -35,12 +35,12 @@ func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.
 		r.log(src.Host, "%s: view unusable (%v): the bytes decide; fix the view in its manifest", src.ID, err)
 		return textview.Comparison{}, false
 	}
-	old, err := r.readBlob(string(prior.SHA256))
+	old, err := readBlob(r.o.Store, prior.SHA256)
 	if err != nil {
 		r.log(src.Host, "%s: held bytes %.12s unreadable for the text comparison (%v): the bytes decide", src.ID, prior.SHA256, err)
 		return textview.Comparison{}, false
 	}
-	cur, err := r.readBlob(resp.SHA256)
+	cur, err := readBlob(r.o.Store, store.Sum(resp.SHA256))
 	if err != nil {
 		r.log(src.Host, "%s: new bytes %.12s unreadable for the text comparison (%v): the bytes decide", src.ID, resp.SHA256, err)
 		return textview.Comparison{}, false
@@ -71,7 +71,7 @@ func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentT
 	if res, ok, err := textview.Load(r.o.Store.Root(), sum); err == nil && ok {
 		return textview.Hash((*textview.View)(nil).NormalizeText(res.Text)) // kept: no need to read the blob
 	}
-	raw, err := r.readBlob(sum)
+	raw, err := readBlob(r.o.Store, store.Sum(sum))
 	if err != nil {
 		r.log(src.Host, "%s: no text derived from %.12s: blob unreadable: %v", src.ID, sum, err)
 		return ""
