@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -78,6 +79,21 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Commit()
+}
+
+// WriteFileIfChanged is WriteFile, done only when path does not already
+// hold exactly data, and reports whether it wrote. Rewriting identical
+// bytes would touch the mtime, which tools watching the directory (and
+// git's index) take for a change, and costs an fsync for nothing.
+func WriteFileIfChanged(path string, data []byte, perm fs.FileMode) (bool, error) {
+	old, err := os.ReadFile(path)
+	switch {
+	case err == nil && bytes.Equal(old, data):
+		return false, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return false, err
+	}
+	return true, WriteFile(path, data, perm)
 }
 
 // SyncDir flushes a directory's entries (new names, renames) to disk.

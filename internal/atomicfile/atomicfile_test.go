@@ -89,3 +89,19 @@ func TestSweep(t *testing.T) {
 		t.Errorf("missing dir: %v, %v", removed, err)
 	}
 }
+
+func TestWriteFileIfChanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.json")
+	for i, tc := range []struct {
+		data  string
+		wrote bool
+	}{{"a", true}, {"a", false}, {"b", true}} {
+		wrote, err := WriteFileIfChanged(path, []byte(tc.data), 0o644)
+		if err != nil || wrote != tc.wrote {
+			t.Fatalf("step %d (%q): wrote %v, %v; want %v", i, tc.data, wrote, err, tc.wrote)
+		}
+		if got, _ := os.ReadFile(path); string(got) != tc.data {
+			t.Fatalf("step %d: file holds %q, want %q", i, got, tc.data)
+		}
+	}
+}

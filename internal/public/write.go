@@ -1,7 +1,6 @@
 package public
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,13 +23,13 @@ func Write(dir string, files ...File) ([]string, error) {
 	var wrote []string
 	for _, f := range files {
 		path := filepath.Join(dir, f.Name)
-		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, f.Data) {
-			continue
-		}
-		if err := atomicfile.WriteFile(path, f.Data, 0o644); err != nil {
+		changed, err := atomicfile.WriteFileIfChanged(path, f.Data, 0o644)
+		if err != nil {
 			return wrote, fmt.Errorf("write %s: %w", path, err)
 		}
-		wrote = append(wrote, f.Name)
+		if changed {
+			wrote = append(wrote, f.Name)
+		}
 	}
 	return wrote, nil
 }

@@ -168,15 +168,11 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return changed, err
 		}
-		// Rewriting identical bytes would still touch the mtime, which
-		// tools watching the directory take for a change.
-		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, f.data) {
-			continue
-		}
-		if err := atomicfile.WriteFile(path, f.data, 0o644); err != nil {
+		wrote, err := atomicfile.WriteFileIfChanged(path, f.data, 0o644)
+		if err != nil {
 			return changed, err
 		}
-		changed = true
+		changed = changed || wrote
 	}
 	return changed, nil
 }

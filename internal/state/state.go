@@ -477,14 +477,7 @@ const (
 // writeIfChanged atomically replaces path with data unless it holds data
 // already.
 func writeIfChanged(path string, data []byte) error {
-	old, err := os.ReadFile(path)
-	if err == nil && bytes.Equal(old, data) {
-		return nil
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("state: %w", err)
-	}
-	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+	if _, err := atomicfile.WriteFileIfChanged(path, data, 0o644); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
 	return nil

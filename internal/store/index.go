@@ -287,10 +287,7 @@ func (ix *Index) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
-		return nil
-	}
-	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+	if _, err := atomicfile.WriteFileIfChanged(path, data, 0o644); err != nil {
 		return fmt.Errorf("store: save index: %w", err)
 	}
 	return nil
