@@ -496,16 +496,24 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 		if err := v.botTree.Fetch(ctx, fromBranch...); err != nil {
 			return nil, err
 		}
+		// Their texts, when the branch has them (a blob kept before texts
+		// were derived has none: it is derived when next held here), in one
+		// fetch too; one that fails leaves those texts out.
+		var texts []string
+		for _, p := range fromBranch {
+			if tp := TextPath(path.Base(p)); tp != "" && !onBase(tp) {
+				texts = append(texts, tp)
+			}
+		}
+		textsFetched := v.botTree.Fetch(ctx, texts...) == nil
 		for _, p := range fromBranch {
 			data, err := fs.ReadFile(v.botTree, p)
 			if err != nil {
 				return nil, fmt.Errorf("the hash index names %s, which neither %s, %s nor this runner holds: %w", p, BaseBranch, BotBranch, err)
 			}
 			out = append(out, gitstore.Change{Path: p, Data: data})
-			// Its text, when the branch has it (a blob kept before texts
-			// were derived has none: it is derived when next held here).
 			tp := TextPath(path.Base(p))
-			if tp == "" || onBase(tp) || v.botTree.Fetch(ctx, tp) != nil {
+			if tp == "" || onBase(tp) || !textsFetched {
 				continue
 			}
 			if data, err := fs.ReadFile(v.botTree, tp); err == nil {
