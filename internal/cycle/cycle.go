@@ -189,13 +189,13 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 		return out, err
 	}
 	if !o.DryRun && !o.NoPublish {
-		url, err := c.publish(context.WithoutCancel(ctx))
+		url, st, err := c.publish(context.WithoutCancel(ctx))
 		if err != nil {
 			c.summarize(out)
 			return out, cannot("publish: %v", err)
 		}
 		out.PR = url
-		if err := c.failureIssues(context.WithoutCancel(ctx)); err != nil {
+		if err := c.failureIssues(context.WithoutCancel(ctx), st); err != nil {
 			c.summarize(out)
 			return out, cannot("issues for failing sources: %v", err)
 		}

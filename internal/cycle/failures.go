@@ -10,6 +10,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
 // failureAdvice is what a person should do about a source in each status
@@ -107,13 +108,9 @@ const lastChecks = 5
 
 // failureIssues brings a source that has been failing for days to a
 // person: one issue per source, commented on when the failure changes,
-// closed when the source recovers. The picture is the cache branch's
-// newest state, as for the pull request; a quiet day writes nothing.
-func (c *Cycle) failureIssues(ctx context.Context) error {
-	st, _, err := c.cacheState(ctx)
-	if err != nil {
-		return err
-	}
+// closed when the source recovers. The picture is st, the cache branch's
+// state the pull request was published from; a quiet day writes nothing.
+func (c *Cycle) failureIssues(ctx context.Context, st *state.State) error {
 	failing, err := failingSources(report.Build(c.o.Set, st), filepath.Join(c.o.State, "ledgers"), lastChecks)
 	if err != nil {
 		return err

@@ -40,7 +40,7 @@ func Publish(ctx context.Context, o Options) (string, error) {
 	if err := c.pushState(ctx, "state", nil); err != nil {
 		return "", cannot("push %s: %v", CacheBranch, explainGit(err))
 	}
-	url, err := c.publish(ctx)
+	url, _, err := c.publish(ctx)
 	if err != nil {
 		return "", cannot("publish: %v", err)
 	}
@@ -52,20 +52,21 @@ func Publish(ctx context.Context, o Options) (string, error) {
 const publishAttempts = 3
 
 // publish brings the cycle's outcome to reviewers and returns the pull
-// request's address when one is open with it.
-func (c *Cycle) publish(ctx context.Context) (string, error) {
+// request's address when one is open with it, and the cache branch's state
+// it published from (nil if it could not read it).
+func (c *Cycle) publish(ctx context.Context) (string, *state.State, error) {
 	local, err := store.LoadIndex(filepath.Join(c.o.Snapshots, "index.json"))
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	pr, err := c.o.GitHub.LatestPR(ctx, BotBranch)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	for attempt := 1; ; attempt++ {
-		url, err := c.publishOnce(ctx, local, pr)
+		url, st, err := c.publishOnce(ctx, local, pr)
 		if !errors.Is(err, gitstore.ErrMoved) || attempt == publishAttempts {
-			return url, err
+			return url, st, err
 		}
 		c.logf("publish: %s moved while this cycle built it (another shard published): looking again", BotBranch)
 	}
@@ -102,10 +103,10 @@ func (c *Cycle) read(ctx context.Context) (*view, error) {
 	return v, explainGit(err)
 }
 
-func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.PRState) (string, error) {
+func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.PRState) (url string, st *state.State, err error) {
 	v, err := c.read(ctx)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer v.reader.Close()
 	// One reading of the cache branch gives the bot's memory of its pull
@@ -113,11 +114,11 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	// every state pushed before it.
 	st, cache, err := c.cacheState(ctx)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	rec, err := recordIn(cache)
 	if err != nil {
-		return "", err
+		return "", st, err
 	}
 	saved := rec.encode()
 	open := pr != nil && pr.Open
@@ -127,7 +128,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	if open && v.botTip != "" {
 		if theirs := foreignCommits(v.reader, v.botTip); len(theirs) > 0 {
 			if !pr.HasLabel(RebaseLabel) {
-				return pr.URL, c.leaveAlone(ctx, pr, theirs, rec)
+				return pr.URL, st, c.leaveAlone(ctx, pr, theirs, rec)
 			}
 			rebase = true
 			c.note("%s: the label %s is on pull request #%d, so the bot rebuilds its branch over %s", BotBranch, RebaseLabel, pr.Number, describe(theirs))
@@ -146,7 +147,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	changes := report.Diff(v.onMain, rep)
 	pages, err := c.pages(cache, st, rep)
 	if err != nil {
-		return "", err
+		return "", st, err
 	}
 	extra := differing(ctx, v.mainTree, pages)
 	keys := proposal(changes, extra)
@@ -160,19 +161,19 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	switch {
 	case len(keys) == 0:
 		c.logf("publish: nothing differs from %s: no pull request", BaseBranch)
-		return "", persist()
+		return "", st, persist()
 	case open && v.botTip != "" && !rebase:
 		held, err := c.branchProposal(ctx, v, pages)
 		if err != nil {
-			return "", err
+			return "", st, err
 		}
 		if slices.Equal(held, keys) && !c.mainMovedUnder(v) {
 			c.logf("publish: pull request #%d already proposes all of this: no push, no edit", pr.Number)
-			return pr.URL, persist()
+			return pr.URL, st, persist()
 		}
 	case !open && rec.DeclinedPR != 0 && subset(keys, rec.Declined):
 		c.logf("publish: only what pull request #%d proposed before a reviewer closed it: nothing opened", rec.DeclinedPR)
-		return "", persist()
+		return "", st, persist()
 	}
 
 	sig, msg := c.signature("snapshots and coverage")
@@ -183,14 +184,13 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		return c.botChanges(ctx, base, v, local, rep, extra)
 	})
 	if err != nil {
-		return "", explainGit(err)
+		return "", st, explainGit(err)
 	}
 	if tip == "" {
-		return "", persist()
+		return "", st, persist()
 	}
 	title, body := github.Title(changes), c.body(ctx, v, st, changes, rep, tip, v.botTree)
 	var number int
-	var url string
 	if open {
 		number, url = pr.Number, pr.URL
 		err = c.o.GitHub.EditPR(ctx, number, title, body)
@@ -210,7 +210,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		err = perr
 	}
 	if err != nil {
-		return "", err
+		return "", st, err
 	}
 	if rebase {
 		if err := c.o.GitHub.RemoveLabel(ctx, number, RebaseLabel); err != nil {
@@ -218,7 +218,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		}
 	}
 	c.logf("publish: %s is %.12s, pull request #%d: %s", BotBranch, tip, number, url)
-	return url, c.settle(ctx, v, st, number, tip)
+	return url, st, c.settle(ctx, v, st, number, tip)
 }
 
 // botPaths are the parts of the repository the bot commit writes.
