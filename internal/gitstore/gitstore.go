@@ -108,6 +108,14 @@ func Open(dir string, r Remote) (*Repo, error) {
 	return newRepo(r, st, st)
 }
 
+// OpenLocal returns a Repo over the objects a local git directory (a
+// checkout's .git, or its common directory) already holds, with no remote:
+// for reading a commit's files with TreeOf. Nothing is fetched or written.
+func OpenLocal(gitDir string) *Repo {
+	st := filesystem.NewStorage(osfs.New(gitDir), cache.NewObjectLRUDefault())
+	return &Repo{st: st, closer: st}
+}
+
 func newRepo(r Remote, st storage.Storer, closer io.Closer) (*Repo, error) {
 	u, err := url.Parse(r.URL)
 	switch {
