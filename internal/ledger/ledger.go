@@ -345,25 +345,41 @@ func ReadDay(dir, day string) ([]Line, error) {
 	if _, err := time.Parse(time.DateOnly, day); err != nil {
 		return nil, fmt.Errorf("ledger: day %q is not YYYY-MM-DD", day)
 	}
+	var lines []Line
+	err := scanDay(dir, day, func(l Line) error {
+		lines = append(lines, l)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return lines, nil
+}
+
+// scanDay calls fn with each whole line of every host on day under dir,
+// file by file in name order. An error of fn's own is returned as it is.
+func scanDay(dir, day string, fn func(Line) error) error {
 	files, err := filepath.Glob(filepath.Join(dir, day, "*.jsonl"))
 	if err != nil {
-		return nil, fmt.Errorf("ledger: %w", err)
+		return fmt.Errorf("ledger: %w", err)
 	}
-	var lines []Line
-	for _, path := range files {
-		err := scanFile(path, func(b []byte) error {
+	for _, p := range files {
+		var fnErr error // fn's own error is the caller's, not a corrupt line
+		if err := scanFile(p, func(b []byte) error {
 			var v Line
 			if err := json.Unmarshal(b, &v); err != nil {
 				return err
 			}
-			lines = append(lines, v)
-			return nil
-		})
-		if err != nil {
-			return nil, err
+			fnErr = fn(v)
+			return fnErr
+		}); err != nil {
+			if fnErr != nil {
+				return fnErr
+			}
+			return err
 		}
 	}
-	return lines, nil
+	return nil
 }
 
 // scanFile calls fn with each whole line of the file at path; a missing
@@ -469,7 +485,15 @@ func FileName(host string) string {
 // Days returns the day directories ("YYYY-MM-DD") under dir, oldest first.
 // A missing dir has none. Other entries are ignored.
 func Days(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
+	if dir == "" {
+		return nil, nil // no ledgers named: none (os.DirFS refuses an empty root)
+	}
+	return daysIn(os.DirFS(dir))
+}
+
+// daysIn is Days over the root of fsys.
+func daysIn(fsys fs.FS) ([]string, error) {
+	ents, err := fs.ReadDir(fsys, ".")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -553,25 +577,8 @@ func ScanAll(dir string, fn func(Line) error) error {
 		return err
 	}
 	for _, day := range days {
-		files, err := filepath.Glob(filepath.Join(dir, day, "*.jsonl"))
-		if err != nil {
-			return fmt.Errorf("ledger: %w", err)
-		}
-		for _, p := range files {
-			var fnErr error // fn's own error is the caller's, not a corrupt line
-			if err := scanFile(p, func(b []byte) error {
-				var v Line
-				if err := json.Unmarshal(b, &v); err != nil {
-					return err
-				}
-				fnErr = fn(v)
-				return fnErr
-			}); err != nil {
-				if fnErr != nil {
-					return fnErr
-				}
-				return err
-			}
+		if err := scanDay(dir, day, fn); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
 	"time"
 )
 
@@ -49,17 +48,10 @@ func RequestsFS(fsys fs.FS, host, since, until string) ([]Request, error) {
 	if err := checkRange(since, until); err != nil {
 		return nil, err
 	}
-	ents, err := fs.ReadDir(fsys, ".")
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("ledger: %w", err)
+	days, err := daysIn(fsys)
+	if err != nil {
+		return nil, err
 	}
-	var days []string
-	for _, e := range ents {
-		if _, err := time.Parse(time.DateOnly, e.Name()); err == nil && e.IsDir() {
-			days = append(days, e.Name())
-		}
-	}
-	slices.Sort(days)
 	return joinRequests(days, since, until, func(day string) ([]Line, error) {
 		data, err := fs.ReadFile(fsys, Path(day, host))
 		if errors.Is(err, fs.ErrNotExist) {
