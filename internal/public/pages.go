@@ -23,15 +23,22 @@ type CountFunc func(host, since, until string) (map[string]int, error)
 func Pages(set *manifest.Set, st *state.State, rep *report.Report, count CountFunc, now time.Time) ([]File, error) {
 	rules := RulesOf(set)
 	weeks := CompleteWeeks(now, WeeksShown)
+	since, until := weeks[0].From, weeks[0].To
 	for i := range weeks {
 		weeks[i].Requests = map[string]int{}
-		for _, h := range rules.Hosts {
-			days, err := count(h.Host.Name, weeks[i].From, weeks[i].To)
-			if err != nil {
-				return nil, fmt.Errorf("count the requests to %s: %w", h.Host.Name, err)
-			}
-			for _, n := range days {
-				weeks[i].Requests[h.Host.Name] += n
+		since, until = min(since, weeks[i].From), max(until, weeks[i].To)
+	}
+	for _, h := range rules.Hosts {
+		// One count per host over all the weeks, then shared out by day.
+		days, err := count(h.Host.Name, since, until)
+		if err != nil {
+			return nil, fmt.Errorf("count the requests to %s: %w", h.Host.Name, err)
+		}
+		for day, n := range days {
+			for i := range weeks {
+				if weeks[i].From <= day && day <= weeks[i].To {
+					weeks[i].Requests[h.Host.Name] += n
+				}
 			}
 		}
 	}
