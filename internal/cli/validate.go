@@ -55,14 +55,15 @@ func runValidate(_ context.Context, opts validateOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	printDiagnostics(robotsWarnings(set, base, st), opts.IO)
+	parsed := keptRules{} // shared by the warnings and the base report
+	printDiagnostics(robotsWarnings(set, base, st, parsed), opts.IO)
 	if err := writeStepSummary(set, opts.IO); err != nil {
 		return cannotRun("%w", err)
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d manifest(s), %d source(s), %d host(s): valid\n",
 		opts.Manifests, len(set.Manifests), len(set.Sources), len(set.Hosts))
 	if base != nil {
-		baseReport(opts.IO.Out, set, base, st, opts.Base, time.Now())
+		baseReport(opts.IO.Out, set, base, st, parsed, opts.Base, time.Now())
 	}
 	return nil
 }
@@ -99,11 +100,9 @@ func validateState(opts validateOptions) (*state.State, error) {
 // disallows, so a contributor learns before merging that the URL is a gap.
 // Given a base, only the sources the pull request adds or changes: the
 // others are known gaps, in the coverage report already.
-func robotsWarnings(set *manifest.Set, base *manifest.Base, st *state.State) manifest.Diagnostics {
+func robotsWarnings(set *manifest.Set, base *manifest.Base, st *state.State, parsed keptRules) manifest.Diagnostics {
 	var out manifest.Diagnostics
 	token := set.Policy.ProductToken()
-	// Each kept copy is parsed once, however many sources its host has.
-	parsed := map[string]*robots.Rules{}
 	for _, src := range set.Sources {
 		if base != nil && !base.Added(src) {
 			continue
@@ -113,12 +112,7 @@ func robotsWarnings(set *manifest.Set, base *manifest.Base, st *state.State) man
 		if !ok || kept.Outcome != state.RobotsParsed || kept.Body == nil {
 			continue // only rules actually read can tell a contributor anything
 		}
-		rules, seen := parsed[key]
-		if !seen {
-			rules = robotsdecision.Rules(kept)
-			parsed[key] = rules
-		}
-		if !rules.Allowed(token, src.Parsed) && set.Host(src.Host).Override == nil {
+		if !parsed.of(key, kept).Allowed(token, src.Parsed) && set.Host(src.Host).Override == nil {
 			out = append(out, manifest.Diagnostic{
 				File: src.File, Line: src.Line, Severity: manifest.Warning,
 				Message: fmt.Sprintf("%s: robots.txt of %s (kept copy of %s) disallows this URL; it will be reported as blocked-robots, not fetched",
@@ -127,6 +121,19 @@ func robotsWarnings(set *manifest.Set, base *manifest.Base, st *state.State) man
 		}
 	}
 	return out
+}
+
+// keptRules are the rules of the kept robots.txt copies by key, each
+// parsed once however many sources its host has.
+type keptRules map[string]*robots.Rules
+
+func (k keptRules) of(key string, kept state.Robots) *robots.Rules {
+	rules, ok := k[key]
+	if !ok {
+		rules = robotsdecision.Rules(kept)
+		k[key] = rules
+	}
+	return rules
 }
 
 // borrowedIdentity refuses, in GitHub Actions, a copy of the repository

@@ -157,7 +157,7 @@ func (r localRepo) resolve(st *filesystem.Storage, ref string) (plumbing.Hash, e
 // the kept robots.txt copy (or "unknown"), the host's exclusion, pause and
 // backoff, and how many days the host's daily budget needs before the new
 // source is first fetched.
-func baseReport(w io.Writer, set *manifest.Set, base *manifest.Base, st *state.State, ref string, now time.Time) {
+func baseReport(w io.Writer, set *manifest.Set, base *manifest.Base, st *state.State, parsed keptRules, ref string, now time.Time) {
 	var added []manifest.Source
 	for _, s := range set.Sources {
 		if base.Added(s) {
@@ -185,7 +185,7 @@ func baseReport(w io.Writer, set *manifest.Set, base *manifest.Base, st *state.S
 			case state.RobotsParsed:
 				if kept.Body == nil {
 					robotsLine = "unknown: the state records a parsed robots.txt of " + day + " but its text is not kept with it"
-				} else if robots.Parse(kept.Body).Allowed(token, s.Parsed) {
+				} else if parsed.of(robots.Key(s.Parsed), kept).Allowed(token, s.Parsed) {
 					robotsLine = "allows this URL (kept copy of " + day + ")"
 				} else if h.Override != nil {
 					robotsLine = "disallows this URL, lifted by the host's robots_override (kept copy of " + day + ")"
