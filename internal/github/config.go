@@ -118,16 +118,12 @@ func (c Config) RunURL() string {
 // (snapshots/sha256/<2 hex>/<64 hex>) as seen at ref: a branch such as
 // "taxkernelbot/update" or, better, a commit hash, which never moves.
 func (c Config) BlobURL(ref string) func(sha256 string) string {
-	parts := strings.Split(ref, "/")
-	for i, p := range parts {
-		parts[i] = url.PathEscape(p)
-	}
-	prefix := c.repoURL() + "/blob/" + strings.Join(parts, "/") + "/snapshots/sha256/"
+	file := c.FileURL(ref)
 	return func(sum string) string {
 		if !isHex(sum) || len(sum) < 3 {
 			return ""
 		}
-		return prefix + sum[:2] + "/" + sum
+		return file("snapshots/sha256/" + sum[:2] + "/" + sum)
 	}
 }
 

@@ -48,11 +48,7 @@ func OpenPartial(r Remote) (*Repo, error) {
 // trees and no blobs. A partial Repo sends no haves: its commits are
 // shallow, and a have would let the server leave out trees we lack.
 func (r *Repo) fetchShallow(ctx context.Context, ar *packp.AdvRefs, sess uploadSession, tip plumbing.Hash) error {
-	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
-	req.Capabilities.Delete(capability.ThinPack)
-	if ar.Capabilities.Supports(capability.NoProgress) {
-		_ = req.Capabilities.Set(capability.NoProgress)
-	}
+	req := uploadRequest(ar)
 	if !ar.Capabilities.Supports(capability.Filter) || !ar.Capabilities.Supports(capability.Shallow) {
 		return errors.New("the server does not offer shallow, filtered fetches (capabilities shallow and filter): a partial read would download every file; use a full Repo")
 	}
@@ -76,11 +72,7 @@ func (r *Repo) fetchObjects(ctx context.Context, hashes []plumbing.Hash) error {
 	if err != nil {
 		return err
 	}
-	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
-	req.Capabilities.Delete(capability.ThinPack)
-	if ar.Capabilities.Supports(capability.NoProgress) {
-		_ = req.Capabilities.Set(capability.NoProgress)
-	}
+	req := uploadRequest(ar)
 	req.Wants = hashes
 	if err := r.receive(ctx, sess, req); err != nil {
 		return err

@@ -46,18 +46,14 @@ func (r *Repo) fetch(ctx context.Context, ref plumbing.ReferenceName) (plumbing.
 	// Every commit in the store arrived with all it refers to (a whole pack,
 	// or an update of ours whose other objects came from its parent), so
 	// holding the tip means holding its history.
-	if !r.has(tip) && r.partial {
+	switch {
+	case r.has(tip):
+	case r.partial:
 		if err := r.fetchShallow(ctx, ar, sess, tip); err != nil {
 			return plumbing.ZeroHash, r.fail("fetch", ref, err)
 		}
-	} else if !r.has(tip) {
-		req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
-		// A thin pack leans on objects outside it; the store keeps packs as
-		// they come, so ask for self-contained ones.
-		req.Capabilities.Delete(capability.ThinPack)
-		if ar.Capabilities.Supports(capability.NoProgress) {
-			_ = req.Capabilities.Set(capability.NoProgress)
-		}
+	default:
+		req := uploadRequest(ar)
 		req.Wants = []plumbing.Hash{tip}
 		req.Haves = r.haves()
 		if err := r.receive(ctx, sess, req); err != nil {
@@ -69,6 +65,18 @@ func (r *Repo) fetch(ctx context.Context, ref plumbing.ReferenceName) (plumbing.
 	}
 	r.setTracking(ref, tip)
 	return tip, nil
+}
+
+// uploadRequest is a fetch request for what ar advertises: without a thin
+// pack, which leans on objects outside it (the store keeps packs as they
+// come, so it asks for self-contained ones), and without progress lines.
+func uploadRequest(ar *packp.AdvRefs) *packp.UploadPackRequest {
+	req := packp.NewUploadPackRequestFromCapabilities(ar.Capabilities)
+	req.Capabilities.Delete(capability.ThinPack)
+	if ar.Capabilities.Supports(capability.NoProgress) {
+		_ = req.Capabilities.Set(capability.NoProgress)
+	}
+	return req
 }
 
 // haves lists the last tips seen of every branch fetched so far, held in the

@@ -173,11 +173,12 @@ func Acquire(existing []byte, req Request, now time.Time) (Lease, error) {
 			return Lease{}, fmt.Errorf("lease: %s holds a lease of shard %q", Path(req.Shard), cur.Shard)
 		}
 		same := cur.RunID == req.RunID && cur.Holder == req.Holder
-		if cur.Live(now) && !same && !EarlierAttempt(cur.RunID, req.RunID) {
+		earlier := EarlierAttempt(cur.RunID, req.RunID)
+		if cur.Live(now) && !same && !earlier {
 			return Lease{}, &HeldError{Shard: cur.Shard, RunID: cur.RunID, Holder: cur.Holder, Expires: cur.Expires}
 		}
 		records = slices.Clone(cur.Superseded)
-		if !cur.Released && (!cur.Live(now) || EarlierAttempt(cur.RunID, req.RunID)) { // dead, never released: keep its record
+		if !cur.Released && (!cur.Live(now) || earlier) { // dead, never released: keep its record
 			rec := cur
 			rec.Superseded = nil
 			rec.SupersededAt = now
