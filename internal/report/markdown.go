@@ -140,18 +140,11 @@ func (r *Report) markdown(title string, limit int, links []string) []byte {
 	slices.SortStableFunc(es, compareEntry)
 	groups := byJurisdiction(es)
 
-	var statuses []state.Status
-	count := map[state.Status]int{}
-	for _, e := range es {
-		if count[e.Status] == 0 {
-			statuses = append(statuses, e.Status)
-		}
-		count[e.Status]++
-	}
-	slices.SortFunc(statuses, compareStatus)
+	sum := summarize(groups)
+	statuses := sum.Statuses
 
-	blocks := []string{title, totalLine(len(es), statuses, count), "## Summary"}
-	blocks = append(blocks, summaryTable(groups, statuses))
+	blocks := []string{title, totalLine(len(es), sum), "## Summary"}
+	blocks = append(blocks, summaryTable(sum))
 	blocks = append(blocks, "## Gaps and failures")
 	blocks = append(blocks, gaps(es, statuses, limit)...)
 	blocks = append(blocks, noisy(es, limit)...)
@@ -182,13 +175,62 @@ func byJurisdiction(sorted []Entry) [][]Entry {
 	return groups
 }
 
-func totalLine(n int, statuses []state.Status, count map[state.Status]int) string {
+// Summary is what every summary of the report counts: the statuses
+// present, in report order, and per jurisdiction (in order) the sources
+// of each status and in all.
+type Summary struct {
+	Statuses      []state.Status
+	Jurisdictions []JurisdictionCount
+}
+
+// JurisdictionCount is one jurisdiction's row of a Summary: Counts[i] is
+// the number of its sources whose status is Summary.Statuses[i].
+type JurisdictionCount struct {
+	Name   string
+	Counts []int
+	Total  int
+}
+
+// Summary counts the report's sources by jurisdiction and status.
+func (r *Report) Summary() Summary {
+	es := slices.Clone(r.Sources)
+	slices.SortStableFunc(es, compareEntry)
+	return summarize(byJurisdiction(es))
+}
+
+func summarize(groups [][]Entry) Summary {
+	var sum Summary
+	seen := map[state.Status]bool{}
+	for _, g := range groups {
+		for _, e := range g {
+			if !seen[e.Status] {
+				seen[e.Status] = true
+				sum.Statuses = append(sum.Statuses, e.Status)
+			}
+		}
+	}
+	slices.SortFunc(sum.Statuses, compareStatus)
+	for _, g := range groups {
+		row := JurisdictionCount{Name: g[0].Jurisdiction, Counts: make([]int, len(sum.Statuses)), Total: len(g)}
+		for _, e := range g {
+			row.Counts[slices.Index(sum.Statuses, e.Status)]++
+		}
+		sum.Jurisdictions = append(sum.Jurisdictions, row)
+	}
+	return sum
+}
+
+func totalLine(n int, sum Summary) string {
 	if n == 0 {
 		return "0 sources."
 	}
 	var parts []string
-	for _, s := range statuses {
-		parts = append(parts, fmt.Sprintf("%d %s", count[s], s))
+	for i, s := range sum.Statuses {
+		c := 0
+		for _, j := range sum.Jurisdictions {
+			c += j.Counts[i]
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", c, s))
 	}
 	noun := "sources"
 	if n == 1 {
@@ -197,31 +239,25 @@ func totalLine(n int, statuses []state.Status, count map[state.Status]int) strin
 	return fmt.Sprintf("%d %s: %s.", n, noun, strings.Join(parts, ", "))
 }
 
-func summaryTable(groups [][]Entry, statuses []state.Status) string {
-	if len(groups) == 0 {
+func summaryTable(sum Summary) string {
+	if len(sum.Jurisdictions) == 0 {
 		return "None."
 	}
 	head := []string{"jurisdiction"}
 	align := []string{"---"}
-	for _, s := range statuses {
+	for _, s := range sum.Statuses {
 		head = append(head, string(s))
 		align = append(align, "---:")
 	}
 	head = append(head, "total")
 	align = append(align, "---:")
 	rows := []string{row(head), row(align)}
-	for _, g := range groups {
-		cells := []string{text(g[0].Jurisdiction)}
-		for _, s := range statuses {
-			n := 0
-			for _, e := range g {
-				if e.Status == s {
-					n++
-				}
-			}
+	for _, j := range sum.Jurisdictions {
+		cells := []string{text(j.Name)}
+		for _, n := range j.Counts {
 			cells = append(cells, strconv.Itoa(n))
 		}
-		cells = append(cells, strconv.Itoa(len(g)))
+		cells = append(cells, strconv.Itoa(j.Total))
 		rows = append(rows, row(cells))
 	}
 	return strings.Join(rows, "\n")
