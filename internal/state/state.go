@@ -313,9 +313,6 @@ func Decode(fsys fs.FS) (*State, error) {
 // unknown status or robots outcome, a hash that is not 64 lower-case hex
 // digits, a date or time outside any run's reach, a negative count.
 func (doc *file) validate() error {
-	bad := func(field string, format string, args ...any) error {
-		return &CorruptError{File: stateFile, Field: field, Err: fmt.Errorf(format, args...)}
-	}
 	for _, id := range slices.Sorted(maps.Keys(doc.Sources)) {
 		src := doc.Sources[id]
 		f := func(name string) string { return fmt.Sprintf("sources[%q].%s", id, name) }
@@ -336,13 +333,11 @@ func (doc *file) validate() error {
 		if src.Size < 0 {
 			return bad(f("size"), "%d is negative", src.Size)
 		}
-		if src.HTTPStatus != 0 && (src.HTTPStatus < 100 || src.HTTPStatus > 999) {
-			return bad(f("http_status"), "%d is not an HTTP status code", src.HTTPStatus)
+		if err := checkStatus(f("http_status"), src.HTTPStatus); err != nil {
+			return err
 		}
-		for name, t := range map[string]time.Time{"last_check": src.LastCheck, "last_good": src.LastGood} {
-			if !t.IsZero() && !saneTime(t) {
-				return bad(f(name), "%s is outside 2000–2199", t.Format(time.RFC3339))
-			}
+		if err := checkTimes(f, namedTime{"last_check", src.LastCheck}, namedTime{"last_good", src.LastGood}); err != nil {
+			return err
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(doc.Hosts)) {
@@ -354,13 +349,9 @@ func (doc *file) validate() error {
 		if h.Consecutive403 < 0 {
 			return bad(f("consecutive_403"), "%d is negative", h.Consecutive403)
 		}
-		for _, field := range []struct {
-			name string
-			t    time.Time
-		}{{"last_dispatch", h.LastDispatch}, {"last_completion", h.LastCompletion}, {"backoff_until", h.BackoffUntil}, {"paused_until", h.PausedUntil}} {
-			if !field.t.IsZero() && !saneTime(field.t) {
-				return bad(f(field.name), "%s is outside 2000–2199", field.t.Format(time.RFC3339))
-			}
+		if err := checkTimes(f, namedTime{"last_dispatch", h.LastDispatch}, namedTime{"last_completion", h.LastCompletion},
+			namedTime{"backoff_until", h.BackoffUntil}, namedTime{"paused_until", h.PausedUntil}); err != nil {
+			return err
 		}
 	}
 	for _, key := range slices.Sorted(maps.Keys(doc.Robots)) {
@@ -371,12 +362,41 @@ func (doc *file) validate() error {
 		default:
 			return bad(f("outcome"), "%q is not a robots outcome (parsed, missing, unavailable or unreachable)", r.Outcome)
 		}
-		if !r.FetchedAt.IsZero() && !saneTime(r.FetchedAt) {
-			return bad(f("fetched_at"), "%s is outside 2000–2199", r.FetchedAt.Format(time.RFC3339))
+		if err := checkTimes(f, namedTime{"fetched_at", r.FetchedAt}); err != nil {
+			return err
 		}
-		if r.HTTPStatus != 0 && (r.HTTPStatus < 100 || r.HTTPStatus > 999) {
-			return bad(f("http_status"), "%d is not an HTTP status code", r.HTTPStatus)
+		if err := checkStatus(f("http_status"), r.HTTPStatus); err != nil {
+			return err
 		}
+	}
+	return nil
+}
+
+// bad is the error for field of state.json.
+func bad(field string, format string, args ...any) error {
+	return &CorruptError{File: stateFile, Field: field, Err: fmt.Errorf(format, args...)}
+}
+
+type namedTime struct {
+	name string
+	t    time.Time
+}
+
+// checkTimes refuses, in the order given, a time set outside 2000–2199;
+// field names the field in the error.
+func checkTimes(field func(string) string, ts ...namedTime) error {
+	for _, nt := range ts {
+		if !nt.t.IsZero() && !saneTime(nt.t) {
+			return bad(field(nt.name), "%s is outside 2000–2199", nt.t.Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// checkStatus refuses an HTTP status set outside 100–999.
+func checkStatus(field string, code int) error {
+	if code != 0 && (code < 100 || code > 999) {
+		return bad(field, "%d is not an HTTP status code", code)
 	}
 	return nil
 }
