@@ -97,14 +97,14 @@ func blobReader(ctx context.Context, snapshots string, trees ...*gitstore.Tree) 
 // by their repository path.
 func derivedTexts(snapshots, sum string) map[string][]byte {
 	out := map[string][]byte{}
-	p := TextPath(sum)
-	if p == "" {
+	rel := TextPath(sum)
+	local, err := textview.TextPath(snapshots, sum)
+	if rel == "" || err != nil {
 		return out
 	}
-	for _, rel := range []string{p, p[:len(p)-len(".txt")] + ".reason"} {
-		local := filepath.Join(snapshots, filepath.FromSlash(rel[len("snapshots/"):]))
-		if data, err := os.ReadFile(local); err == nil {
-			out[rel] = data
+	for r, l := range map[string]string{rel: local, textview.ReasonPath(rel): textview.ReasonPath(local)} {
+		if data, err := os.ReadFile(l); err == nil {
+			out[r] = data
 		}
 	}
 	return out

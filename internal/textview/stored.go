@@ -27,7 +27,9 @@ func TextPath(root, rawSum string) (string, error) {
 	return filepath.Join(root, TextDir, Version, rawSum[:2], rawSum+".txt"), nil
 }
 
-func reasonPath(textPath string) string {
+// ReasonPath is where the reason beside the text at textPath (a TextPath)
+// is kept.
+func ReasonPath(textPath string) string {
 	return strings.TrimSuffix(textPath, ".txt") + ".reason"
 }
 
@@ -46,7 +48,7 @@ func Save(root, rawSum string, res Result) (string, error) {
 		return p, nil
 	}
 	if res.Reason != "" {
-		if err := atomicfile.WriteFile(reasonPath(p), []byte(res.Reason+"\n"), 0o444); err != nil {
+		if err := atomicfile.WriteFile(ReasonPath(p), []byte(res.Reason+"\n"), 0o444); err != nil {
 			return "", fmt.Errorf("text view: keep the reason for %s: %w", rawSum, err)
 		}
 	}
@@ -71,7 +73,7 @@ func Load(root, rawSum string) (Result, bool, error) {
 		return Result{}, false, fmt.Errorf("text view: %w", err)
 	}
 	res := Result{Text: string(text)}
-	reason, err := os.ReadFile(reasonPath(p))
+	reason, err := os.ReadFile(ReasonPath(p))
 	switch {
 	case err == nil:
 		res.Reason = strings.TrimSuffix(string(reason), "\n")
