@@ -129,10 +129,28 @@ func (c *Cycle) acquire(ctx context.Context, want map[string]int) error {
 	sig, msg := c.signature("lease")
 	now := c.o.Clock.Now()
 	self := lease.ID{RunID: c.o.RunID, Holder: c.o.Holder, Shard: c.o.Shard.Name()}
+	marker, restored := c.unpushed()
 	_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 		files, err := leaseFiles(tip)
 		if err != nil {
 			return nil, err
+		}
+		var changes []gitstore.Change
+		own := lease.Path(c.o.Shard.Name())
+		if restored && marker.Lease.Shard == self.Shard {
+			// An earlier attempt that could not push left its lines here:
+			// they land in this commit, and its lease is released with what
+			// they show it sent, so its reservation stops counting.
+			if changes, err = c.ledgerChanges(tip); err != nil {
+				return nil, err
+			}
+			sent, err := c.dispatchedBy(marker.Lease, marker.RunID)
+			if err != nil {
+				return nil, err
+			}
+			if rel, err := lease.ReleaseFile(files[own], marker.Lease, sent, now); err == nil {
+				files[own] = rel.Encode()
+			}
 		}
 		leases, err := lease.DecodeAll(files)
 		if err != nil {
@@ -145,11 +163,16 @@ func (c *Cycle) acquire(ctx context.Context, want map[string]int) error {
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
+			for _, ch := range changes {
+				if ch.Path == "ledgers/"+ledger.Path(c.day, host) {
+					data = ch.Data
+				}
+			}
 			if usage[host], err = lease.CountLedger(data, host); err != nil {
 				return nil, err
 			}
 		}
-		l, err := lease.Acquire(files[lease.Path(c.o.Shard.Name())], lease.Request{
+		l, err := lease.Acquire(files[own], lease.Request{
 			RunID: self.RunID, Holder: self.Holder, Shard: self.Shard,
 			TTL:  c.ttl(),
 			Want: want, Remaining: lease.Remaining(c.day, caps, usage, leases, self, now),
@@ -158,7 +181,7 @@ func (c *Cycle) acquire(ctx context.Context, want map[string]int) error {
 			return nil, err
 		}
 		c.lease = l
-		return []gitstore.Change{{Path: lease.Path(c.o.Shard.Name()), Data: l.Encode()}}, nil
+		return append(changes, gitstore.Change{Path: own, Data: l.Encode()}), nil
 	}, 0)
 	if errors.Is(err, lease.ErrHeld) {
 		return cannot("%v: another run is fetching shard %s; nothing was requested", err, c.o.Shard)
@@ -202,24 +225,12 @@ func (c *Cycle) pushFinal(ctx context.Context) error {
 	if err != nil {
 		return cannot("count this run's requests: %v", err)
 	}
-	marker, restored := c.unpushed()
 	release := func(tip fs.FS) ([]gitstore.Change, error) {
 		p := lease.Path(c.o.Shard.Name())
 		existing, _ := fs.ReadFile(tip, p)
 		l, err := lease.ReleaseFile(existing, c.lease, dispatched, c.o.Clock.Now())
 		if err != nil {
 			return nil, err
-		}
-		if restored && marker.Lease.Shard == c.o.Shard.Name() {
-			// The earlier attempt's lines are all here: count what it sent,
-			// not its whole reservation.
-			sent, err := c.dispatchedBy(marker.Lease, marker.RunID)
-			if err != nil {
-				return nil, err
-			}
-			if r, err := lease.ReleaseFile(l.Encode(), marker.Lease, sent, c.o.Clock.Now()); err == nil {
-				l = r
-			}
 		}
 		return []gitstore.Change{{Path: p, Data: l.Encode()}}, nil
 	}

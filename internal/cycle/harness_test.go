@@ -106,6 +106,13 @@ func (r *repo) runner(o *Options) Runner {
 				continue
 			}
 			now := clk.Now()
+			if lim.Spent != nil { // the gate: deferred at the cap
+				spent, err := lim.Spent(src.Host, ledger.Day(now))
+				must(r.t, err)
+				if spent >= o.Set.Host(src.Host).DailyCap {
+					continue
+				}
+			}
 			must(r.t, led.Append(ledger.Line{Event: ledger.Dispatch, Time: now, Host: src.Host, URL: src.URL, Purpose: "document", Source: src.ID, RunID: o.RunID}))
 			ss := st.Source(src.ID)
 			ss.LastCheck = now

@@ -565,6 +565,13 @@ func TestEarlierAttemptOfTheSameRunIsTakenOver(t *testing.T) {
 	if got := Spent(second.Day, "a.gov", Usage{}, Flatten(second), second.ID()); got != 4 {
 		t.Errorf("spent %d, want the dead attempt's whole reservation 4", got)
 	}
+	// Before taking it over, the re-run reckons what is left: the earlier
+	// attempt's live lease is dead, not busy; its reservation is spent.
+	self := ID{"555-2", "runner/555-2", "1-of-1"}
+	left := Remaining(first.Day, map[string]int{"a.gov": 10}, nil, Flatten(first), self, now.Add(time.Minute))
+	if left["a.gov"] != 6 {
+		t.Errorf("the re-run may reserve %d of a.gov while the dead attempt's lease is live, want 10 − 4 = 6", left["a.gov"])
+	}
 	for _, c := range []struct {
 		held, mine string
 		want       bool

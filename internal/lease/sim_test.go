@@ -248,7 +248,7 @@ func (s *sim) newRun() {
 	s.nextID++
 	shardings := []Shard{{1, 1}, {1, 1}, {1, 2}, {2, 2}, {1, 3}, {2, 3}, {3, 3}}
 	r := &simRun{
-		id:    fmt.Sprintf("run-%d", s.nextID),
+		id:    fmt.Sprintf("run%d-1", s.nextID), // each its own workflow run: attempts of one run never overlap
 		shard: shardings[s.rng.IntN(len(shardings))],
 		want:  map[string]int{},
 		phase: "new", local: map[string][]byte{}, gateN: map[string]int{}, hostFree: map[string]time.Time{},

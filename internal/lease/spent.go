@@ -85,10 +85,12 @@ func Spent(day, host string, u Usage, leases []Lease, self ID) int {
 }
 
 // HeldElsewhere returns a live lease other than self's that reserves host
-// (more than 0), if any: the host is busy, whatever that lease's shard.
+// (more than 0), if any: the host is busy, whatever that lease's shard. An
+// earlier attempt of self's workflow run is not busy: a re-run starts only
+// once that attempt has ended, and self takes its lease over.
 func HeldElsewhere(host string, leases []Lease, self ID, now time.Time) (Lease, bool) {
 	for _, l := range leases {
-		if l.Live(now) && l.ID() != self && l.Reservations[host] > 0 {
+		if l.Live(now) && l.ID() != self && !EarlierAttempt(l.RunID, self.RunID) && l.Reservations[host] > 0 {
 			return l, true
 		}
 	}
