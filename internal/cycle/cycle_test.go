@@ -421,7 +421,7 @@ func TestOnePictureWhateverTheShardsOrder(t *testing.T) {
 		}
 	}
 	run("1/2", nil)
-	run("2/2", nil) // the pull request is open, with both shards' sources
+	run("2/2", nil)                  // the pull request is open, with both shards' sources
 	r.now = r.now.Add(2 * time.Hour) // the sources are due again
 	r.docs[inA] = inA + " rates, edition 2"
 	r.docs[inB] = inB + " rates, edition 2"
