@@ -23,7 +23,10 @@ const (
 	BotBranch   = "taxkernelbot/update"
 	BaseBranch  = "main"
 	RebaseLabel = "taxkernelbot:rebase"
-	PRLabel     = "taxkernelbot"
+	// ReproposeLabel on a pull request a reviewer closed asks the bot to
+	// propose its content again.
+	ReproposeLabel = "taxkernelbot:repropose"
+	PRLabel        = "taxkernelbot"
 )
 
 // The identity of the bot's commits: how it tells its own commits on the
@@ -71,6 +74,9 @@ type PullRequests interface {
 	EditPR(ctx context.Context, number int, title, body string) error
 	Comment(ctx context.Context, number int, body string) error
 	RemoveLabel(ctx context.Context, number int, label string) error
+	// ClosedByBranchDeletion: was a closed pull request closed because its
+	// head branch was deleted (not by a person)?
+	ClosedByBranchDeletion(ctx context.Context, number int) (bool, error)
 	// SyncFailureIssues keeps one issue per source failing for days.
 	SyncFailureIssues(ctx context.Context, failing []github.FailingSource, opts github.IssueOptions) (github.IssueSync, error)
 }

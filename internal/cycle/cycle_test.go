@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/taxkernel/taxkernelbot/internal/report"
 	"os"
 	"path/filepath"
 	"slices"
@@ -189,7 +190,7 @@ func TestMissingBotBranchIsRecreatedAndSaid(t *testing.T) {
 	r := newRepo(t, "t-a")
 	r.cycle()
 	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+BotBranch)
-	r.gh.Close(1) // GitHub closes a pull request whose branch is deleted
+	r.gh.HeadDeleted(1) // GitHub closes a pull request whose branch is deleted
 	r.docs["t-a"] = "t-a rates, edition 2"
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	o, log := r.options("1/1")
@@ -203,6 +204,43 @@ func TestMissingBotBranchIsRecreatedAndSaid(t *testing.T) {
 	}
 	if r.tip(BotBranch) == "" || len(r.gh.PRs()) != 2 {
 		t.Errorf("branch %q, %d pull requests: want the branch recreated and #2 opened", r.tip(BotBranch), len(r.gh.PRs()))
+	}
+}
+
+// TestDeletedBotBranchIsNoDecline: deleting the bot branch makes GitHub
+// close its pull request; that is no reviewer's "no", so the next cycle,
+// with nothing new fetched, recreates the branch from main and opens a
+// pull request with what main still lacks. A pull request a person closes
+// stays declined until the label asks for it again.
+func TestDeletedBotBranchIsNoDecline(t *testing.T) {
+	r := newRepo(t, "t-a", "t-b")
+	r.cycle()
+	first := r.show(BotBranch, indexJSON)
+	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+BotBranch)
+	r.gh.HeadDeleted(1)
+	r.now = r.now.Add(-23 * time.Hour) // the same day: nothing is due, nothing new is fetched
+	_, log := r.cycle()
+	prs := r.gh.PRs()
+	if len(prs) != 2 || prs[1].State != "open" {
+		t.Fatalf("%d pull requests after the branch was deleted: want #2 open with what main lacks\n%s", len(prs), log)
+	}
+	if got := r.show(BotBranch, indexJSON); got != first {
+		t.Errorf("the recreated branch's index differs from what #1 proposed:\n%s\nwant\n%s", got, first)
+	}
+	assertHeld(t, r)
+
+	r.gh.Close(2) // a reviewer's "no"
+	_, log = r.cycle()
+	if n := len(r.gh.PRs()); n != 2 {
+		t.Fatalf("%d pull requests after a reviewer closed #2: want it left closed", n)
+	}
+	if !strings.Contains(log, ReproposeLabel) {
+		t.Errorf("the cycle does not say how to have it proposed again:\n%s", log)
+	}
+	r.gh.AddLabel(2, ReproposeLabel)
+	_, log = r.cycle()
+	if prs := r.gh.PRs(); len(prs) != 3 || prs[2].State != "open" {
+		t.Fatalf("%d pull requests after the label asked again: want #3 open\n%s", len(prs), log)
 	}
 }
 
@@ -514,4 +552,46 @@ func TestHandEditOfTheReportOnMainRebuildsTheBranch(t *testing.T) {
 	if w := r.gh.Writes()[before:]; len(w) > 1 {
 		t.Errorf("GitHub writes %v, want at most the edit of the body", w)
 	}
+}
+
+// assertHeld checks, with git itself, that every hash the bot branch's
+// hash index and coverage report name is a blob on that branch or on main.
+func assertHeld(t *testing.T, r *repo) {
+	t.Helper()
+	for _, branch := range []string{BotBranch, BaseBranch} {
+		if r.tip(branch) == "" {
+			continue
+		}
+		for _, sum := range citedBy(t, r, branch) {
+			p := "snapshots/" + store.BlobPath(sum)
+			if r.show(branch, p) == "" && r.show(BaseBranch, p) == "" {
+				t.Errorf("%s cites %.12s, which neither %s nor %s holds", branch, sum, branch, BaseBranch)
+			}
+		}
+	}
+}
+
+// citedBy lists the hashes a branch's index and coverage report name.
+func citedBy(t *testing.T, r *repo, branch string) []string {
+	t.Helper()
+	var out []string
+	if data := r.show(branch, indexJSON); data != "" {
+		ix, err := store.ParseIndex([]byte(data))
+		must(t, err)
+		for _, id := range ix.IDs() {
+			for _, e := range ix.Entries(id) {
+				out = append(out, string(e.SHA256))
+			}
+		}
+	}
+	if data := r.show(branch, coverageJSON); data != "" {
+		rep, err := report.Parse([]byte(data))
+		must(t, err)
+		for _, e := range rep.Sources {
+			if e.SHA256 != "" {
+				out = append(out, e.SHA256)
+			}
+		}
+	}
+	return out
 }

@@ -137,9 +137,8 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	if v.botTip == "" && rec.Head != "" && !(pr != nil && pr.Merged) {
 		c.note("branch %s was missing (deleted?): it is recreated from %s if there is anything to propose", BotBranch, BaseBranch)
 	}
-	if pr != nil && !pr.Open && !pr.Merged && pr.Number == rec.Number && rec.DeclinedPR != pr.Number {
-		rec.Declined, rec.DeclinedPR = rec.Proposal, pr.Number
-		c.note("pull request #%d was closed without merging: what it proposed is not proposed again; a new pull request opens only for a new change", pr.Number)
+	if err := c.closedHow(ctx, pr, &rec); err != nil {
+		return "", st, err
 	}
 
 	// What the bot branch should propose now.
@@ -219,6 +218,42 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	}
 	c.logf("publish: %s is %.12s, pull request #%d: %s", BotBranch, tip, number, url)
 	return url, st, c.settle(ctx, v, st, number, tip)
+}
+
+// closedHow decides what a pull request closed without merging means. Closed
+// by a person, it is a reviewer's "no": what it proposed is not proposed
+// again, until a maintainer puts the label ReproposeLabel on it. Closed
+// because its branch was deleted (GitHub's timeline says head_ref_deleted),
+// it is no decision about the content: the branch is recreated from main
+// and a new pull request opens with what main lacks.
+func (c *Cycle) closedHow(ctx context.Context, pr *github.PRState, rec *record) error {
+	if pr == nil || pr.Open || pr.Merged || pr.Number != rec.Number {
+		return nil
+	}
+	if pr.HasLabel(ReproposeLabel) {
+		if rec.DeclinedPR == pr.Number {
+			rec.Declined, rec.DeclinedPR = nil, 0
+			c.note("pull request #%d carries the label %s: what it proposed is proposed again", pr.Number, ReproposeLabel)
+		}
+		return nil
+	}
+	if rec.DeclinedPR == pr.Number || rec.BranchDeletedPR == pr.Number {
+		return nil // decided in an earlier cycle
+	}
+	deleted, err := c.o.GitHub.ClosedByBranchDeletion(ctx, pr.Number)
+	if err != nil {
+		return err
+	}
+	if deleted {
+		rec.BranchDeletedPR = pr.Number
+		c.note("pull request #%d was closed because its branch %s was deleted, not by a reviewer: the branch is recreated from %s and a new pull request opens with what %s lacks",
+			pr.Number, BotBranch, BaseBranch, BaseBranch)
+		return nil
+	}
+	rec.Declined, rec.DeclinedPR = rec.Proposal, pr.Number
+	c.note("pull request #%d was closed without merging: what it proposed is not proposed again, and a new pull request opens only for a new change. "+
+		"To have it proposed again, add the label %s to pull request #%d", pr.Number, ReproposeLabel, pr.Number)
+	return nil
 }
 
 // botPaths are the parts of the repository the bot commit writes.

@@ -28,6 +28,9 @@ type record struct {
 	// (it is no longer proposed), so that coming back to it later is news.
 	DeclinedPR int      `json:"declined_pr,omitempty"`
 	Declined   []string `json:"declined,omitempty"`
+	// BranchDeletedPR: a pull request closed because its branch was
+	// deleted, already recognised as such (it declined nothing).
+	BranchDeletedPR int `json:"branch_deleted_pr,omitempty"`
 	// ForeignNoted: the commit by someone else on the bot branch that the
 	// bot has already commented on, so it says so once.
 	ForeignNoted string `json:"foreign_noted,omitempty"`

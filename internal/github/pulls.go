@@ -91,3 +91,32 @@ func (c *Client) EditPR(ctx context.Context, number int, title, body string) err
 	}
 	return nil
 }
+
+// ClosedByBranchDeletion reports whether pull request number, closed
+// without a merge, was closed because its head branch was deleted (GitHub
+// records head_ref_deleted just before it closes the pull request) rather
+// than by a person: a deleted branch is no decision about the content.
+func (c *Client) ClosedByBranchDeletion(ctx context.Context, number int) (bool, error) {
+	deleted, byDeletion := false, false
+	opts := &gh.ListOptions{PerPage: 100}
+	for {
+		events, resp, err := c.gh.Issues.ListIssueEvents(ctx, c.owner, c.repo, number, opts)
+		if err != nil {
+			return false, fmt.Errorf("github: list the events of #%d in %s/%s: %w", number, c.owner, c.repo, c.explain(err, ""))
+		}
+		for _, ev := range events {
+			switch ev.GetEvent() {
+			case "head_ref_deleted":
+				deleted = true
+			case "head_ref_restored", "reopened":
+				deleted = false
+			case "closed":
+				byDeletion = deleted
+			}
+		}
+		if resp == nil || resp.NextPage == 0 {
+			return byDeletion, nil
+		}
+		opts.Page = resp.NextPage
+	}
+}

@@ -32,6 +32,10 @@ type PR struct {
 	Title, Body string
 	Labels      []string
 	Comments    []string
+	// Events is the pull request's issue-event timeline, oldest first, as
+	// GET /repos/{owner}/{repo}/issues/{number}/events names them
+	// ("merged", "closed", "head_ref_deleted", "reopened", "labeled").
+	Events []string
 }
 
 // Issue is an issue as the fake keeps it.
@@ -113,19 +117,55 @@ func (f *Fake) PRs() []PR {
 		out[i] = *p
 		out[i].Labels = slices.Clone(p.Labels)
 		out[i].Comments = slices.Clone(p.Comments)
+		out[i].Events = slices.Clone(p.Events)
 	}
 	return out
 }
 
 // Merge closes pull request n as merged (the test moves the branches).
-func (f *Fake) Merge(n int) { f.set(n, func(p *PR) { p.State, p.Merged = "closed", true }) }
+func (f *Fake) Merge(n int) {
+	f.set(n, func(p *PR) {
+		p.State, p.Merged = "closed", true
+		p.Events = append(p.Events, "merged", "closed")
+	})
+}
 
 // Close closes pull request n without merging: a reviewer's "no".
-func (f *Fake) Close(n int) { f.set(n, func(p *PR) { p.State = "closed" }) }
+func (f *Fake) Close(n int) {
+	f.set(n, func(p *PR) {
+		p.State = "closed"
+		p.Events = append(p.Events, "closed")
+	})
+}
+
+// HeadDeleted is what GitHub does to pull request n when its head branch
+// is deleted (the test deletes the branch): an open one is closed, and its
+// timeline says why, head_ref_deleted just before closed.
+func (f *Fake) HeadDeleted(n int) {
+	f.set(n, func(p *PR) {
+		p.Events = append(p.Events, "head_ref_deleted")
+		if p.State == "open" {
+			p.State = "closed"
+			p.Events = append(p.Events, "closed")
+		}
+	})
+}
+
+// HeadDeletedFor is HeadDeleted for every pull request from branch head.
+func (f *Fake) HeadDeletedFor(head string) {
+	for _, p := range f.PRs() {
+		if p.Head == head && !p.Merged {
+			f.HeadDeleted(p.Number)
+		}
+	}
+}
 
 // AddLabel puts label on pull request n, as a maintainer would.
 func (f *Fake) AddLabel(n int, label string) {
-	f.set(n, func(p *PR) { p.Labels = append(p.Labels, label) })
+	f.set(n, func(p *PR) {
+		p.Labels = append(p.Labels, label)
+		p.Events = append(p.Events, "labeled")
+	})
 }
 
 func (f *Fake) set(n int, fn func(*PR)) {
@@ -148,6 +188,7 @@ var (
 	reLabels   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels$`)
 	reLabel    = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/labels/([^/]+)$`)
 	reComments = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/comments$`)
+	reEvents   = regexp.MustCompile(`^/repos/([^/]+)/([^/]+)/issues/(\d+)/events$`)
 )
 
 func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
@@ -214,6 +255,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			labels = append(labels, fmt.Sprint(l))
 		}
 		p.Labels = append(p.Labels, labels...)
+		p.Events = append(p.Events, "labeled")
 		f.reply(w, http.StatusOK, labelsJSON(p.Labels))
 	case r.Method == "DELETE" && mine(reLabel.FindStringSubmatch(r.URL.Path)):
 		m = reLabel.FindStringSubmatch(r.URL.Path)
@@ -240,6 +282,19 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		*comments = append(*comments, fmt.Sprint(body["body"]))
 		f.reply(w, http.StatusCreated, map[string]any{"id": len(*comments), "body": body["body"]})
+	case r.Method == "GET" && mine(reEvents.FindStringSubmatch(r.URL.Path)):
+		p := f.find(w, reEvents.FindStringSubmatch(r.URL.Path)[3])
+		if p == nil {
+			return
+		}
+		out := []any{}
+		if page := r.URL.Query().Get("page"); page == "" || page == "1" { // one page holds them all
+			for i, ev := range p.Events {
+				out = append(out, map[string]any{"id": p.Number*1000 + i + 1, "event": ev,
+					"created_at": time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC).Format(time.RFC3339)})
+			}
+		}
+		f.reply(w, http.StatusOK, out)
 	case r.Method == "GET" && mine(reIssues.FindStringSubmatch(r.URL.Path)):
 		q := r.URL.Query()
 		out := []any{}
