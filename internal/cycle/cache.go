@@ -40,6 +40,7 @@ func (c *Cycle) pull(ctx context.Context) (halted string, err error) {
 	if err != nil {
 		return "", err
 	}
+	c.pulled = tip
 	dir := "ledgers/" + c.day
 	ents, err := fs.ReadDir(tip, dir)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -74,7 +75,7 @@ func (c *Cycle) pull(ctx context.Context) (halted string, err error) {
 }
 
 // carryPending copies into the local store the held bytes that only the
-// unmerged pull request has, so that their validators can be sent (a 304
+// cache branch's pending/ or the unmerged pull request has, so that their validators can be sent (a 304
 // instead of the whole document) and the next publish keeps them.
 func (c *Cycle) carryPending(ctx context.Context) error {
 	st, err := state.Load(c.o.State)
@@ -86,6 +87,11 @@ func (c *Cycle) carryPending(ctx context.Context) error {
 	for _, id := range st.SourceIDs() {
 		if sum := st.Source(id).SHA256; sum != "" && !local.Has(sum) {
 			missing = append(missing, sum)
+		}
+	}
+	if c.pulled != nil && len(missing) > 0 {
+		if missing, err = copyPending(ctx, c.pulled, c.o.Snapshots, missing); err != nil {
+			return err
 		}
 	}
 	if len(missing) == 0 {
@@ -267,12 +273,22 @@ func (c *Cycle) pushState(ctx context.Context, what string, extra func(tip fs.FS
 	if err != nil {
 		return err
 	}
+	main, err := c.readMain(ctx)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", BaseBranch, err)
+	}
 	sig, msg := c.signature(what)
 	_, err = c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 		changes, err := c.ledgerChanges(tip)
 		if err != nil {
 			return nil, err
 		}
+		// The bytes the state names travel with it (see pending.go).
+		pending, err := c.pendingChanges(tip, main)
+		if err != nil {
+			return nil, err
+		}
+		changes = append(changes, pending...)
 		remote, err := state.Decode(tip)
 		if err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"sync"
 	"time"
@@ -115,12 +116,14 @@ type Options struct {
 // Cycle is one cycle in progress. Use Run, or Publish for a run made
 // without a lease.
 type Cycle struct {
-	o     Options
-	repo  *gitstore.Repo // the cache branch, objects kept on disk
-	day   string
-	lease lease.Lease
-	notes []string // for the step summary: what a maintainer should know
-	mu    sync.Mutex
+	o    Options
+	repo *gitstore.Repo // the cache branch, objects kept on disk
+	// pulled is the cache branch's tip as pull read it (nil before).
+	pulled fs.FS
+	day    string
+	lease  lease.Lease
+	notes  []string // for the step summary: what a maintainer should know
+	mu     sync.Mutex
 
 	lastPush time.Time
 	pushing  sync.Mutex

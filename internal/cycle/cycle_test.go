@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"os"
 	"path/filepath"
@@ -472,6 +473,74 @@ func TestOnePictureWhateverTheShardsOrder(t *testing.T) {
 		if !strings.Contains(body, hex.EncodeToString(sum[:])[:12]) {
 			t.Errorf("the pull request's body does not show %s's new bytes %.12x, changed on its shard (the tip's picture):\n%s", id, sum, body)
 		}
+	}
+}
+
+// beforePublish runs another cycle between this one's push to the cache
+// branch and its first look at the pull request.
+type beforePublish struct {
+	PullRequests
+	between func()
+	done    bool
+}
+
+func (b *beforePublish) LatestPR(ctx context.Context, head string) (*github.PRState, error) {
+	if !b.done {
+		b.done = true
+		b.between()
+	}
+	return b.PullRequests.LatestPR(ctx, head)
+}
+
+// TestShardsPublishAUnion: shard 1 pushes its results to the cache branch;
+// before it publishes, shard 2 runs a whole cycle and publishes first, with
+// shard 1's results in the state it reads. Whichever shard publishes last,
+// the bot branch holds every blob its index and report name, and every
+// shard's entries.
+func TestShardsPublishAUnion(t *testing.T) {
+	for _, order := range []string{"2 publishes first", "1 publishes first"} {
+		t.Run(order, func(t *testing.T) {
+			r := newRepo(t, "t-a", "t-b", "t-c", "t-d", "t-e", "t-f")
+			run := func(shard string, wrap func(PullRequests) PullRequests) {
+				o, log := r.options(shard)
+				o.Run = r.runner(&o)
+				if wrap != nil {
+					o.GitHub = wrap(o.GitHub)
+				}
+				if _, err := Run(context.Background(), o); err != nil {
+					t.Fatalf("shard %s: %v\n%s", shard, err, log)
+				}
+				assertHeld(t, r)
+			}
+			first, second := "1/2", "2/2"
+			if order == "1 publishes first" {
+				first, second = second, first
+			}
+			run(second, func(gh PullRequests) PullRequests {
+				return &beforePublish{PullRequests: gh, between: func() { run(first, nil) }}
+			})
+			ix, err := store.ParseIndex([]byte(r.show(BotBranch, indexJSON)))
+			must(t, err)
+			for _, id := range r.ids {
+				if len(ix.Entries(id)) != 1 {
+					t.Errorf("the bot branch's index has %d entries for %s, want 1: %s", len(ix.Entries(id)), id, r.show(BotBranch, indexJSON))
+				}
+			}
+			// Merged, main verifies: every blob is there.
+			r.squashMerge(1)
+			assertHeld(t, r)
+			if got := r.show(CacheBranch, pendingIndex); got != "" {
+				o, _ := r.options("1/1")
+				o.Run = r.runner(&o)
+				r.now = r.now.Add(2 * time.Hour)
+				if _, err := Run(context.Background(), o); err != nil {
+					t.Fatal(err)
+				}
+				if got := r.show(CacheBranch, pendingIndex); got != "" {
+					t.Errorf("after the merge, the cache branch still keeps entries main holds:\n%s", got)
+				}
+			}
+		})
 	}
 }
 

@@ -142,7 +142,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	}
 
 	// What the bot branch should propose now.
-	rep := report.Build(c.o.Set, st)
+	rep := keepWhatMainKnows(report.Build(c.o.Set, st), v.onMain)
 	changes := report.Diff(v.onMain, rep)
 	pages, err := c.pages(cache, st, rep)
 	if err != nil {
@@ -166,7 +166,11 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		if err != nil {
 			return "", st, err
 		}
-		if slices.Equal(held, keys) && !c.mainMovedUnder(v) {
+		whole, err := c.branchHoldsIndex(ctx, v, cache, local)
+		if err != nil {
+			return "", st, err
+		}
+		if slices.Equal(held, keys) && whole && !c.mainMovedUnder(v) {
 			c.logf("publish: pull request #%d already proposes all of this: no push, no edit", pr.Number)
 			return pr.URL, st, persist()
 		}
@@ -180,7 +184,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		msg += "\n\n" + cacheTrailer + seen
 	}
 	tip, err := v.reader.Rebuild(ctx, BotBranch, BaseBranch, v.botTip, msg, sig, func(base fs.FS) ([]gitstore.Change, error) {
-		return c.botChanges(ctx, base, v, local, rep, extra)
+		return c.botChanges(ctx, base, cache, v, local, rep, extra)
 	})
 	if err != nil {
 		return "", st, explainGit(err)
@@ -478,22 +482,15 @@ func differing(ctx context.Context, mainTree *gitstore.Tree, files map[string][]
 // botChanges is the bot commit on top of main: the hash index (main's,
 // the bot branch's and this runner's, united: nothing served is ever
 // dropped), every blob it names that main lacks, and the reports.
-func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *store.Index, rep *report.Report, extra map[string][]byte) ([]gitstore.Change, error) {
-	ix, err := indexIn(base, BaseBranch)
+func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, local *store.Index, rep *report.Report, extra map[string][]byte) ([]gitstore.Change, error) {
+	mainIx, err := indexAt(base, indexJSON, BaseBranch)
 	if err != nil {
 		return nil, err
 	}
-	var fromBot *store.Index
-	if v.botTree != nil {
-		if err := v.botTree.Fetch(ctx, indexJSON); err != nil {
-			return nil, err
-		}
-		if fromBot, err = indexIn(v.botTree, BotBranch); err != nil {
-			return nil, err
-		}
-		ix.Unite(fromBot)
+	ix, err := c.unitedIndex(ctx, mainIx, cache, v, local)
+	if err != nil {
+		return nil, err
 	}
-	ix.Unite(local)
 	var out []gitstore.Change
 	var fromBranch []string // blobs only the bot branch holds
 	onBase := lister(base)
@@ -507,6 +504,11 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 			added[p] = true
 			data, err := readLocal(c.o.Snapshots, e.SHA256)
 			if errors.Is(err, fs.ErrNotExist) {
+				if data, err = pendingBlob(cache, p); err == nil {
+					out = append(out, gitstore.Change{Path: p, Data: data})
+					out = append(out, pendingTexts(cache, string(e.SHA256), onBase)...)
+					continue
+				}
 				fromBranch = append(fromBranch, p)
 				continue
 			}
@@ -526,7 +528,7 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 	}
 	if len(fromBranch) > 0 {
 		if v.botTree == nil {
-			return nil, fmt.Errorf("the hash index names %d blob(s) that neither %s nor this runner holds, e.g. %s", len(fromBranch), BaseBranch, fromBranch[0])
+			return nil, fmt.Errorf("the hash index names %d blob(s) that neither %s, %s's pending/ nor this runner holds, e.g. %s", len(fromBranch), BaseBranch, CacheBranch, fromBranch[0])
 		}
 		if err := v.botTree.Fetch(ctx, fromBranch...); err != nil {
 			return nil, err
@@ -555,6 +557,17 @@ func (c *Cycle) botChanges(ctx context.Context, base fs.FS, v *view, local *stor
 				out = append(out, gitstore.Change{Path: tp, Data: data})
 			}
 		}
+	}
+	onMain, err := reportIn(base, BaseBranch)
+	if err != nil {
+		return nil, err
+	}
+	inCommit := map[string]bool{}
+	for _, ch := range out {
+		inCommit[ch.Path] = ch.Data != nil
+	}
+	if err := checkRecord(mainIx, ix, onMain, rep, func(p string) bool { return onBase(p) || inCommit[p] }); err != nil {
+		return nil, err
 	}
 	idx, err := ix.Marshal()
 	if err != nil {
@@ -648,8 +661,10 @@ func reportIn(tree fs.FS, branch string) (*report.Report, error) {
 	return r, nil
 }
 
-func indexIn(tree fs.FS, branch string) (*store.Index, error) {
-	data, err := fs.ReadFile(tree, indexJSON)
+// indexAt is the hash index at path of a branch's tree (empty when it has
+// none).
+func indexAt(tree fs.FS, path, branch string) (*store.Index, error) {
+	data, err := fs.ReadFile(tree, path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return store.NewIndex(), nil
 	}
@@ -658,7 +673,7 @@ func indexIn(tree fs.FS, branch string) (*store.Index, error) {
 	}
 	ix, err := store.ParseIndex(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", branch, indexJSON, err)
+		return nil, fmt.Errorf("%s: %s: %w", branch, path, err)
 	}
 	return ix, nil
 }

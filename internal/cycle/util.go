@@ -49,6 +49,35 @@ func copyBlobs(ctx context.Context, tree *gitstore.Tree, snapshots string, sums 
 	return nil
 }
 
+// copyPending copies the blobs of sums that wait on the cache branch's tip
+// (pending/) into the local store, checking each one's hash, and returns
+// the sums it did not find there.
+func copyPending(ctx context.Context, tip fs.FS, snapshots string, sums []store.Sum) ([]store.Sum, error) {
+	s, err := store.Open(snapshots)
+	if err != nil {
+		return nil, err
+	}
+	var left []store.Sum
+	for _, sum := range sums {
+		data, err := pendingBlob(tip, "snapshots/"+sum.Path())
+		if errors.Is(err, fs.ErrNotExist) {
+			left = append(left, sum)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		got, _, err := s.Put(ctx, bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		if got != sum {
+			return nil, fmt.Errorf("%s holds bytes that hash to %s under %s", CacheBranch, got, pendingPath("snapshots/"+sum.Path()))
+		}
+	}
+	return left, nil
+}
+
 // plan returns the host of each source a run now would request.
 func plan(ctx context.Context, o Options) ([]string, error) {
 	st, err := state.Load(o.State)

@@ -292,3 +292,31 @@ func (ix *Index) Save(path string) error {
 	}
 	return nil
 }
+
+// Beyond returns what ix records that base does not: each entry for bytes
+// base has no entry for, or with a return date base lacks. base.Unite of
+// the result gives base.Unite(ix); an index wholly in base gives an empty
+// one.
+func (ix *Index) Beyond(base *Index) *Index {
+	out := NewIndex()
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			if old, ok := base.Lookup(id, e.SHA256); ok && !slices.ContainsFunc(e.Returned, func(d string) bool { return !slices.Contains(old.Returned, d) }) {
+				continue
+			}
+			out.unite(id, e)
+		}
+	}
+	return out
+}
+
+// Len is the number of entries.
+func (ix *Index) Len() int {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	n := 0
+	for _, es := range ix.sources {
+		n += len(es)
+	}
+	return n
+}

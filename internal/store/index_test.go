@@ -395,3 +395,26 @@ func withReturns(e Entry, dates ...string) Entry {
 	e.Returned = dates
 	return e
 }
+
+func TestIndexBeyond(t *testing.T) {
+	a, b := SumOf([]byte("a")), SumOf([]byte("b"))
+	base := NewIndex()
+	base.Add("s", Entry{SHA256: a, FirstSeen: "2026-11-01"}, "")
+	ix := NewIndex()
+	ix.Unite(base)
+	if n := ix.Beyond(base).Len(); n != 0 {
+		t.Errorf("an index wholly in base: %d entries beyond, want 0", n)
+	}
+	ix.Add("s", Entry{SHA256: b, FirstSeen: "2026-11-02"}, a)
+	ix.Add("s", Entry{SHA256: a, FirstSeen: "2026-11-03"}, b) // a return
+	beyond := ix.Beyond(base)
+	if beyond.Len() != 2 {
+		t.Fatalf("beyond: %d entries, want b and a's return", beyond.Len())
+	}
+	base.Unite(beyond)
+	want, _ := ix.Marshal()
+	got, _ := base.Marshal()
+	if string(got) != string(want) {
+		t.Errorf("base united with what is beyond it:\n%s\nwant\n%s", got, want)
+	}
+}

@@ -1,0 +1,163 @@
+package cycle
+
+// Nothing cited is missing, nothing held is un-said: the checks a bot
+// commit passes before it is pushed.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
+)
+
+// ErrBrokenRecord: a bot commit would cite bytes no branch holds, or lose
+// what main records. Nothing is pushed.
+var ErrBrokenRecord = errors.New("refusing to publish a broken record")
+
+// checkRecord is the last look at a bot commit before its push: every hash
+// its index and report name is held (held says whether a repository path
+// is on main or in the commit), and nothing main records is lost: no entry
+// of main's index is dropped, and no source main shows as checked is
+// proposed as pending (no fetch outcome is "never checked").
+func checkRecord(mainIx, ix *store.Index, onMain, rep *report.Report, held func(path string) bool) error {
+	var problems []string
+	cite := func(what string, sum string) {
+		if !held("snapshots/" + store.BlobPath(sum)) {
+			problems = append(problems, fmt.Sprintf("%s names %.12s, which neither %s nor this commit holds", what, sum, BaseBranch))
+		}
+	}
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			cite(indexJSON+" ("+id+")", string(e.SHA256))
+		}
+	}
+	proposed := map[string]report.Entry{}
+	for _, e := range rep.Sources {
+		proposed[e.ID] = e
+		if e.SHA256 != "" {
+			cite(coverageJSON+" ("+e.ID+")", e.SHA256)
+		}
+	}
+	for _, id := range mainIx.IDs() {
+		for _, e := range mainIx.Entries(id) {
+			if _, ok := ix.Lookup(id, e.SHA256); !ok {
+				problems = append(problems, fmt.Sprintf("%s would drop %s's %.12s, which %s records", indexJSON, id, e.SHA256, BaseBranch))
+			}
+		}
+	}
+	if onMain != nil {
+		for _, m := range onMain.Sources {
+			if p, ok := proposed[m.ID]; ok && m.Status != state.Pending && p.Status == state.Pending && p.URL == m.URL {
+				problems = append(problems, fmt.Sprintf("%s would set %s back from %s to pending", coverageJSON, m.ID, m.Status))
+			}
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	const most = 10
+	more := ""
+	if len(problems) > most {
+		more = fmt.Sprintf("; and %d more", len(problems)-most)
+		problems = problems[:most]
+	}
+	return fmt.Errorf("%w: %s%s. Nothing was pushed; the cache branch keeps what was fetched", ErrBrokenRecord, strings.Join(problems, "; "), more)
+}
+
+// keepWhatMainKnows gives a source the state has no word on (pending) the
+// entry main's report records for the same URL: a lost or younger state
+// is no reason to say a checked document was never checked.
+func keepWhatMainKnows(rep, onMain *report.Report) *report.Report {
+	if onMain == nil {
+		return rep
+	}
+	known := make(map[string]report.Entry, len(onMain.Sources))
+	for _, m := range onMain.Sources {
+		known[m.ID] = m
+	}
+	for i, e := range rep.Sources {
+		m, ok := known[e.ID]
+		if e.Status != state.Pending || !ok || m.Status == state.Pending || m.URL != e.URL {
+			continue
+		}
+		m.Jurisdiction, m.Kind, m.Title, m.Encodes, m.Gaps = e.Jurisdiction, e.Kind, e.Title, e.Encodes, e.Gaps
+		rep.Sources[i] = m
+	}
+	return rep
+}
+
+// unitedIndex is the index a bot commit proposes: main's, the bot
+// branch's, the cache branch's pending entries and this runner's, united:
+// nothing served is ever dropped.
+func (c *Cycle) unitedIndex(ctx context.Context, mainIx *store.Index, cache fs.FS, v *view, local *store.Index) (*store.Index, error) {
+	ix := store.NewIndex()
+	ix.Unite(mainIx)
+	if v.botTree != nil {
+		if err := v.botTree.Fetch(ctx, indexJSON); err != nil {
+			return nil, err
+		}
+		fromBot, err := indexAt(v.botTree, indexJSON, BotBranch)
+		if err != nil {
+			return nil, err
+		}
+		ix.Unite(fromBot)
+	}
+	if cache != nil {
+		pending, err := indexAt(cache, pendingIndex, CacheBranch)
+		if err != nil {
+			return nil, err
+		}
+		ix.Unite(pending)
+	}
+	ix.Unite(local)
+	return ix, nil
+}
+
+// branchHoldsIndex reports whether the bot branch's index already records
+// everything the united index does: when it does not (a shard that
+// published earlier had not seen this one's entries), the branch is
+// rebuilt even though its report proposes the same.
+func (c *Cycle) branchHoldsIndex(ctx context.Context, v *view, cache fs.FS, local *store.Index) (bool, error) {
+	if err := v.mainTree.Fetch(ctx, indexJSON); err != nil {
+		return false, err
+	}
+	mainIx, err := indexAt(v.mainTree, indexJSON, BaseBranch)
+	if err != nil {
+		return false, err
+	}
+	ix, err := c.unitedIndex(ctx, mainIx, cache, v, local)
+	if err != nil {
+		return false, err
+	}
+	onBot, err := indexAt(v.botTree, indexJSON, BotBranch)
+	if err != nil {
+		return false, err
+	}
+	return ix.Beyond(onBot).Len() == 0, nil
+}
+
+// pendingTexts are the derived-text files of blob sum that wait on the
+// cache branch and main lacks, at their repository paths.
+func pendingTexts(cache fs.FS, sum string, onBase func(string) bool) []gitstore.Change {
+	tp := TextPath(sum)
+	if tp == "" {
+		return nil
+	}
+	var out []gitstore.Change
+	for _, p := range []string{tp, textview.ReasonPath(tp)} {
+		if onBase(p) {
+			continue
+		}
+		if data, err := pendingBlob(cache, p); err == nil {
+			out = append(out, gitstore.Change{Path: p, Data: data})
+		}
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package cycle
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// TestCheckRecordRefuses: a bot commit that cites bytes nobody holds,
+// drops an entry of main's index or sets a checked source back to pending
+// is refused, naming what is wrong; a whole one passes.
+func TestCheckRecordRefuses(t *testing.T) {
+	a, b := store.SumOf([]byte("a")), store.SumOf([]byte("b"))
+	mainIx := store.NewIndex()
+	mainIx.Add("s1", store.Entry{SHA256: a, FirstSeen: "2026-11-01"}, "")
+	ix := store.NewIndex()
+	ix.Unite(mainIx)
+	ix.Add("s1", store.Entry{SHA256: b, FirstSeen: "2026-11-02"}, a)
+	onMain := &report.Report{Sources: []report.Entry{{ID: "s1", URL: "https://x.gov/1", Status: state.Fresh, SHA256: string(a)}}}
+	rep := &report.Report{Sources: []report.Entry{{ID: "s1", URL: "https://x.gov/1", Status: state.Fresh, SHA256: string(b)}}}
+	holds := func(sums ...store.Sum) func(string) bool {
+		return func(p string) bool {
+			for _, s := range sums {
+				if p == "snapshots/"+s.Path() {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	if err := checkRecord(mainIx, ix, onMain, rep, holds(a, b)); err != nil {
+		t.Errorf("a whole record: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		ix   *store.Index
+		rep  *report.Report
+		held func(string) bool
+		want string
+	}{
+		{"blob missing", ix, rep, holds(a), "names " + string(b)[:12]},
+		{"main's entry dropped", single("s1", store.Entry{SHA256: b, FirstSeen: "2026-11-02"}), rep, holds(a, b), "would drop s1's " + string(a)[:12]},
+		{"back to pending", ix, &report.Report{Sources: []report.Entry{{ID: "s1", URL: "https://x.gov/1", Status: state.Pending}}}, holds(a, b), "back from fresh to pending"},
+	} {
+		err := checkRecord(mainIx, c.ix, onMain, c.rep, c.held)
+		if !errors.Is(err, ErrBrokenRecord) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrBrokenRecord saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestKeepWhatMainKnows: a source the state never saw keeps main's entry
+// (same URL), with the manifest's current title.
+func TestKeepWhatMainKnows(t *testing.T) {
+	onMain := &report.Report{Sources: []report.Entry{
+		{ID: "s1", URL: "https://x.gov/1", Title: "old", Status: state.Fresh, SHA256: "aa"},
+		{ID: "s2", URL: "https://x.gov/old", Status: state.Fresh, SHA256: "bb"},
+	}}
+	rep := &report.Report{Sources: []report.Entry{
+		{ID: "s1", URL: "https://x.gov/1", Title: "new", Status: state.Pending},
+		{ID: "s2", URL: "https://x.gov/2", Status: state.Pending},
+	}}
+	got := keepWhatMainKnows(rep, onMain).Sources
+	if got[0].Status != state.Fresh || got[0].SHA256 != "aa" || got[0].Title != "new" {
+		t.Errorf("s1: %+v, want main's fresh entry with the manifest's title", got[0])
+	}
+	if got[1].Status != state.Pending {
+		t.Errorf("s2, whose URL changed: %+v, want pending", got[1])
+	}
+}

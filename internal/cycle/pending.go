@@ -1,0 +1,156 @@
+package cycle
+
+// The record's bytes travel with it. A run's new blobs reach main only when
+// a reviewer merges the bot's pull request, and a runner is thrown away
+// after its job; shards publish in any order, a runner can die between its
+// push and its pull request, and the bot branch can be deleted. So every
+// push of the state to the cache branch carries, in the same commit, the
+// index entries main does not hold yet, with their blobs and texts, under
+// pending/ in the store's own layout (pending/index.json,
+// pending/sha256/…, pending/text/…). The cache branch therefore never names
+// a hash that it or main does not hold, and whichever shard publishes, and
+// whenever, reads every shard's entries and bytes from there: the bot
+// branch is their union. Once main holds an entry and its blob, the next
+// push drops it from pending/ (a deletion in a new commit, never a
+// rewrite; git keeps one copy of a blob that main and the cache branch
+// share).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
+)
+
+const (
+	pendingDir   = "pending"
+	pendingIndex = pendingDir + "/index.json"
+)
+
+// pendingPath is where a file of the repository's snapshots/ (a blob or a
+// derived text) waits on the cache branch.
+func pendingPath(repoPath string) string {
+	return pendingDir + "/" + strings.TrimPrefix(repoPath, "snapshots/")
+}
+
+// mainRecord is what main holds: its hash index and a test of its files
+// that reads directory listings only.
+type mainRecord struct {
+	ix  *store.Index
+	has func(path string) bool
+}
+
+func (c *Cycle) readMain(ctx context.Context) (*mainRecord, error) {
+	reader, err := gitstore.OpenPartial(c.o.Remote)
+	if err != nil {
+		return nil, err
+	}
+	defer reader.Close()
+	_, tree, err := reader.Read(ctx, BaseBranch)
+	if err != nil {
+		return nil, explainGit(err)
+	}
+	if err := tree.Fetch(ctx, indexJSON); err != nil {
+		return nil, err
+	}
+	ix, err := indexAt(tree, indexJSON, BaseBranch)
+	if err != nil {
+		return nil, err
+	}
+	has := lister(tree)
+	// The listings are read now, while the reader is open.
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			has("snapshots/" + e.SHA256.Path())
+		}
+	}
+	return &mainRecord{ix: ix, has: has}, nil
+}
+
+// pendingChanges are the changes that bring the tip's pending/ to what
+// main does not hold yet of the tip's pending entries and this runner's
+// index. An entry whose blob neither the tip nor this runner holds is left
+// out and said: the record never names bytes nobody has.
+func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, error) {
+	held, err := indexAt(tip, pendingIndex, CacheBranch)
+	if err != nil {
+		return nil, err
+	}
+	local, err := store.LoadIndex(filepath.Join(c.o.Snapshots, "index.json"))
+	if err != nil {
+		return nil, err
+	}
+	all := store.NewIndex()
+	all.Unite(held)
+	all.Unite(local)
+	onTip := lister(tip)
+	want := store.NewIndex()
+	needed := map[store.Sum]bool{}
+	var out []gitstore.Change
+	beyond := all.Beyond(main.ix)
+	for _, id := range beyond.IDs() {
+		for _, e := range beyond.Entries(id) {
+			p := "snapshots/" + e.SHA256.Path()
+			if !main.has(p) && !needed[e.SHA256] && !onTip(pendingPath(p)) {
+				data, err := readLocal(c.o.Snapshots, e.SHA256)
+				if errors.Is(err, fs.ErrNotExist) {
+					c.logf("pending: %s's %.12s is held neither here nor on %s: left out of the record", id, e.SHA256, CacheBranch)
+					continue
+				}
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, gitstore.Change{Path: pendingPath(p), Data: data})
+				texts := derivedTexts(c.o.Snapshots, string(e.SHA256))
+				for _, tp := range sortedKeys(texts) {
+					out = append(out, gitstore.Change{Path: pendingPath(tp), Data: texts[tp]})
+				}
+			}
+			if !main.has(p) {
+				needed[e.SHA256] = true
+			}
+			want.Unite(single(id, e))
+		}
+	}
+	// What main now holds leaves pending/.
+	for _, id := range held.IDs() {
+		for _, e := range held.Entries(id) {
+			if needed[e.SHA256] {
+				continue
+			}
+			out = append(out, gitstore.Change{Path: pendingPath("snapshots/" + e.SHA256.Path())})
+			if tp := TextPath(string(e.SHA256)); tp != "" {
+				out = append(out, gitstore.Change{Path: pendingPath(tp)}, gitstore.Change{Path: pendingPath(textview.ReasonPath(tp))})
+			}
+		}
+	}
+	if want.Len() == 0 {
+		return append(out, gitstore.Change{Path: pendingIndex}), nil
+	}
+	data, err := want.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	return append(out, gitstore.Change{Path: pendingIndex, Data: data}), nil
+}
+
+// single is an index of one entry.
+func single(id string, e store.Entry) *store.Index {
+	ix := store.NewIndex()
+	ix.Add(id, e, "")
+	return ix
+}
+
+// pendingBlob reads a blob, or a text, waiting on the cache branch.
+func pendingBlob(cache fs.FS, repoPath string) ([]byte, error) {
+	if cache == nil {
+		return nil, fmt.Errorf("no %s: %w", CacheBranch, fs.ErrNotExist)
+	}
+	return fs.ReadFile(cache, pendingPath(repoPath))
+}
