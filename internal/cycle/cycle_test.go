@@ -1,6 +1,8 @@
 package cycle
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,7 +10,10 @@ import (
 	"fmt"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -242,6 +247,99 @@ func TestDeletedBotBranchIsNoDecline(t *testing.T) {
 	_, log = r.cycle()
 	if prs := r.gh.PRs(); len(prs) != 3 || prs[2].State != "open" {
 		t.Fatalf("%d pull requests after the label asked again: want #3 open\n%s", len(prs), log)
+	}
+}
+
+// TestLostCacheBranchAfterAMergeLosesNothing: main holds the merged report
+// when fetch-cache is deleted, on a runner that never saw the branch. The
+// cycle halts until the next UTC day, recovers statuses and hashes from
+// main's report, takes no lease, and opens no pull request: a lost state
+// is no change of the documents. The next day's fetch of unchanged bytes
+// is quiet too.
+func TestLostCacheBranchAfterAMergeLosesNothing(t *testing.T) {
+	r := newRepo(t, "t-a", "t-b")
+	r.cycle()
+	r.squashMerge(1)
+	onMain, err := report.Parse([]byte(r.show(BaseBranch, coverageJSON)))
+	must(t, err)
+	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+CacheBranch)
+	out, log := r.cycle()
+	if out.Requests != 0 || !strings.Contains(log, "none is sent before") {
+		t.Errorf("%d requests on the day the cache branch vanished: want none, and the halt said\n%s", out.Requests, log)
+	}
+	if n := len(r.gh.PRs()); n != 1 {
+		t.Fatalf("%d pull requests: a lost cache branch opened one\n%s", n, log)
+	}
+	if !strings.Contains(log, "recreated from main's coverage report") {
+		t.Errorf("the cycle does not say where the state came from:\n%s", log)
+	}
+	if got := r.show(CacheBranch, lease.Path("1-of-1")); got != "" {
+		t.Errorf("a lease on the recreated branch of a halted cycle:\n%s", got)
+	}
+	st, err := state.Decode(os.DirFS(exportBranch(t, r, CacheBranch)))
+	must(t, err)
+	for _, e := range onMain.Sources {
+		if got := st.Source(e.ID); got.Status != e.Status || string(got.SHA256) != e.SHA256 {
+			t.Errorf("%s recovered as %s %.12s, want main's %s %.12s", e.ID, got.Status, got.SHA256, e.Status, e.SHA256)
+		}
+	}
+	_, log = r.cycle() // the next day: fetched again, the same bytes
+	if n := len(r.gh.PRs()); n != 1 {
+		t.Errorf("%d pull requests after the next day's quiet fetch, want 1\n%s", n, log)
+	}
+	assertHeld(t, r)
+}
+
+// TestLostCacheBranchRecoveredFromTheRunnersCopy: the runner's git store
+// (the Actions cache) still holds the vanished branch's tip: the branch is
+// recreated with its state, ledgers and pending blobs, and the open pull
+// request is left as it is.
+func TestLostCacheBranchRecoveredFromTheRunnersCopy(t *testing.T) {
+	r := newRepo(t, "t-a", "t-b")
+	r.gitCache = t.TempDir()
+	r.cycle()
+	oldState := r.show(CacheBranch, "state.json")
+	oldPending := r.show(CacheBranch, pendingIndex)
+	body := r.gh.PRs()[0].Body
+	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+CacheBranch)
+	r.now = r.now.Add(-23 * time.Hour)
+	_, log := r.cycle()
+	if !strings.Contains(log, "which this runner's copy holds") {
+		t.Errorf("the cycle does not say it recovered from the runner's copy:\n%s", log)
+	}
+	if got := r.show(CacheBranch, "state.json"); got != oldState || oldState == "" {
+		t.Errorf("recovered state.json:\n%s\nwant the vanished tip's:\n%s", got, oldState)
+	}
+	if got := r.show(CacheBranch, pendingIndex); got != oldPending || oldPending == "" {
+		t.Errorf("recovered %s:\n%s\nwant\n%s", pendingIndex, got, oldPending)
+	}
+	if prs := r.gh.PRs(); len(prs) != 1 || prs[0].Body != body {
+		t.Errorf("the open pull request changed after the state was recovered")
+	}
+	assertHeld(t, r)
+}
+
+// exportBranch writes a branch's files to a directory, with git itself.
+func exportBranch(t *testing.T, r *repo, branch string) string {
+	t.Helper()
+	dir := t.TempDir()
+	out, err := exec.Command("git", "--git-dir", r.git.Dir(repoName), "archive", "--format=tar", branch).Output()
+	must(t, err)
+	tr := tar.NewReader(bytes.NewReader(out))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return dir
+		}
+		must(t, err)
+		if h.Typeflag != tar.TypeReg {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(h.Name))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		data, err := io.ReadAll(tr)
+		must(t, err)
+		must(t, os.WriteFile(p, data, 0o644))
 	}
 }
 

@@ -7,9 +7,14 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"testing/fstest"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // haltFile, on the cache branch, stops every run from sending a request
@@ -48,33 +53,135 @@ const cacheTrailer = "Fetch-Cache: "
 
 // missingCacheBranch decides what a missing cache branch means. Never seen
 // before: the first run, which creates it. Seen before (this machine's
-// store, or the bot branch, remembers its tip): it vanished, and with it
-// the record of what each host was sent today, so no request may go out
-// before the next UTC day. The branch is recreated at once, carrying that
-// halt, so every run of every shard honours it.
+// store, the bot branch or main's report remembers it): it vanished, and
+// with it the record of what each host was sent today, so no request may
+// go out before the next UTC day. Everything else still known is
+// recovered, from the newest place that holds it: the tip this runner's
+// store remembers (its objects kept in the Actions cache), else main's
+// report and index (statuses, hashes, what was served). The branch is
+// recreated at once, with what was recovered and the halt, so every run of
+// every shard honours it; no lease is carried over.
 func (c *Cycle) missingCacheBranch(ctx context.Context) (string, error) {
 	seen, by := c.repo.LastSeen(CacheBranch), "this runner's copy of the repository"
 	if seen == "" {
 		seen, by = c.rememberedByBotBranch(ctx), "the bot branch "+BotBranch
 	}
+	onMain, err := c.mainReport(ctx)
+	if err != nil {
+		return "", err
+	}
+	if seen == "" && checked(onMain) {
+		seen, by = "(unknown)", BaseBranch+"'s coverage report, which shows checked sources,"
+	}
 	if seen == "" {
 		c.note("branch %s does not exist yet: this is the bot's first run, the branch is created", CacheBranch)
 		return "", nil
 	}
+	files, from, err := c.recoverCache(seen, onMain)
+	if err != nil {
+		return "", err
+	}
 	now := c.o.Clock.Now().UTC()
 	until := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
 	reason := fmt.Sprintf("branch %s has vanished (it was at %.12s, as %s remembers): how many requests each host got today cannot be known, "+
-		"so none is sent before %s. The branch is recreated; it is the bot's memory, so protect it from deletion (a branch rule on %s)",
-		CacheBranch, seen, by, until.Format("2006-01-02 15:04 UTC"), CacheBranch)
+		"so none is sent before %s. The branch is recreated from %s; it is the bot's memory, so protect it from deletion (a branch rule on %s)",
+		CacheBranch, seen, by, until.Format("2006-01-02 15:04 UTC"), from, CacheBranch)
 	data, _ := json.MarshalIndent(halt{Until: until, Reason: reason}, "", "  ")
+	files[haltFile] = append(data, '\n')
 	sig, msg := c.signature("recreate after the branch vanished")
 	if _, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(fs.FS) ([]gitstore.Change, error) {
-		return []gitstore.Change{{Path: haltFile, Data: append(data, '\n')}}, nil
+		changes := make([]gitstore.Change, 0, len(files))
+		for _, p := range sortedKeys(files) {
+			changes = append(changes, gitstore.Change{Path: p, Data: files[p]})
+		}
+		return changes, nil
 	}, 0); err != nil {
 		return "", fmt.Errorf("recreate %s: %w", CacheBranch, explainGit(err))
 	}
 	c.note("%s", reason)
+	// The recovered state is what this cycle publishes from.
+	tree := fstest.MapFS{}
+	for p, data := range files {
+		tree[p] = &fstest.MapFile{Data: data}
+	}
+	c.pulled = tree
+	st, err := state.Decode(tree)
+	if err != nil {
+		return "", err
+	}
+	local, err := state.Load(c.o.State)
+	if err != nil {
+		return "", err
+	}
+	if err := lease.MergeState(st, local).Save(c.o.State); err != nil {
+		return "", err
+	}
 	return reason, nil
+}
+
+// recoverCache returns the files of the recreated cache branch and where
+// they came from: the remembered tip's, when this runner's store holds it
+// (leases and an old halt left out), else a state built from main's report.
+func (c *Cycle) recoverCache(seen string, onMain *report.Report) (map[string][]byte, string, error) {
+	if tree, err := c.repo.TreeOf(seen); err == nil {
+		files := map[string][]byte{}
+		err := fs.WalkDir(tree, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || p == haltFile || strings.HasPrefix(p, lease.Dir+"/") {
+				return err
+			}
+			files[p], err = fs.ReadFile(tree, p)
+			return err
+		})
+		if err == nil {
+			return files, fmt.Sprintf("its tip %.12s, which this runner's copy holds (state, validators, robots copies, ledgers, pending blobs)", seen), nil
+		}
+		c.logf("recover %s from %.12s: %v; recovering from %s's report instead", CacheBranch, seen, err, BaseBranch)
+	}
+	st := state.New()
+	if onMain != nil {
+		for _, e := range onMain.Sources {
+			if e.Status == state.Pending {
+				continue
+			}
+			st.PutSource(e.ID, state.Source{Status: e.Status, Since: e.Since, HTTPStatus: e.HTTPStatus, SHA256: store.Sum(e.SHA256),
+				Size: e.Size, ContentType: e.ContentType, FinalURL: e.FinalURL, Detail: e.Detail})
+		}
+	}
+	files, err := st.Files()
+	if err != nil {
+		return nil, "", err
+	}
+	return files, fmt.Sprintf("%s's coverage report (statuses and hashes; validators, robots copies and check times start afresh)", BaseBranch), nil
+}
+
+// mainReport is main's coverage report (nil when it has none).
+func (c *Cycle) mainReport(ctx context.Context) (*report.Report, error) {
+	reader, err := gitstore.OpenPartial(c.o.Remote)
+	if err != nil {
+		return nil, err
+	}
+	defer reader.Close()
+	_, tree, err := reader.Read(ctx, BaseBranch)
+	if err != nil {
+		return nil, explainGit(err)
+	}
+	if err := tree.Fetch(ctx, coverageJSON); err != nil {
+		return nil, err
+	}
+	return reportIn(tree, BaseBranch)
+}
+
+// checked reports whether a report shows any source checked.
+func checked(r *report.Report) bool {
+	if r == nil {
+		return false
+	}
+	for _, e := range r.Sources {
+		if e.Status != state.Pending {
+			return true
+		}
+	}
+	return false
 }
 
 // rememberedByBotBranch returns the cache branch tip named by the newest

@@ -42,6 +42,10 @@ type repo struct {
 	ids  []string
 	now  time.Time
 	run  int
+	// gitCache, when set, is the Actions cache of the runners' git store
+	// (the state directory's .gitstore): restored into each runner by
+	// options and saved back after each cycle.
+	gitCache string
 }
 
 func newRepo(t testing.TB, ids ...string) *repo {
@@ -167,6 +171,9 @@ func (r *repo) options(shard string) (Options, *bytes.Buffer) {
 	must(r.t, err)
 	o.GitHub = gh
 	r.checkout(o)
+	if r.gitCache != "" {
+		must(r.t, os.CopyFS(filepath.Join(o.State, ".gitstore"), os.DirFS(r.gitCache)))
+	}
 	return o, &log
 }
 
@@ -205,6 +212,7 @@ func (r *repo) cycle() (Outcome, string) {
 	if err != nil {
 		r.t.Fatalf("cycle %d: %v\n%s", r.run, err, log)
 	}
+	r.saveGitCache(o)
 	r.now = r.now.Add(24 * time.Hour)
 	return out, log.String()
 }
@@ -253,4 +261,14 @@ func onlyBotPaths(paths []string) bool {
 	return !slices.ContainsFunc(paths, func(p string) bool {
 		return !strings.HasPrefix(p, "reports/") && !strings.HasPrefix(p, "snapshots/")
 	})
+}
+
+// saveGitCache saves a runner's git store as the Actions cache does after
+// its job.
+func (r *repo) saveGitCache(o Options) {
+	if r.gitCache == "" {
+		return
+	}
+	must(r.t, os.RemoveAll(r.gitCache))
+	must(r.t, os.CopyFS(r.gitCache, os.DirFS(filepath.Join(o.State, ".gitstore"))))
 }
