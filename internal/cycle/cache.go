@@ -5,6 +5,7 @@ package cycle
 // compare-and-swap edit re-applied on the newest tip.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // pull brings the cache branch's state, robots copies and today's ledgers
@@ -32,6 +34,9 @@ import (
 func (c *Cycle) pull(ctx context.Context) (halted string, err error) {
 	if m, ok := c.unpushed(); ok {
 		c.note("restoring the ledgers and state of run %s, which could not push them: they are pushed with this run's", m.RunID)
+		if err := c.restoreKept(ctx); err != nil {
+			return "", fmt.Errorf("restore the blobs run %s kept: %w", m.RunID, err)
+		}
 	}
 	_, tip, err := c.repo.Read(ctx, CacheBranch)
 	if errors.Is(err, gitstore.ErrNoBranch) {
@@ -103,13 +108,34 @@ func (c *Cycle) carryPending(ctx context.Context) error {
 	}
 	defer reader.Close()
 	_, tip, err := reader.Read(ctx, BotBranch)
-	if errors.Is(err, gitstore.ErrNoBranch) {
-		return nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, gitstore.ErrNoBranch) {
 		return err
 	}
-	return copyBlobs(ctx, tip, c.o.Snapshots, missing)
+	if err == nil {
+		if missing, err = copyBlobs(ctx, tip, c.o.Snapshots, missing); err != nil {
+			return err
+		}
+	}
+	return c.fetchAgain(st, missing)
+}
+
+// fetchAgain makes the sources whose held bytes no place holds any more
+// (a runner died with them before they were kept) due at once, without
+// validators: a plain GET recovers them.
+func (c *Cycle) fetchAgain(st *state.State, lost []store.Sum) error {
+	if len(lost) == 0 {
+		return nil
+	}
+	for _, id := range st.SourceIDs() {
+		src := st.Source(id)
+		if !slices.Contains(lost, src.SHA256) {
+			continue
+		}
+		c.note("%s: its bytes %.12s are held nowhere (a runner stopped before they were kept): fetched again", id, src.SHA256)
+		src.LastCheck, src.ETag, src.LastModified = time.Time{}, "", ""
+		st.PutSource(id, src)
+	}
+	return st.Save(c.o.State)
 }
 
 // want is the number of requests the run would like per host: its due
@@ -277,6 +303,7 @@ func (c *Cycle) pushState(ctx context.Context, what string, extra func(tip fs.FS
 	if err != nil {
 		return fmt.Errorf("read %s: %w", BaseBranch, err)
 	}
+	c.main = main
 	sig, msg := c.signature(what)
 	_, err = c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 		changes, err := c.ledgerChanges(tip)
@@ -410,6 +437,9 @@ func (c *Cycle) unpushed() (unpushedMarker, bool) {
 }
 
 func (c *Cycle) markUnpushed() error {
+	if err := c.keepPending(); err != nil {
+		return err
+	}
 	data, err := json.MarshalIndent(unpushedMarker{RunID: c.o.RunID, At: c.o.Clock.Now().UTC(), Lease: c.lease}, "", "  ")
 	if err != nil {
 		return err
@@ -421,6 +451,88 @@ func (c *Cycle) clearUnpushed() {
 	if err := os.Remove(filepath.Join(c.o.State, unpushedFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.logf("remove %s: %v", unpushedFile, err)
 	}
+	if err := os.RemoveAll(filepath.Join(c.o.State, pendingDir)); err != nil {
+		c.logf("remove %s: %v", pendingDir, err)
+	}
+}
+
+// keepPending copies what this run's store holds beyond main (its index
+// entries, blobs and texts) into the state directory's pending/, in the
+// store's layout: a re-run gets the state directory back, not the
+// runner's snapshots, and must publish the bytes the state names.
+func (c *Cycle) keepPending() error {
+	if c.main == nil {
+		return nil // main was never read: no push was tried
+	}
+	local, err := store.LoadIndex(filepath.Join(c.o.Snapshots, "index.json"))
+	if err != nil {
+		return err
+	}
+	beyond := local.Beyond(c.main.ix)
+	if beyond.Len() == 0 {
+		return nil
+	}
+	dir := filepath.Join(c.o.State, pendingDir)
+	kept, err := store.Open(dir)
+	if err != nil {
+		return err
+	}
+	for _, id := range beyond.IDs() {
+		for _, e := range beyond.Entries(id) {
+			data, err := readLocal(c.o.Snapshots, e.SHA256)
+			if err != nil {
+				return err
+			}
+			if _, _, err := kept.Put(context.Background(), bytes.NewReader(data)); err != nil {
+				return err
+			}
+			for p, text := range derivedTexts(c.o.Snapshots, string(e.SHA256)) {
+				if err := atomicfile.WriteFile(filepath.Join(c.o.State, filepath.FromSlash(pendingPath(p))), text, 0o644); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return beyond.Save(filepath.Join(dir, "index.json"))
+}
+
+// restoreKept brings what an earlier attempt kept in the state directory's
+// pending/ back into the local store and index.
+func (c *Cycle) restoreKept(ctx context.Context) error {
+	dir := filepath.Join(c.o.State, pendingDir)
+	kept, err := store.LoadIndex(filepath.Join(dir, "index.json"))
+	if err != nil || kept.Len() == 0 {
+		return err
+	}
+	s, err := store.Open(c.o.Snapshots)
+	if err != nil {
+		return err
+	}
+	for _, id := range kept.IDs() {
+		for _, e := range kept.Entries(id) {
+			data, err := readLocal(dir, e.SHA256)
+			if err != nil {
+				return err
+			}
+			if got, _, err := s.Put(ctx, bytes.NewReader(data)); err != nil || got != e.SHA256 {
+				return errors.Join(err, fmt.Errorf("%s: %s holds other bytes", dir, e.SHA256))
+			}
+			for _, tp := range []string{TextPath(string(e.SHA256)), textview.ReasonPath(TextPath(string(e.SHA256)))} {
+				if data, err := os.ReadFile(filepath.Join(c.o.State, filepath.FromSlash(pendingPath(tp)))); err == nil {
+					if err := atomicfile.WriteFile(filepath.Join(c.o.Snapshots, filepath.FromSlash(strings.TrimPrefix(tp, "snapshots/"))), data, 0o644); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	ixPath := filepath.Join(c.o.Snapshots, "index.json")
+	local, err := store.LoadIndex(ixPath)
+	if err != nil {
+		return err
+	}
+	local.Unite(kept)
+	return local.Save(ixPath)
 }
 
 // runOf is the workflow run of a run id "<run>-<attempt>".

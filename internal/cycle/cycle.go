@@ -120,10 +120,12 @@ type Cycle struct {
 	repo *gitstore.Repo // the cache branch, objects kept on disk
 	// pulled is the cache branch's tip as pull read it (nil before).
 	pulled fs.FS
-	day    string
-	lease  lease.Lease
-	notes  []string // for the step summary: what a maintainer should know
-	mu     sync.Mutex
+	// main is main's record as the last push of the state read it.
+	main  *mainRecord
+	day   string
+	lease lease.Lease
+	notes []string // for the step summary: what a maintainer should know
+	mu    sync.Mutex
 
 	lastPush time.Time
 	pushing  sync.Mutex

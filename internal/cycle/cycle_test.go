@@ -423,14 +423,29 @@ func TestFailedFinalPushIsKeptForTheRerun(t *testing.T) {
 		t.Fatalf("no marker for the re-run: %v", err)
 	}
 
-	// The re-run: attempt 2 of the same workflow run, on a new runner that
-	// got the state directory back from the artifact.
+	// The re-run: attempt 2 of the same workflow run, two hours later (the
+	// sources are due again), on a new runner that got the state directory
+	// back from the artifact.
+	r.now = r.now.Add(2 * time.Hour)
 	o2, log2 := r.options("1/1")
 	must(t, os.RemoveAll(o2.State))
 	must(t, os.CopyFS(o2.State, os.DirFS(o.State)))
-	o2.Run, o2.RunID, o2.NoPublish = r.runner(&o2), "555-2", true
+	o2.Run, o2.RunID = r.runner(&o2), "555-2"
+	for _, id := range r.ids { // the re-run is served newer bytes
+		r.docs[id] = id + " rates, edition 2"
+	}
 	if _, err := Run(context.Background(), o2); err != nil {
 		t.Fatalf("re-run: %v\n%s", err, log2)
+	}
+	// What attempt 1 fetched is not lost with its runner: the re-run's
+	// pull request holds both editions.
+	assertHeld(t, r)
+	ix, err := store.ParseIndex([]byte(r.show(BotBranch, indexJSON)))
+	must(t, err)
+	for _, id := range r.ids {
+		if n := len(ix.Entries(id)); n != 2 {
+			t.Errorf("%s: %d entries in the pull request's index, want attempt 1's bytes and the re-run's\n%s", id, n, log2)
+		}
 	}
 	if !strings.Contains(log2.String(), "restoring the ledgers and state of run 555-1") {
 		t.Errorf("the re-run does not say it restores the lost lines:\n%s", log2)

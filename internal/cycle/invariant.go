@@ -161,3 +161,49 @@ func pendingTexts(cache fs.FS, sum string, onBase func(string) bool) []gitstore.
 	}
 	return out
 }
+
+// holder returns a test of whether some place the bot publishes from holds
+// the blob of a hash: this runner's store, main, the cache branch's
+// pending/ or the bot branch (listings only, never contents).
+func (c *Cycle) holder(v *view, cache fs.FS) func(sum string) bool {
+	local := store.ReadOnly(c.o.Snapshots)
+	onMain := lister(v.mainTree)
+	var onCache, onBot func(string) bool
+	if cache != nil {
+		onCache = lister(cache)
+	}
+	if v.botTree != nil {
+		onBot = lister(v.botTree)
+	}
+	return func(sum string) bool {
+		p := "snapshots/" + store.BlobPath(sum)
+		return local.Has(store.Sum(sum)) || onMain(p) ||
+			onCache != nil && onCache(pendingPath(p)) || onBot != nil && onBot(p)
+	}
+}
+
+// dropUnheld keeps the report from citing bytes no place holds (a runner
+// that died with them before they were kept): the source shows main's
+// entry when main holds its bytes, else its status without a hash, and
+// the run fetches it again (carryPending makes it due).
+func dropUnheld(rep, onMain *report.Report, holds func(sum string) bool) *report.Report {
+	known := map[string]report.Entry{}
+	if onMain != nil {
+		for _, m := range onMain.Sources {
+			known[m.ID] = m
+		}
+	}
+	for i, e := range rep.Sources {
+		if e.SHA256 == "" || holds(e.SHA256) {
+			continue
+		}
+		if m, ok := known[e.ID]; ok && m.URL == e.URL && (m.SHA256 == "" || holds(m.SHA256)) {
+			m.Jurisdiction, m.Kind, m.Title, m.Encodes, m.Gaps = e.Jurisdiction, e.Kind, e.Title, e.Encodes, e.Gaps
+			rep.Sources[i] = m
+			continue
+		}
+		e.SHA256, e.Size, e.ContentType = "", 0, ""
+		rep.Sources[i] = e
+	}
+	return rep
+}

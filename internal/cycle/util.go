@@ -16,37 +16,38 @@ import (
 )
 
 // copyBlobs copies the blobs named by sums from a branch's tree into the
-// local store, checking each one's hash; those the tree lacks are skipped
-// (the next check fetches them whole).
-func copyBlobs(ctx context.Context, tree *gitstore.Tree, snapshots string, sums []store.Sum) error {
+// local store, checking each one's hash, and returns those the tree lacks.
+func copyBlobs(ctx context.Context, tree *gitstore.Tree, snapshots string, sums []store.Sum) ([]store.Sum, error) {
 	paths := make([]string, len(sums))
 	for i, sum := range sums {
 		paths[i] = "snapshots/" + sum.Path()
 	}
 	if err := tree.Fetch(ctx, paths...); err != nil {
-		return err
+		return nil, err
 	}
+	var left []store.Sum
 	s, err := store.Open(snapshots)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	for i, sum := range sums {
 		data, err := fs.ReadFile(tree, paths[i])
 		if errors.Is(err, fs.ErrNotExist) {
+			left = append(left, sum)
 			continue
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		got, _, err := s.Put(ctx, bytes.NewReader(data))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if got != sum {
-			return fmt.Errorf("%s holds bytes that hash to %s under %s", BotBranch, got, sum)
+			return nil, fmt.Errorf("%s holds bytes that hash to %s under %s", BotBranch, got, sum)
 		}
 	}
-	return nil
+	return left, nil
 }
 
 // copyPending copies the blobs of sums that wait on the cache branch's tip
