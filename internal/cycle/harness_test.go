@@ -46,6 +46,10 @@ type repo struct {
 	// (the state directory's .gitstore): restored into each runner by
 	// options and saved back after each cycle.
 	gitCache string
+	// dailyCap, when set, is every host's daily cap in the manifest.
+	dailyCap int
+	// sent counts the requests the world received, by "day host".
+	sent map[string]int
 }
 
 func newRepo(t testing.TB, ids ...string) *repo {
@@ -68,7 +72,14 @@ func newRepo(t testing.TB, ids ...string) *repo {
 func (r *repo) manifests(dir string) *manifest.Set {
 	r.t.Helper()
 	var b strings.Builder
-	b.WriteString("jurisdiction: test\nname: Test\ntimezone: UTC\nsources:\n")
+	b.WriteString("jurisdiction: test\nname: Test\ntimezone: UTC\n")
+	if r.dailyCap > 0 {
+		b.WriteString("hosts:\n")
+		for i := range r.ids {
+			fmt.Fprintf(&b, "  tax%d.example.gov:\n    daily_cap: %d\n", i, r.dailyCap)
+		}
+	}
+	b.WriteString("sources:\n")
 	for i, id := range r.ids {
 		fmt.Fprintf(&b, "  - id: %s\n    url: https://tax%d.example.gov/%s\n    kind: rates-page\n    title: %s\n    recheck: 1h\n", id, i, id, id)
 	}
@@ -118,6 +129,9 @@ func (r *repo) runner(o *Options) Runner {
 				}
 			}
 			must(r.t, led.Append(ledger.Line{Event: ledger.Dispatch, Time: now, Host: src.Host, URL: src.URL, Purpose: "document", Source: src.ID, RunID: o.RunID}))
+			if r.sent != nil {
+				r.sent[ledger.Day(now)+" "+src.Host]++
+			}
 			ss := st.Source(src.ID)
 			ss.LastCheck = now
 			if doc := r.docs[src.ID]; doc == "" {
@@ -223,6 +237,20 @@ func (r *repo) show(rev, path string) string {
 		return ""
 	}
 	return out
+}
+
+// files is the set of paths of a branch's files (none when it does not
+// exist), read with git ls-tree.
+func (r *repo) files(branch string) map[string]bool {
+	out, err := r.git.Run(repoName, "ls-tree", "-r", "--name-only", "refs/heads/"+branch)
+	set := map[string]bool{}
+	if err != nil {
+		return set
+	}
+	for _, p := range strings.Split(out, "\n") {
+		set[p] = true
+	}
+	return set
 }
 
 func (r *repo) tip(branch string) string {
