@@ -17,6 +17,18 @@
 // A cycle in which nothing meaningful changed pushes nothing to the bot
 // branch and writes nothing to GitHub.
 //
+// Nothing fetched is lost and nothing cited is missing. The bytes a state
+// names travel with it: every push of the state to the cache branch
+// carries, in the same commit, what main does not hold yet under pending/
+// (pending.go), so shards publish a union in any order and a runner that
+// dies after its push, or a deleted bot branch, loses nothing. Before each
+// push of the bot branch, checkRecord refuses a commit that cites a hash
+// neither it nor main holds or that loses what main records. A vanished
+// cache branch is recovered from the newest place that still holds it
+// (halt.go); a pull request closed because its branch was deleted is not a
+// reviewer's "no" (GitHub's events say head_ref_deleted); a re-run counts
+// what the attempt it takes over sent, not what it reserved.
+//
 // Everything the cycle touches is injected: the clock, the fetch run
 // (Runner), the git remote and the GitHub API (PullRequests), so that each
 // step is tested on its own against a real git server and a fake API.
