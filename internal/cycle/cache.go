@@ -504,19 +504,10 @@ func (c *Cycle) restoreKept(ctx context.Context) error {
 	if err != nil || kept.Len() == 0 {
 		return err
 	}
-	s, err := store.Open(c.o.Snapshots)
-	if err != nil {
-		return err
-	}
+	var sums []store.Sum
 	for _, id := range kept.IDs() {
 		for _, e := range kept.Entries(id) {
-			data, err := readLocal(dir, e.SHA256)
-			if err != nil {
-				return err
-			}
-			if got, _, err := s.Put(ctx, bytes.NewReader(data)); err != nil || got != e.SHA256 {
-				return errors.Join(err, fmt.Errorf("%s: %s holds other bytes", dir, e.SHA256))
-			}
+			sums = append(sums, e.SHA256)
 			for _, tp := range []string{TextPath(string(e.SHA256)), textview.ReasonPath(TextPath(string(e.SHA256)))} {
 				if data, err := os.ReadFile(filepath.Join(c.o.State, filepath.FromSlash(pendingPath(tp)))); err == nil {
 					if err := atomicfile.WriteFile(filepath.Join(c.o.Snapshots, filepath.FromSlash(strings.TrimPrefix(tp, "snapshots/"))), data, 0o644); err != nil {
@@ -525,6 +516,13 @@ func (c *Cycle) restoreKept(ctx context.Context) error {
 				}
 			}
 		}
+	}
+	lost, err := copyInto(ctx, c.o.Snapshots, sums, dir, func(sum store.Sum) ([]byte, error) { return readLocal(dir, sum) })
+	if err != nil {
+		return err
+	}
+	if len(lost) > 0 {
+		return fmt.Errorf("%s names %.12s but does not hold it", dir, lost[0])
 	}
 	ixPath := filepath.Join(c.o.Snapshots, "index.json")
 	local, err := store.LoadIndex(ixPath)

@@ -155,20 +155,12 @@ func (c *Cycle) recoverCache(seen string, onMain *report.Report) (map[string][]b
 }
 
 // mainReport is main's coverage report (nil when it has none).
-func (c *Cycle) mainReport(ctx context.Context) (*report.Report, error) {
-	reader, err := gitstore.OpenPartial(c.o.Remote)
-	if err != nil {
-		return nil, err
-	}
-	defer reader.Close()
-	_, tree, err := reader.Read(ctx, BaseBranch)
-	if err != nil {
-		return nil, explainGit(err)
-	}
-	if err := tree.Fetch(ctx, coverageJSON); err != nil {
-		return nil, err
-	}
-	return reportIn(tree, BaseBranch)
+func (c *Cycle) mainReport(ctx context.Context) (rep *report.Report, err error) {
+	err = c.onMain(ctx, func(tree *gitstore.Tree) error {
+		rep, err = reportIn(tree, BaseBranch)
+		return err
+	}, coverageJSON)
+	return rep, err
 }
 
 // checked reports whether a report shows any source checked.

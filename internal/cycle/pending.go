@@ -47,30 +47,41 @@ type mainRecord struct {
 }
 
 func (c *Cycle) readMain(ctx context.Context) (*mainRecord, error) {
+	var m *mainRecord
+	err := c.onMain(ctx, func(tree *gitstore.Tree) error {
+		ix, err := indexAt(tree, indexJSON, BaseBranch)
+		if err != nil {
+			return err
+		}
+		has := lister(tree)
+		// The listings are read now, while the reader is open.
+		for _, id := range ix.IDs() {
+			for _, e := range ix.Entries(id) {
+				has("snapshots/" + e.SHA256.Path())
+			}
+		}
+		m = &mainRecord{ix: ix, has: has}
+		return nil
+	}, indexJSON)
+	return m, err
+}
+
+// onMain reads main's tip through a partial clone, fetches the files named
+// and calls fn on the tree.
+func (c *Cycle) onMain(ctx context.Context, fn func(*gitstore.Tree) error, fetch ...string) error {
 	reader, err := gitstore.OpenPartial(c.o.Remote)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer reader.Close()
 	_, tree, err := reader.Read(ctx, BaseBranch)
 	if err != nil {
-		return nil, explainGit(err)
+		return explainGit(err)
 	}
-	if err := tree.Fetch(ctx, indexJSON); err != nil {
-		return nil, err
+	if err := tree.Fetch(ctx, fetch...); err != nil {
+		return err
 	}
-	ix, err := indexAt(tree, indexJSON, BaseBranch)
-	if err != nil {
-		return nil, err
-	}
-	has := lister(tree)
-	// The listings are read now, while the reader is open.
-	for _, id := range ix.IDs() {
-		for _, e := range ix.Entries(id) {
-			has("snapshots/" + e.SHA256.Path())
-		}
-	}
-	return &mainRecord{ix: ix, has: has}, nil
+	return fn(tree)
 }
 
 // pendingChanges are the changes that bring the tip's pending/ to what

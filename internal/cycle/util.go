@@ -25,42 +25,30 @@ func copyBlobs(ctx context.Context, tree *gitstore.Tree, snapshots string, sums 
 	if err := tree.Fetch(ctx, paths...); err != nil {
 		return nil, err
 	}
-	var left []store.Sum
-	s, err := store.Open(snapshots)
-	if err != nil {
-		return nil, err
-	}
-	for i, sum := range sums {
-		data, err := fs.ReadFile(tree, paths[i])
-		if errors.Is(err, fs.ErrNotExist) {
-			left = append(left, sum)
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		got, _, err := s.Put(ctx, bytes.NewReader(data))
-		if err != nil {
-			return nil, err
-		}
-		if got != sum {
-			return nil, fmt.Errorf("%s holds bytes that hash to %s under %s", BotBranch, got, sum)
-		}
-	}
-	return left, nil
+	return copyInto(ctx, snapshots, sums, BotBranch, func(sum store.Sum) ([]byte, error) {
+		return fs.ReadFile(tree, "snapshots/"+sum.Path())
+	})
 }
 
 // copyPending copies the blobs of sums that wait on the cache branch's tip
-// (pending/) into the local store, checking each one's hash, and returns
-// the sums it did not find there.
+// (pending/) into the local store and returns those it did not find.
 func copyPending(ctx context.Context, tip fs.FS, snapshots string, sums []store.Sum) ([]store.Sum, error) {
+	return copyInto(ctx, snapshots, sums, CacheBranch, func(sum store.Sum) ([]byte, error) {
+		return pendingBlob(tip, "snapshots/"+sum.Path())
+	})
+}
+
+// copyInto puts the bytes read gives for each of sums into the local store,
+// checking that they hash to it, and returns the sums read found nothing
+// for (fs.ErrNotExist). from names where read reads, for the error.
+func copyInto(ctx context.Context, snapshots string, sums []store.Sum, from string, read func(store.Sum) ([]byte, error)) ([]store.Sum, error) {
 	s, err := store.Open(snapshots)
 	if err != nil {
 		return nil, err
 	}
 	var left []store.Sum
 	for _, sum := range sums {
-		data, err := pendingBlob(tip, "snapshots/"+sum.Path())
+		data, err := read(sum)
 		if errors.Is(err, fs.ErrNotExist) {
 			left = append(left, sum)
 			continue
@@ -73,7 +61,7 @@ func copyPending(ctx context.Context, tip fs.FS, snapshots string, sums []store.
 			return nil, err
 		}
 		if got != sum {
-			return nil, fmt.Errorf("%s holds bytes that hash to %s under %s", CacheBranch, got, pendingPath("snapshots/"+sum.Path()))
+			return nil, fmt.Errorf("%s holds bytes that hash to %s under %s", from, got, sum)
 		}
 	}
 	return left, nil
