@@ -1,16 +1,12 @@
 package cycle
 
 import (
-	"archive/tar"
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -323,24 +319,8 @@ func TestLostCacheBranchRecoveredFromTheRunnersCopy(t *testing.T) {
 func exportBranch(t *testing.T, r *repo, branch string) string {
 	t.Helper()
 	dir := t.TempDir()
-	out, err := exec.Command("git", "--git-dir", r.git.Dir(repoName), "archive", "--format=tar", branch).Output()
-	must(t, err)
-	tr := tar.NewReader(bytes.NewReader(out))
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return dir
-		}
-		must(t, err)
-		if h.Typeflag != tar.TypeReg {
-			continue
-		}
-		p := filepath.Join(dir, filepath.FromSlash(h.Name))
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		data, err := io.ReadAll(tr)
-		must(t, err)
-		must(t, os.WriteFile(p, data, 0o644))
-	}
+	r.archive(branch, "", dir)
+	return dir
 }
 
 // TestVanishedCacheBranchHaltsUntilTomorrow: fetch-cache is deleted after
@@ -562,16 +542,7 @@ func TestOnePictureWhateverTheShardsOrder(t *testing.T) {
 	if inA == "" || inB == "" {
 		t.Fatalf("the six hosts do not spread over both shards: %v", shardOf)
 	}
-	run := func(shard string, wrap func(PullRequests) PullRequests) {
-		o, log := r.options(shard)
-		o.Run = r.runner(&o)
-		if wrap != nil {
-			o.GitHub = wrap(o.GitHub)
-		}
-		if _, err := Run(context.Background(), o); err != nil {
-			t.Fatalf("shard %s: %v\n%s", shard, err, log)
-		}
-	}
+	run := r.shardCycle
 	run("1/2", nil)
 	run("2/2", nil)                  // the pull request is open, with both shards' sources
 	r.now = r.now.Add(2 * time.Hour) // the sources are due again
@@ -615,14 +586,7 @@ func TestShardsPublishAUnion(t *testing.T) {
 		t.Run(order, func(t *testing.T) {
 			r := newRepo(t, "t-a", "t-b", "t-c", "t-d", "t-e", "t-f")
 			run := func(shard string, wrap func(PullRequests) PullRequests) {
-				o, log := r.options(shard)
-				o.Run = r.runner(&o)
-				if wrap != nil {
-					o.GitHub = wrap(o.GitHub)
-				}
-				if _, err := Run(context.Background(), o); err != nil {
-					t.Fatalf("shard %s: %v\n%s", shard, err, log)
-				}
+				r.shardCycle(shard, wrap)
 				assertHeld(t, r)
 			}
 			first, second := "1/2", "2/2"

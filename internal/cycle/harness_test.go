@@ -193,11 +193,19 @@ func (r *repo) options(shard string) (Options, *bytes.Buffer) {
 
 // checkout copies main's snapshots/ into a fresh runner's directories,
 // as actions/checkout does.
-func (r *repo) checkout(o Options) {
+func (r *repo) checkout(o Options) { r.archive("main", "snapshots", o.Snapshots) }
+
+// archive writes the files under prefix ("" for all) of a branch into dir,
+// the prefix cut off, with git itself; nothing when the branch has none.
+func (r *repo) archive(branch, prefix, dir string) {
 	r.t.Helper()
-	out, err := exec.Command("git", "--git-dir", r.git.Dir(repoName), "archive", "--format=tar", "main", "snapshots").Output()
+	args := []string{"--git-dir", r.git.Dir(repoName), "archive", "--format=tar", branch}
+	if prefix != "" {
+		args = append(args, prefix)
+	}
+	out, err := exec.Command("git", args...).Output()
 	if err != nil {
-		return // main has no snapshots/ yet
+		return
 	}
 	tr := tar.NewReader(bytes.NewReader(out))
 	for {
@@ -209,11 +217,29 @@ func (r *repo) checkout(o Options) {
 		if h.Typeflag != tar.TypeReg {
 			continue
 		}
-		p := filepath.Join(o.Snapshots, filepath.FromSlash(strings.TrimPrefix(h.Name, "snapshots/")))
+		name := h.Name
+		if prefix != "" {
+			name = strings.TrimPrefix(name, prefix+"/")
+		}
+		p := filepath.Join(dir, filepath.FromSlash(name))
 		must(r.t, os.MkdirAll(filepath.Dir(p), 0o755))
 		data, err := io.ReadAll(tr)
 		must(r.t, err)
 		must(r.t, os.WriteFile(p, data, 0o644))
+	}
+}
+
+// shardCycle runs one whole cycle of shard, its GitHub client wrapped by
+// wrap when given.
+func (r *repo) shardCycle(shard string, wrap func(PullRequests) PullRequests) {
+	r.t.Helper()
+	o, log := r.options(shard)
+	o.Run = r.runner(&o)
+	if wrap != nil {
+		o.GitHub = wrap(o.GitHub)
+	}
+	if _, err := Run(context.Background(), o); err != nil {
+		r.t.Fatalf("shard %s: %v\n%s", shard, err, log)
 	}
 }
 
