@@ -148,7 +148,11 @@ func open(o Options) (*Cycle, error) {
 	if err != nil {
 		return nil, cannot("%v", err)
 	}
-	return &Cycle{o: o, repo: repo, day: ledger.Day(o.Clock.Now())}, nil
+	c := &Cycle{o: o, repo: repo, day: ledger.Day(o.Clock.Now())}
+	// Every partial read opens its own Repo: a fallback is said once a cycle.
+	var once sync.Once
+	c.o.Remote.Notify = func(msg string) { once.Do(func() { c.note("%s", msg) }) }
+	return c, nil
 }
 
 func (c *Cycle) close() {

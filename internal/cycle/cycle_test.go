@@ -743,3 +743,19 @@ func citedBy(t *testing.T, r *repo, branch string) []string {
 	}
 	return out
 }
+
+// TestServerWithoutFilteredFetches: against a git server that does not
+// offer filtered fetches, the cycle reads main whole, publishes as usual,
+// and says so once in its summary.
+func TestServerWithoutFilteredFetches(t *testing.T) {
+	r := newRepo(t, "t-a", "t-b")
+	r.git.Git(t, repoName, "config", "uploadpack.allowFilter", "false")
+	_, log := r.cycle()
+	if n := len(r.gh.PRs()); n != 1 {
+		t.Fatalf("%d pull requests, want #1 opened\n%s", n, log)
+	}
+	if got := strings.Count(log, "downloaded whole"); got != 1 {
+		t.Errorf("the fallback is said %d times, want once:\n%s", got, log)
+	}
+	assertHeld(t, r)
+}

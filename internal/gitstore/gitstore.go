@@ -47,6 +47,10 @@ type Remote struct {
 	// HTTPClient is the client used for every request; nil uses a client on
 	// http.DefaultTransport. Deadlines come from the context of each call.
 	HTTPClient *http.Client
+	// Notify, when set, hears what a maintainer may want to know but is no
+	// error: a partial Repo that had to fall back to whole fetches because
+	// the server does not offer filtered ones. Once per Repo.
+	Notify func(msg string)
 }
 
 // Signature names the author and committer of a commit. When is part of the
@@ -91,6 +95,10 @@ type Repo struct {
 	closer io.Closer
 
 	partial bool // see OpenPartial
+	// whole: the server offers no filtered fetches or wants of reachable
+	// objects, so this partial Repo fetches the tips it reads whole.
+	whole bool
+	tips  []plumbing.Hash // the tips a partial Repo has read
 }
 
 // OpenMemory returns a Repo that keeps its objects in memory.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
@@ -31,10 +32,14 @@ const PartialDepth = 8
 // files left unread: how the bot reads main, whose snapshots/ grows for
 // ever.
 //
-// The server must accept object filters and wants of reachable objects
+// Filtered fetches and wants of reachable objects
 // (uploadpack.allowFilter and uploadpack.allowReachableSHA1InWant, both on
-// at GitHub). Rebuild works on a partial Repo; Update and UpdateFrom do too,
-// but only where the Edit reads what it needs.
+// at GitHub) make it cheap; a server without them (an Enterprise Server
+// with them off, Gitea, a mirror) is read whole instead: the tip's last
+// PartialDepth commits with their contents where the server offers shallow
+// fetches, its whole history where not, said once through Remote.Notify.
+// Rebuild works on a partial Repo; Update and UpdateFrom do too, but only
+// where the Edit reads what it needs.
 func OpenPartial(r Remote) (*Repo, error) {
 	repo, err := newRepo(r, memory.NewStorage(), nil)
 	if err != nil {
@@ -48,16 +53,60 @@ func OpenPartial(r Remote) (*Repo, error) {
 // trees and no blobs. A partial Repo sends no haves: its commits are
 // shallow, and a have would let the server leave out trees we lack.
 func (r *Repo) fetchShallow(ctx context.Context, ar *packp.AdvRefs, sess uploadSession, tip plumbing.Hash) error {
-	req := uploadRequest(ar)
-	if !ar.Capabilities.Supports(capability.Filter) || !ar.Capabilities.Supports(capability.Shallow) {
-		return errors.New("the server does not offer shallow, filtered fetches (capabilities shallow and filter): a partial read would download every file; use a full Repo")
+	r.tips = append(r.tips, tip)
+	if !ar.Capabilities.Supports(capability.Filter) {
+		r.fallBack("the server does not offer filtered fetches (capability filter)")
 	}
-	_ = req.Capabilities.Set(capability.Shallow)
-	_ = req.Capabilities.Set(capability.Filter)
-	req.Filter = packp.FilterBlobNone()
-	req.Depth = packp.DepthCommits(PartialDepth)
+	return r.fetchTip(ctx, ar, sess, tip)
+}
+
+// fetchTip downloads tip's last PartialDepth commits (all of its history
+// when the server has no shallow fetches), without file contents unless
+// the Repo has fallen back to whole fetches.
+func (r *Repo) fetchTip(ctx context.Context, ar *packp.AdvRefs, sess uploadSession, tip plumbing.Hash) error {
+	req := uploadRequest(ar)
+	if ar.Capabilities.Supports(capability.Shallow) {
+		_ = req.Capabilities.Set(capability.Shallow)
+		req.Depth = packp.DepthCommits(PartialDepth)
+	}
+	if !r.whole {
+		_ = req.Capabilities.Set(capability.Filter)
+		req.Filter = packp.FilterBlobNone()
+	}
 	req.Wants = []plumbing.Hash{tip}
 	return r.receive(ctx, sess, req)
+}
+
+// fallBack turns a partial Repo to whole fetches, and says so once.
+func (r *Repo) fallBack(why string) {
+	if r.whole {
+		return
+	}
+	r.whole = true
+	if r.remote.Notify != nil {
+		r.remote.Notify(fmt.Sprintf("%s: %s, so the files of %s are downloaded whole (more bytes, the same result); "+
+			"allowing uploadpack.allowFilter and uploadpack.allowReachableSHA1InWant on the server makes reads cheap", r.remote.URL, why, "each branch read"))
+	}
+}
+
+// refetchWhole downloads every tip read so far whole: what a server that
+// will not send single objects still sends.
+func (r *Repo) refetchWhole(ctx context.Context) error {
+	sess, err := r.client.NewUploadPackSession(r.ep, r.auth)
+	if err != nil {
+		return err
+	}
+	defer sess.Close()
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		return err
+	}
+	for _, tip := range r.tips {
+		if err := r.fetchTip(ctx, ar, sess, tip); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fetchObjects downloads the objects named by hashes (blobs of a tree
@@ -74,12 +123,22 @@ func (r *Repo) fetchObjects(ctx context.Context, hashes []plumbing.Hash) error {
 	}
 	req := uploadRequest(ar)
 	req.Wants = hashes
-	if err := r.receive(ctx, sess, req); err != nil {
+	err = r.receive(ctx, sess, req)
+	if err == nil && !slices.ContainsFunc(hashes, func(h plumbing.Hash) bool { return !r.has(h) }) {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return err
+	}
+	// The server would not send single objects (no wants of reachable
+	// objects): read what was read whole instead.
+	r.fallBack("the server does not send single objects (uploadpack.allowReachableSHA1InWant is off)")
+	if err := r.refetchWhole(ctx); err != nil {
 		return err
 	}
 	for _, h := range hashes {
 		if !r.has(h) {
-			return fmt.Errorf("the server did not send object %s (does it allow wants of reachable objects, uploadpack.allowReachableSHA1InWant?)", h)
+			return fmt.Errorf("the server did not send object %s, not even in a whole fetch of the branches read", h)
 		}
 	}
 	return nil

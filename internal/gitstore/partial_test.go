@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -167,5 +168,49 @@ func TestCompactBoundsPacks(t *testing.T) {
 	}
 	if got := f.srv.FetchedBytes(repoNm) - before; got > 0 {
 		t.Errorf("reading after compaction downloaded %d bytes", got)
+	}
+}
+
+// TestPartialReadWithoutFilteredFetches: against a server that offers no
+// filtered fetches, or will not send single objects, a partial read still
+// reads every file right, and says once that it downloads them whole.
+func TestPartialReadWithoutFilteredFetches(t *testing.T) {
+	for _, off := range [][]string{{"uploadpack.allowFilter"}, {"uploadpack.allowReachableSHA1InWant"}, {"uploadpack.allowFilter", "uploadpack.allowReachableSHA1InWant"}} {
+		t.Run(strings.Join(off, "+"), func(t *testing.T) {
+			f := newFixture(t)
+			seedMain(t, f, 3, 4)
+			for _, key := range off {
+				f.srv.Git(t, repoNm, "config", key, "false")
+			}
+			var notices []string
+			rem := f.remote()
+			rem.Notify = func(msg string) { notices = append(notices, msg) }
+			r, err := OpenPartial(rem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, tree, err := r.Read(context.Background(), "main")
+			if err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			if err := tree.Fetch(context.Background(), "snapshots/sha256/01/blob-0-1", "reports/coverage.json"); err != nil {
+				t.Fatalf("fetch: %v", err)
+			}
+			if data, err := fs.ReadFile(tree, "snapshots/sha256/01/blob-0-1"); err != nil || string(data) != string(bytesOf(4096, 1)) {
+				t.Errorf("a file reads back wrong: %v", err)
+			}
+			if data, err := fs.ReadFile(tree, "reports/coverage.json"); err != nil || string(data) != `{"commit":2}` {
+				t.Errorf("coverage.json = %q, %v", data, err)
+			}
+			if _, tree, err = r.Read(context.Background(), "main"); err != nil {
+				t.Fatal(err)
+			}
+			// git's upload-pack over smart HTTP sends a reachable object
+			// whatever allowReachableSHA1InWant says; without filters the
+			// files come whole, and that is said once.
+			if slices.Contains(off, "uploadpack.allowFilter") && (len(notices) != 1 || !strings.Contains(notices[0], "downloaded whole")) {
+				t.Errorf("notices %q, want one saying the files are downloaded whole", notices)
+			}
+		})
 	}
 }
