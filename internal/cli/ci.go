@@ -77,6 +77,10 @@ func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle
 	if err != nil {
 		return cycle.Options{}, usageError("%w", err)
 	}
+	remote := gitstore.Remote{URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient}
+	if cfg.AppID != "" {
+		remote.Token = gh.Token // the App's installation tokens, renewed as they age
+	}
 	summary := ""
 	if opts.IO.Getenv != nil {
 		summary = opts.IO.Getenv("GITHUB_STEP_SUMMARY")
@@ -87,7 +91,7 @@ func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle
 		MaxDuration: opts.MaxDuration, Margin: opts.Margin, PushEvery: opts.PushEvery,
 		DryRun: opts.DryRun, NoPublish: opts.NoPublish,
 		Clock:  opts.Clock,
-		Remote: gitstore.Remote{URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient},
+		Remote: remote,
 		GitHub: gh, Links: cfg,
 		Log:         opts.IO.Err,
 		StepSummary: summary,

@@ -545,7 +545,7 @@ func runOf(runID string) string {
 func explainGit(err error) error {
 	if errors.Is(err, gitstore.ErrAuth) {
 		return fmt.Errorf("%w (the token is the repository secret TAXKERNELBOT_TOKEN or, when it is not set, the workflow's GITHUB_TOKEN: "+
-			"it needs `contents: write`; a GitHub App token expires after an hour, so mint it in the same job)", err)
+			"it needs `contents: write`; with TAXKERNELBOT_APP_ID and TAXKERNELBOT_APP_PRIVATE_KEY the bot mints and renews an App's tokens itself)", err)
 	}
 	return err
 }

@@ -29,6 +29,7 @@ type Client struct {
 	gh          *gh.Client
 	owner, repo string
 	api         string // for error messages
+	token       func(context.Context) (string, error)
 }
 
 // NewClient returns a Client for c's repository, sending c.Token as a
@@ -44,8 +45,8 @@ func NewClient(ctx context.Context, c Config, httpClient *http.Client, opts ...O
 	if c.Owner == "" || c.Repo == "" {
 		return nil, errors.New("github: no repository: set GITHUB_REPOSITORY to owner/name")
 	}
-	if c.Token == "" {
-		return nil, errors.New("github: no token: set GITHUB_TOKEN (see ConfigFromEnv)")
+	if c.Token == "" && c.AppID == "" {
+		return nil, errors.New("github: no token: set GITHUB_TOKEN, or TAXKERNELBOT_APP_ID and TAXKERNELBOT_APP_PRIVATE_KEY (see ConfigFromEnv)")
 	}
 	api := c.APIURL
 	if api == "" {
@@ -71,11 +72,32 @@ func NewClient(ctx context.Context, c Config, httpClient *http.Client, opts ...O
 	}
 	hc := *httpClient
 	hc.Transport = rt
-	client := gh.NewClient(&hc).WithAuthToken(c.Token)
+	out := &Client{owner: c.Owner, repo: c.Repo, api: strings.TrimRight(api, "/")}
+	var client *gh.Client
+	if c.AppID != "" {
+		key, err := ParseAppKey(c.AppKey)
+		if err != nil {
+			return nil, err
+		}
+		mint := hc
+		tokens := NewAppTokens(c, key, &mint, rt.clock)
+		hc.Transport = &bearer{tokens: tokens, base: rt}
+		client = gh.NewClient(&hc)
+		out.token = tokens.Token
+	} else {
+		client = gh.NewClient(&hc).WithAuthToken(c.Token)
+		out.token = func(context.Context) (string, error) { return c.Token, nil }
+	}
 	client.BaseURL = base
 	client.UserAgent = UserAgent
-	return &Client{gh: client, owner: c.Owner, repo: c.Repo, api: strings.TrimRight(api, "/")}, nil
+	out.gh = client
+	return out, nil
 }
+
+// Token is the token the client sends now (a fresh installation token for
+// an App): git over HTTP asks for it on each request, so that a long run
+// never pushes with one that has expired.
+func (c *Client) Token(ctx context.Context) (string, error) { return c.token(ctx) }
 
 // PR is the pull request EnsurePR wants open: from branch Head of the same
 // repository into Base. Labels are added when it is created, not again

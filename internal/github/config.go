@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -21,6 +22,12 @@ type Config struct {
 	APIURL      string // GITHUB_API_URL, no trailing slash
 	Token       string // GITHUB_TOKEN; never printed (see String)
 	RunID       string // GITHUB_RUN_ID; empty outside Actions
+	// AppID and AppKey (TAXKERNELBOT_APP_ID, TAXKERNELBOT_APP_PRIVATE_KEY,
+	// the App's PEM key; never printed): when set, the bot mints its own
+	// installation tokens and renews them (see AppTokens); Token is then
+	// not needed.
+	AppID  string
+	AppKey []byte
 }
 
 // ConfigFromEnv reads the standard Actions variables through getenv
@@ -60,7 +67,24 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 		errs = append(errs, err)
 	}
 
-	if c.Token = get("GITHUB_TOKEN"); c.Token == "" {
+	c.AppID = get("TAXKERNELBOT_APP_ID")
+	if key := get("TAXKERNELBOT_APP_PRIVATE_KEY"); key != "" {
+		c.AppKey = []byte(key)
+	}
+	switch {
+	case c.AppID != "" && len(c.AppKey) == 0:
+		errs = append(errs, errors.New("TAXKERNELBOT_APP_ID is set but TAXKERNELBOT_APP_PRIVATE_KEY is not: pass the App's private key (the .pem file) as a secret too"))
+	case c.AppID == "" && len(c.AppKey) > 0:
+		errs = append(errs, errors.New("TAXKERNELBOT_APP_PRIVATE_KEY is set but TAXKERNELBOT_APP_ID is not: pass the App's id (its settings page shows it) too"))
+	case c.AppID != "":
+		if _, err := strconv.ParseInt(c.AppID, 10, 64); err != nil {
+			errs = append(errs, fmt.Errorf("TAXKERNELBOT_APP_ID is %q: want the App's numeric id", c.AppID))
+		}
+		if _, err := ParseAppKey(c.AppKey); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.Token = get("GITHUB_TOKEN"); c.Token == "" && c.AppID == "" {
 		errs = append(errs, errors.New("GITHUB_TOKEN is not set: give the workflow `permissions: contents: write, pull-requests: write` "+
 			"and pass `env: GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}` (or a GitHub App token, so that the pull request triggers checks)"))
 	}
@@ -157,7 +181,10 @@ func isHex(s string) bool {
 // never leaks it.
 func (c Config) String() string {
 	tok := "unset"
-	if c.Token != "" {
+	switch {
+	case c.AppID != "":
+		tok = "minted by App " + c.AppID
+	case c.Token != "":
 		tok = "set"
 	}
 	return fmt.Sprintf("github.Config{repo %s/%s, server %s, api %s, run %q, token %s}", c.Owner, c.Repo, c.ServerURL, c.APIURL, c.RunID, tok)

@@ -1,6 +1,10 @@
 package github
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"strings"
 	"testing"
@@ -97,6 +101,38 @@ func TestConfigNeverPrintsToken(t *testing.T) {
 	for _, f := range []string{"%v", "%+v", "%#v", "%s"} {
 		if s := fmt.Sprintf(f, c); strings.Contains(s, "ghs_secret") {
 			t.Errorf("%s prints the token: %s", f, s)
+		}
+	}
+}
+
+// TestConfigFromEnvApp: an App's id and key stand in for GITHUB_TOKEN;
+// one without the other, a bad id or a key that is not PEM is refused
+// naming the variable; neither is ever printed.
+func TestConfigFromEnvApp(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pemKey := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	c, err := ConfigFromEnv(env(map[string]string{"GITHUB_REPOSITORY": "octo/cov", "TAXKERNELBOT_APP_ID": "4242", "TAXKERNELBOT_APP_PRIVATE_KEY": pemKey}))
+	if err != nil || c.AppID != "4242" || c.Token != "" {
+		t.Fatalf("an App without GITHUB_TOKEN: %+v, %v", c, err)
+	}
+	if s := fmt.Sprintf("%v %+v %#v", c, c, c); strings.Contains(s, "PRIVATE") {
+		t.Errorf("the key is printed: %s", s)
+	}
+	for _, bad := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"GITHUB_REPOSITORY": "octo/cov", "TAXKERNELBOT_APP_ID": "4242"}, "TAXKERNELBOT_APP_PRIVATE_KEY is not"},
+		{map[string]string{"GITHUB_REPOSITORY": "octo/cov", "TAXKERNELBOT_APP_PRIVATE_KEY": pemKey}, "TAXKERNELBOT_APP_ID is not"},
+		{map[string]string{"GITHUB_REPOSITORY": "octo/cov", "TAXKERNELBOT_APP_ID": "app", "TAXKERNELBOT_APP_PRIVATE_KEY": pemKey}, "numeric id"},
+		{map[string]string{"GITHUB_REPOSITORY": "octo/cov", "TAXKERNELBOT_APP_ID": "1", "TAXKERNELBOT_APP_PRIVATE_KEY": "ghp_notakey"}, "not a PEM key"},
+	} {
+		if _, err := ConfigFromEnv(env(bad.env)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%v: %v, want an error saying %q", bad.env, err, bad.want)
 		}
 	}
 }

@@ -44,6 +44,9 @@ const DefaultAttempts = 5
 type Remote struct {
 	URL                string
 	Username, Password string
+	// Token, when set, is asked for the password on each request (a token
+	// that is renewed while the Repo is in use); Password is then unused.
+	Token func(ctx context.Context) (string, error)
 	// HTTPClient is the client used for every request; nil uses a client on
 	// http.DefaultTransport. Deadlines come from the context of each call.
 	HTTPClient *http.Client
@@ -141,7 +144,10 @@ func newRepo(r Remote, st storage.Storer, closer io.Closer) (*Repo, error) {
 		return nil, fmt.Errorf("gitstore: remote URL %q: %w", r.URL, err)
 	}
 	repo := &Repo{remote: r, ep: ep, client: githttp.NewClient(r.HTTPClient), st: st, closer: closer}
-	if r.Username != "" || r.Password != "" {
+	switch {
+	case r.Token != nil:
+		repo.auth = &tokenAuth{user: r.Username, token: r.Token}
+	case r.Username != "" || r.Password != "":
 		repo.auth = &githttp.BasicAuth{Username: r.Username, Password: r.Password}
 	}
 	return repo, nil
@@ -503,3 +509,20 @@ func hashString(h plumbing.Hash) string {
 	}
 	return h.String()
 }
+
+// tokenAuth is basic auth whose password is asked for on each request.
+type tokenAuth struct {
+	user  string
+	token func(ctx context.Context) (string, error)
+}
+
+func (a *tokenAuth) SetAuth(r *http.Request) {
+	tok, err := a.token(r.Context())
+	if err != nil {
+		return // unauthenticated: the server's 401 says so, as ErrAuth
+	}
+	r.SetBasicAuth(a.user, tok)
+}
+
+func (a *tokenAuth) Name() string   { return "http-basic-auth" }
+func (a *tokenAuth) String() string { return "http-basic-auth - " + a.user + ":<renewed token>" }

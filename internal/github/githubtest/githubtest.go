@@ -9,6 +9,10 @@
 package githubtest
 
 import (
+	"crypto"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -62,6 +66,18 @@ type Fake struct {
 	next   int // the last number given: issues and pull requests share them, as on GitHub
 	calls  []string
 	fails  []failure
+	app    *app
+}
+
+// app is a GitHub App installed on the repository: its id and public key,
+// the clock its tokens expire on, and the tokens it issued.
+type app struct {
+	id     string
+	key    *rsa.PublicKey
+	now    func() time.Time
+	ttl    time.Duration
+	issued map[string]time.Time // token → expiry
+	log    []string
 }
 
 type failure struct {
@@ -196,8 +212,13 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls = append(f.calls, call)
-	if got := r.Header.Get("Authorization"); got != "Bearer "+f.Token {
-		f.t.Errorf("githubtest: %s: Authorization %q, want the bearer token", call, got)
+	if f.app != nil && f.appCall(w, r, call) {
+		return
+	}
+	if got := r.Header.Get("Authorization"); got != "Bearer "+f.Token && !f.validLocked(strings.TrimPrefix(got, "Bearer ")) {
+		f.t.Errorf("githubtest: %s: Authorization %q, want the bearer token or an unexpired installation token", call, got)
+		f.reply(w, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
+		return
 	}
 	var raw any // an object, or (labels) an array
 	if data, _ := io.ReadAll(r.Body); len(data) > 0 {
@@ -453,4 +474,111 @@ func (f *Fake) reply(w http.ResponseWriter, status int, v any) {
 	if err := json.NewEncoder(w).Encode(v); err != nil {
 		f.t.Errorf("githubtest: encoding an answer: %v", err)
 	}
+}
+
+// InstallApp installs a GitHub App on the repository: installation tokens
+// are minted (POST /app/installations/1/access_tokens, with a JWT that
+// key's private half signed, issuer id) and accepted until ttl has passed
+// on now's clock. A call with a token after its expiry fails the test.
+func (f *Fake) InstallApp(id string, key *rsa.PublicKey, now func() time.Time, ttl time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.app = &app{id: id, key: key, now: now, ttl: ttl, issued: map[string]time.Time{}}
+}
+
+// TokenValid reports whether tok is the fake's fixed token or an
+// installation token not yet expired: what a git server in front of the
+// same repository accepts.
+func (f *Fake) TokenValid(tok string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return tok == f.Token || f.validLocked(tok)
+}
+
+// Minted lists the installation tokens issued, as "token until expiry",
+// in order.
+func (f *Fake) Minted() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.app == nil {
+		return nil
+	}
+	return slices.Clone(f.app.log)
+}
+
+func (f *Fake) validLocked(tok string) bool {
+	if f.app == nil {
+		return false
+	}
+	exp, ok := f.app.issued[tok]
+	if ok && !f.app.now().Before(exp) {
+		f.t.Errorf("githubtest: installation token %s used at %s, after its expiry at %s", tok, f.app.now().Format(time.RFC3339), exp.Format(time.RFC3339))
+		return false
+	}
+	return ok
+}
+
+// appCall serves the App's own endpoints; it reports whether r was one.
+func (f *Fake) appCall(w http.ResponseWriter, r *http.Request, call string) bool {
+	installation := r.Method == "GET" && r.URL.Path == "/repos/"+f.Owner+"/"+f.Repo+"/installation"
+	mint := r.Method == "POST" && r.URL.Path == "/app/installations/1/access_tokens"
+	if !installation && !mint {
+		return false
+	}
+	if err := f.app.verifyJWT(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")); err != nil {
+		f.t.Errorf("githubtest: %s: %v", call, err)
+		f.reply(w, http.StatusUnauthorized, map[string]any{"message": "A JSON web token could not be decoded"})
+		return true
+	}
+	if installation {
+		f.reply(w, http.StatusOK, map[string]any{"id": 1, "app_id": f.app.id})
+		return true
+	}
+	now := f.app.now().UTC()
+	tok := fmt.Sprintf("ghs_%d_%d", len(f.app.issued)+1, now.Unix())
+	exp := now.Add(f.app.ttl)
+	f.app.issued[tok] = exp
+	f.app.log = append(f.app.log, fmt.Sprintf("%s minted at %s, until %s", tok, now.Format(time.RFC3339), exp.Format(time.RFC3339)))
+	f.reply(w, http.StatusCreated, map[string]any{"token": tok, "expires_at": exp.Format(time.RFC3339)})
+	return true
+}
+
+// verifyJWT checks an App's JWT as GitHub does: RS256 by the App's key,
+// issued by the App, not expired, valid at most 10 minutes.
+func (a *app) verifyJWT(tok string) error {
+	parts := strings.Split(tok, ".")
+	if len(parts) != 3 {
+		return fmt.Errorf("not a JWT: %q", tok)
+	}
+	enc := base64.RawURLEncoding
+	sig, err := enc.DecodeString(parts[2])
+	if err != nil {
+		return err
+	}
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if err := rsa.VerifyPKCS1v15(a.key, crypto.SHA256, sum[:], sig); err != nil {
+		return fmt.Errorf("JWT signature: %w", err)
+	}
+	var header struct{ Alg string }
+	if data, err := enc.DecodeString(parts[0]); err != nil || json.Unmarshal(data, &header) != nil || header.Alg != "RS256" {
+		return fmt.Errorf("JWT header %q: want alg RS256", parts[0])
+	}
+	var claims struct {
+		Iat, Exp int64
+		Iss      string
+	}
+	data, err := enc.DecodeString(parts[1])
+	if err != nil || json.Unmarshal(data, &claims) != nil {
+		return fmt.Errorf("JWT claims %q do not decode", parts[1])
+	}
+	now := a.now().Unix()
+	switch {
+	case claims.Iss != a.id:
+		return fmt.Errorf("JWT issuer %q, want the App's id %q", claims.Iss, a.id)
+	case claims.Exp <= now || claims.Iat > now+60:
+		return fmt.Errorf("JWT valid %d–%d, not at %d", claims.Iat, claims.Exp, now)
+	case claims.Exp-claims.Iat > 600:
+		return fmt.Errorf("JWT valid %d s, GitHub allows at most 600", claims.Exp-claims.Iat)
+	}
+	return nil
 }

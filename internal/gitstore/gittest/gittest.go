@@ -40,6 +40,14 @@ type Server struct {
 	sent     map[string]int64 // repository → bytes of upload-pack answers
 	beforeRP func(repo string)
 	failRP   int // receive-pack POSTs still to answer 500
+	accept   func(user, pass string) bool
+}
+
+// Accept replaces the fixed user:pass with accept (tokens that expire, say).
+func (s *Server) Accept(accept func(user, pass string) bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.accept = accept
 }
 
 // New starts a server that accepts only user:pass (basic auth) and stops it
@@ -79,8 +87,15 @@ func backendPath() string {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	u, p, ok := r.BasicAuth()
-	if !ok || subtle.ConstantTimeCompare([]byte(u), []byte(s.user)) != 1 ||
-		subtle.ConstantTimeCompare([]byte(p), []byte(s.pass)) != 1 {
+	s.mu.Lock()
+	accept := s.accept
+	s.mu.Unlock()
+	if accept != nil {
+		ok = ok && accept(u, p)
+	} else {
+		ok = ok && subtle.ConstantTimeCompare([]byte(u), []byte(s.user)) == 1 && subtle.ConstantTimeCompare([]byte(p), []byte(s.pass)) == 1
+	}
+	if !ok {
 		w.Header().Set("WWW-Authenticate", `Basic realm="gittest"`)
 		http.Error(w, "authentication required", http.StatusUnauthorized)
 		return
