@@ -313,7 +313,7 @@ func TestEscaping(t *testing.T) {
 	md := string(Build(set, st).Markdown())
 	checkTables(t, md)
 	for _, want := range []string{
-		`[Rates \| bands and \<b\>allowances\</b\> \[x\](y)](https://x.example/a?q=1\|2&r=\(3\)) |`,
+		`[Rates \| bands and \<b\>allowances\</b\> \[x\](y)](https://x.example/a?q=1%7C2&r=%283%29) |`,
 		"(uk): HTTP 500 body: a\\|b\n",
 		"  - line one line \\| two\n",
 	} {
