@@ -9,6 +9,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/cycle"
+	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
@@ -89,7 +90,8 @@ func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle
 		Clock:  opts.Clock,
 		Remote: gitstore.Remote{URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient},
 		GitHub: gh, Links: cfg,
-		Log:         opts.IO.Err,
+		// A message may quote halt.json's reason, which may hold newlines.
+		Log:         workflow.Messages(opts.IO.Err),
 		StepSummary: summary,
 	}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -223,13 +224,13 @@ func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *stat
 			if r.Purpose == ledger.PurposeRobots {
 				what = "robots.txt"
 			}
-			fmt.Fprintf(w, "  +%-8s %-10s %s  %s\n", roughly(r.At), r.Purpose, what, r.URL)
+			fmt.Fprintf(w, "  +%-8s %-10s %s  %s\n", roughly(r.At), r.Purpose, what, terminal.Text(r.URL))
 		}
 		for _, d := range p.Deferred {
-			fmt.Fprintf(w, "  deferred  %s: %s\n", d.ID, d.Why)
+			fmt.Fprintf(w, "  deferred  %s: %s\n", d.ID, terminal.Text(d.Why))
 		}
 		for _, d := range p.Skipped {
-			fmt.Fprintf(w, "  skipped   %s: %s\n", d.ID, d.Why)
+			fmt.Fprintf(w, "  skipped   %s: %s\n", d.ID, terminal.Text(d.Why))
 		}
 	}
 	return nil

@@ -2,6 +2,8 @@ package workflow
 
 import (
 	"bytes"
+	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -89,6 +91,37 @@ func FuzzLine(f *testing.F) {
 			if !strings.HasPrefix(l, "::notice::") {
 				t.Fatalf("Writer passed on %q", l)
 			}
+		}
+	})
+}
+
+// FuzzJSON: JSON output made safe decodes to the same value and leaves no
+// command and no control character.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{"##[add-mask]x", "\x7f\u0085\u202e", "::error::x\n", "###[", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		raw, err := json.MarshalIndent(map[string]string{"k": s, s: "v"}, "", "  ")
+		if err != nil {
+			t.Skip()
+		}
+		out := JSON(raw)
+		var a, b map[string]string
+		if err := json.Unmarshal(raw, &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(out, &b); err != nil {
+			t.Fatalf("JSON(%s) = %s does not decode: %v", raw, out, err)
+		}
+		if !maps.Equal(a, b) {
+			t.Fatalf("JSON changed %q to %q", a, b)
+		}
+		if c := escapetest.Commands(string(out)); len(c) > 0 {
+			t.Fatalf("JSON(%s) has commands %q", raw, c)
+		}
+		if c := escapetest.Controls(string(out)); len(c) > 0 {
+			t.Fatalf("JSON(%s) leaves %v", raw, c)
 		}
 	})
 }

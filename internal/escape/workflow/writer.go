@@ -74,3 +74,18 @@ func Emit(w io.Writer, name string, props []Prop, data string) error {
 	_, err := io.WriteString(w, line+"\n")
 	return err
 }
+
+// Messages returns a writer onto w for which each Write is one message,
+// as a logger's Fprintf makes it: the message is shown on one line (see
+// Line), its own newlines escaped, and ends with a newline.
+func Messages(w io.Writer) io.Writer { return messages{w} }
+
+type messages struct{ w io.Writer }
+
+func (m messages) Write(p []byte) (int, error) {
+	line := Line(strings.TrimSuffix(string(p), "\n")) + "\n"
+	if _, err := io.WriteString(m.w, line); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
