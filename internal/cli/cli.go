@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
 )
 
@@ -160,10 +161,15 @@ func guard(o IO) (IO, func()) {
 
 // exitCode maps what a command returned to the process's exit code; Main,
 // demo, ci and the tests all map through it. An error carries its code
-// however deeply it is wrapped; one without a code could not run (3).
+// however deeply it is wrapped; one without a code could not run (3), and
+// so could a write refused because it went through a link, whatever code
+// wraps it.
 func exitCode(err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return ExitOK
+	}
+	if _, ok := errors.AsType[*atomicfile.LinkError](err); ok {
+		return ExitCannot
 	}
 	if ee, ok := errors.AsType[*exitError](err); ok {
 		return ee.code
@@ -235,6 +241,14 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	if noArgs && len(positional) > 0 {
 		return usageError("unexpected argument(s) %q: %s takes only flags; see taxkernelbot %s --help", strings.Join(positional, " "), fs.Name(), fs.Name())
+	}
+	// The reports, the snapshots and the state are written beneath
+	// without links (a reports/ committed as a link must not send the
+	// reports out of the repository).
+	for _, name := range []string{"reports", "snapshots", "state"} {
+		if f := fs.Lookup(name); f != nil {
+			atomicfile.Confine(f.Value.String())
+		}
 	}
 	// Parse again with nothing but "--" and the arguments, so that
 	// fs.Args() returns them all.

@@ -272,6 +272,9 @@ func hasJurisdiction(ms []manifest.Manifest, j string) bool {
 // on one machine never share a host; the cache branch's lease
 // does the same across machines.
 func lockState(path string) (func(), error) {
+	if err := atomicfile.Check(path); err != nil {
+		return nil, cannotRun("%w", err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, cannotRun("state directory unwritable: %w", err)
 	}

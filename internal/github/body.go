@@ -488,7 +488,8 @@ func otherItem(c report.Change, _ func(string) string) string {
 	case o.FinalURL != n.FinalURL && n.FinalURL == "":
 		return s + "no longer redirected"
 	case o.FinalURL != n.FinalURL:
-		return s + "now served from " + link(n.FinalURL) + ": consider updating the manifest's URL"
+		// The target is the server's word, shown, never linked.
+		return s + "now served from " + code(clip(n.FinalURL, 200)) + ": consider updating the manifest's URL"
 	}
 	var fields []string
 	add := func(name string, differ bool) {

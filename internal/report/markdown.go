@@ -285,7 +285,8 @@ func gaps(es []Entry, statuses []state.Status, limit int) []string {
 	redirected := func(e Entry) bool { return e.FinalURL != "" && e.FinalURL != e.URL }
 	if slices.ContainsFunc(es, redirected) {
 		blocks = append(blocks, "### Moved or redirected", list(limit, es, redirected, func(e Entry) string {
-			return fmt.Sprintf("- %s: redirected from %s; update the manifest to %s.", label(e), link(e.URL, e.URL), link(e.FinalURL, e.FinalURL))
+			// The target is the server's word, shown, never linked.
+			return fmt.Sprintf("- %s: redirected from %s; update the manifest to %s.", label(e), link(e.URL, e.URL), markdown.Code(e.FinalURL))
 		}))
 	}
 

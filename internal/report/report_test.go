@@ -247,7 +247,7 @@ func TestFinalURLOnlyWhenItDiffers(t *testing.T) {
 		t.Errorf("final_url = %q, want the redirect target", got)
 	}
 	md := string(r.Markdown())
-	if !strings.Contains(md, "update the manifest to [https://x.example/b2](https://x.example/b2)") {
+	if !strings.Contains(md, "update the manifest to `https://x.example/b2`") {
 		t.Errorf("no suggestion to update the manifest:\n%s", md)
 	}
 	if strings.Contains(md, "`uk-a`](https://x.example/a) (uk): redirected") {

@@ -36,7 +36,7 @@ func Commands(log string) []string {
 }
 
 // Controls returns a description of each control character left in s
-// other than a newline: C0, DEL, C1, a byte that is not UTF-8, a line or
+// other than a newline and a tab: C0, DEL, C1, a byte that is not UTF-8, a line or
 // paragraph separator, a bidirectional control.
 func Controls(s string) []string {
 	var out []string
@@ -45,7 +45,7 @@ func Controls(s string) []string {
 		switch {
 		case r == utf8.RuneError && n == 1:
 			out = append(out, fmt.Sprintf("byte %#x at %d", s[i], i))
-		case r == '\n':
+		case r == '\n', r == '\t':
 		case r < 0x20, r >= 0x7f && r < 0xa0, r == 0x061c, r == 0x200e, r == 0x200f,
 			r >= 0x2028 && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
 			out = append(out, fmt.Sprintf("%U at %d in %q", r, i, around(s, i)))

@@ -33,7 +33,7 @@ func FuzzText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		out := Text(s)
-		if c := escapetest.Controls(out); len(c) > 0 || strings.Contains(out, "\n") {
+		if c := escapetest.Controls(out); len(c) > 0 || strings.ContainsAny(out, "\n\t") {
 			t.Fatalf("Text(%q) = %q leaves %v", s, out, c)
 		}
 		if !Clean(out) {

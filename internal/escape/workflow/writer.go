@@ -7,7 +7,8 @@ import (
 )
 
 // Writer passes what is written to it on to a log one whole line at a
-// time, each made a plain line by Line, so that no message, however it
+// time, each made a plain line by Line (tabs kept: help text aligns with
+// them), so that no message, however it
 // was put together, gives the runner a command. The commands this program
 // means to give go through Emit. Flush writes a last line that has no
 // newline yet.
@@ -28,7 +29,7 @@ func (g *Writer) Write(p []byte) (int, error) {
 	if i < 0 {
 		return len(p), nil
 	}
-	out := Lines(string(g.buf[:i])) + "\n"
+	out := logLines(string(g.buf[:i])) + "\n"
 	g.buf = append(g.buf[:0], g.buf[i+1:]...)
 	if _, err := io.WriteString(g.w, out); err != nil {
 		return 0, err
@@ -43,7 +44,7 @@ func (g *Writer) Flush() error {
 	if len(g.buf) == 0 {
 		return nil
 	}
-	out := Line(string(g.buf))
+	out := logLines(string(g.buf))
 	g.buf = g.buf[:0]
 	_, err := io.WriteString(g.w, out)
 	return err
@@ -55,7 +56,7 @@ func (g *Writer) command(line string) error {
 	if len(g.buf) > 0 {
 		// A line under way is ended first: a command is only one at the
 		// start of a line.
-		if _, err := io.WriteString(g.w, Line(string(g.buf))+"\n"); err != nil {
+		if _, err := io.WriteString(g.w, logLines(string(g.buf))+"\n"); err != nil {
 			return err
 		}
 		g.buf = g.buf[:0]
@@ -88,4 +89,18 @@ func (m messages) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+// logLines is Lines with the tabs kept: each piece between two tabs is a
+// Line of its own, so that none starts a command either.
+func logLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		pieces := strings.Split(l, "\t")
+		for j, p := range pieces {
+			pieces[j] = Line(p)
+		}
+		lines[i] = strings.Join(pieces, "\t")
+	}
+	return strings.Join(lines, "\n")
 }
