@@ -64,7 +64,7 @@ func Check(path string) error {
 	confined.RLock()
 	var roots []string
 	for r := range confined.roots {
-		if rel, err := filepath.Rel(r, abs); err == nil && filepath.IsLocal(rel) {
+		if abs == r || strings.HasPrefix(abs, r+string(filepath.Separator)) {
 			roots = append(roots, r)
 		}
 	}
