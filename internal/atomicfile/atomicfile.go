@@ -20,8 +20,12 @@ type File struct {
 }
 
 // Create starts writing path, creating its parent directories. The temp file
-// lives beside path so that the rename cannot cross file systems.
+// lives beside path so that the rename cannot cross file systems. Beneath a
+// confined directory (Confine), it refuses a path reached through a link.
 func Create(path string, perm fs.FileMode) (*File, error) {
+	if err := Check(path); err != nil {
+		return nil, err
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -86,6 +90,9 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // bytes would touch the mtime, which tools watching the directory (and
 // git's index) take for a change, and costs an fsync for nothing.
 func WriteFileIfChanged(path string, data []byte, perm fs.FileMode) (bool, error) {
+	if err := Check(path); err != nil {
+		return false, err
+	}
 	old, err := os.ReadFile(path)
 	switch {
 	case err == nil && bytes.Equal(old, data):

@@ -9,6 +9,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/cycle"
+	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
@@ -93,7 +94,8 @@ func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle
 		Clock:  opts.Clock,
 		Remote: remote,
 		GitHub: gh, Links: cfg,
-		Log:         opts.IO.Err,
+		// A message may quote halt.json's reason, which may hold newlines.
+		Log:         workflow.Messages(opts.IO.Err),
 		StepSummary: summary,
 	}, nil
 }

@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
+	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -112,12 +116,22 @@ func runCite(_ context.Context, opts citeOptions) error {
 	}
 	w := opts.IO.Out
 	if opts.JSON {
-		enc := json.NewEncoder(w)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		return enc.Encode(c)
+		if err := enc.Encode(c); err != nil {
+			return err
+		}
+		_, err := w.Write(workflow.JSON(buf.Bytes()))
+		return err
 	}
-	fmt.Fprintf(w, "%s. %q. %s. Retrieved %s. sha256:%s\n", src.Jurisdiction, src.Title, c.FinalURL, c.Retrieved, c.SHA256)
+	// What a manifest or a server wrote is shown with its control
+	// characters escaped.
+	t := terminal.Text
+	c.FinalURL, c.ContentType, c.TextReason, c.TextMissing = t(c.FinalURL), t(c.ContentType), t(c.TextReason), t(c.TextMissing)
+	src.Jurisdiction, src.URL = t(src.Jurisdiction), t(src.URL)
+	fmt.Fprintf(w, "%s. %s. %s. Retrieved %s. sha256:%s\n", src.Jurisdiction, t(strconv.Quote(src.Title)), c.FinalURL, c.Retrieved, c.SHA256)
 	fmt.Fprintf(w, "source:       %s\n", src.ID)
 	fmt.Fprintf(w, "url:          %s\n", src.URL)
 	if c.FinalURL != src.URL {

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
 )
 
 // Exit codes. Each has one meaning.
@@ -103,7 +106,10 @@ func init() {
 func Procs() int { return max(runtime.GOMAXPROCS(0), 8) }
 
 // Main runs the command named by args[0] and returns the process exit code.
+// Out and Err are guarded (see guard) for the command's whole run.
 func Main(ctx context.Context, args []string, io IO) int {
+	io, flush := guard(io)
+	defer flush()
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(io.Err)
 		if len(args) == 0 {
@@ -113,24 +119,57 @@ func Main(ctx context.Context, args []string, io IO) int {
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(io.Err, "taxkernelbot: unknown command %q\n\n", args[0])
+		fmt.Fprintf(io.Err, "taxkernelbot: unknown command %s\n\n", workflow.Line(strconv.Quote(args[0])))
 		usage(io.Err)
 		return ExitUsage
 	}
 	err := cmd.run(ctx, io, args[1:])
 	code := exitCode(err)
 	if err != nil && code != ExitOK {
-		fmt.Fprintf(io.Err, "taxkernelbot %s: %v\n", args[0], err)
+		fmt.Fprintf(io.Err, "taxkernelbot %s: %s\n", args[0], workflow.Line(err.Error()))
 	}
 	return code
 }
 
+// guard makes every line a command prints to a log (a pipe, a file:
+// anything but a terminal) a plain line, through workflow.Writer: in
+// GitHub Actions no message, whatever server or manifest text it quotes,
+// gives the runner a workflow command or a control character. A terminal
+// is left as it is, for the live view's own escape sequences; what is
+// shown there escapes its fields with terminal.Text. The function
+// returned flushes a last line without a newline.
+func guard(o IO) (IO, func()) {
+	var ws []*workflow.Writer
+	wrap := func(w io.Writer) io.Writer {
+		if w == nil || isTerminal(w) {
+			return w
+		}
+		if g, ok := w.(*workflow.Writer); ok {
+			return g
+		}
+		g := workflow.NewWriter(w)
+		ws = append(ws, g)
+		return g
+	}
+	o.Out, o.Err = wrap(o.Out), wrap(o.Err)
+	return o, func() {
+		for _, g := range ws {
+			g.Flush()
+		}
+	}
+}
+
 // exitCode maps what a command returned to the process's exit code; Main,
 // demo, ci and the tests all map through it. An error carries its code
-// however deeply it is wrapped; one without a code could not run (3).
+// however deeply it is wrapped; one without a code could not run (3), and
+// so could a write refused because it went through a link, whatever code
+// wraps it.
 func exitCode(err error) int {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return ExitOK
+	}
+	if _, ok := errors.AsType[*atomicfile.LinkError](err); ok {
+		return ExitCannot
 	}
 	if ee, ok := errors.AsType[*exitError](err); ok {
 		return ee.code
@@ -202,6 +241,14 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	if noArgs && len(positional) > 0 {
 		return usageError("unexpected argument(s) %q: %s takes only flags; see taxkernelbot %s --help", strings.Join(positional, " "), fs.Name(), fs.Name())
+	}
+	// The reports, the snapshots and the state are written beneath
+	// without links (a reports/ committed as a link must not send the
+	// reports out of the repository).
+	for _, name := range []string{"reports", "snapshots", "state"} {
+		if f := fs.Lookup(name); f != nil {
+			atomicfile.Confine(f.Value.String())
+		}
 	}
 	// Parse again with nothing but "--" and the arguments, so that
 	// fs.Args() returns them all.

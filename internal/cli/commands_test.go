@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/escape/escapetest"
 )
 
 // runMain runs the command line as a user would and returns exit code and output.
@@ -245,6 +247,28 @@ func TestValidateListsOverridesInTheStepSummary(t *testing.T) {
 	must(t, err)
 	if !strings.Contains(string(got), "| `127.0.0.1:1` | email from the webmaster, 2026-10-01, ref 4411 |") {
 		t.Errorf("the step summary does not list the override:\n%s", got)
+	}
+}
+
+// TestValidateOverridesSummaryInert: a permission is a contributor's
+// text; in the step summary it keeps its cell and forms no mention, image,
+// link or comment.
+func TestValidateOverridesSummaryInert(t *testing.T) {
+	perm := `email from the webmaster, 2026-10-01, a\\|b @octocat ![t](https://evil.example/t.png) [x](https://evil.example/) <!-- c`
+	hosts := "hosts:\n  127.0.0.1:1:\n    robots_override:\n      permission: \"" + perm + "\"\n"
+	w := newWorkspace(t, testPolicy, hosts, src{"test-a", "http://127.0.0.1:1/a", ""})
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}
+	if code, stdout, stderr := runMain(t, env, "validate", "--manifests", w.Manifests, "--state", t.TempDir()); code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, err := os.ReadFile(summary)
+	must(t, err)
+	if live := escapetest.Live(string(got), escapetest.Options{}); len(live) > 0 {
+		t.Errorf("live Markdown %q in the step summary:\n%s", live, got)
+	}
+	if !strings.Contains(string(got), ` a\\\|b `) {
+		t.Errorf("the permission's backslash is not escaped:\n%s", got)
 	}
 }
 

@@ -3,4 +3,11 @@
 // function that does the work and can be tested without flags. Errors are
 // mapped to exit codes in one place, exitCode, which Main, demo, ci and the
 // tests share.
+//
+// What a command prints quotes servers and contributors. Main guards its
+// output (guard): a log gets every line through workflow.Writer, so that no
+// message gives a GitHub runner a command; on a terminal, the print sites
+// escape what they quote with the escape packages. Files are written only
+// beneath the --reports, --snapshots and --state directories without
+// following a link (atomicfile.Confine, set when the flags are parsed).
 package cli

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/cycle"
+	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
+	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 )
@@ -105,10 +108,15 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 		}
 	}
 	if opts.JSON {
-		enc := json.NewEncoder(opts.IO.Out)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
 		for _, r := range reqs {
+			buf.Reset()
 			if err := enc.Encode(r); err != nil {
+				return cannotRun("%w", err)
+			}
+			if _, err := opts.IO.Out.Write(workflow.JSON(buf.Bytes())); err != nil {
 				return cannotRun("%w", err)
 			}
 		}
@@ -120,10 +128,13 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TIME (UTC)\tMETHOD\tURL\tWHY\tSTATUS\tBYTES\tDURATION\tRUN")
+	// Every field a ledger line carries may hold what a server said (an
+	// error quotes it): shown with its control characters escaped.
+	t := terminal.Text
 	for _, r := range reqs {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			r.Time.UTC().Format(time.RFC3339), r.Method, r.URL, why(r), outcome(r),
-			dash(r.Result, fmt.Sprint(r.Bytes)), dash(r.Result, fmt.Sprintf("%dms", r.DurationMS)), dash(r.RunID != "", r.RunID))
+			r.Time.UTC().Format(time.RFC3339), t(r.Method), t(r.URL), t(why(r)), t(outcome(r)),
+			dash(r.Result, fmt.Sprint(r.Bytes)), dash(r.Result, fmt.Sprintf("%dms", r.DurationMS)), dash(r.RunID != "", t(r.RunID)))
 	}
 	if err := tw.Flush(); err != nil {
 		return cannotRun("%w", err)

@@ -64,7 +64,7 @@ func printDiagnostics(diags manifest.Diagnostics, io IO) {
 	gha := io.Getenv != nil && io.Getenv("GITHUB_ACTIONS") == "true"
 	for _, d := range collapse(diags) {
 		if gha {
-			fmt.Fprintln(io.Out, d.Annotation())
+			d.Annotate(io.Out)
 			continue
 		}
 		kind := ""

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
+	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 )
 
@@ -192,7 +194,9 @@ func (p *progress) line(format string, args ...any) {
 	if p.tty {
 		stamp = now.Format("15:04:05")
 	}
-	fmt.Fprintf(p.w, "%s  %s\n", stamp, fmt.Sprintf(format, args...))
+	// A line quotes hosts, URLs and what servers said: shown inert, on
+	// one line, in a terminal and in a log.
+	fmt.Fprintf(p.w, "%s  %s\n", stamp, workflow.Line(fmt.Sprintf(format, args...)))
 }
 
 func (p *progress) counts() string {
@@ -250,7 +254,7 @@ func (p *progress) draw() {
 		if h.left >= 0 {
 			left = fmt.Sprint(h.left)
 		}
-		fmt.Fprintf(&b, "  %-28s %-10s %4d sent %5s left today  %s\n", name, h.state, h.requests, left, next(h, now))
+		fmt.Fprintf(&b, "  %-28s %-10s %4d sent %5s left today  %s\n", terminal.Text(name), h.state, h.requests, left, terminal.Text(next(h, now)))
 		lines++
 	}
 	fmt.Fprint(p.w, b.String())

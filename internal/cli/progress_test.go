@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/escape/escapetest"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 )
 
@@ -208,5 +210,23 @@ func TestProgressTerminalRun(t *testing.T) {
 	err := runRun(context.Background(), runOptions{paths: w.paths, MaxDuration: time.Minute, Clock: w.clock, IO: IO{Out: &out, Err: &out}})
 	if exitCode(err) != ExitFailures || !strings.Contains(fmt.Sprint(err), "the report is "+filepath.Join(w.Reports, "coverage.md")) {
 		t.Errorf("run with a failure: exit %d, error %q; want 1 and where the report is", exitCode(err), err)
+	}
+}
+
+// TestProgressTerminalInert: on a terminal, where no guard stands between
+// the run and the screen, a host's event line shows a server's escape
+// sequences as text; only the live view's own redraw codes remain.
+func TestProgressTerminalInert(t *testing.T) {
+	var b strings.Builder
+	p := newProgress(&b, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), true)
+	p.hostEvent(pipeline.HostEvent{Host: "evil.example\x1b]0;title\x07", Kind: pipeline.HostDispatched})
+	p.event("evil.example", "t-a → HTTP 503 (Retry-After: 1 \x1b[2J\x1b[H\x1b[31m)\n::error::x")
+	p.done()
+	own := regexp.MustCompile("\x1b\\[[0-9]+F\x1b\\[J")
+	if c := escapetest.Controls(own.ReplaceAllString(b.String(), "")); len(c) > 0 {
+		t.Errorf("control characters on the terminal: %q\n%q", c, b.String())
+	}
+	if !strings.Contains(b.String(), `\x1b[2J`) {
+		t.Errorf("the escape is not shown:\n%q", b.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
@@ -60,7 +61,9 @@ func runRobots(_ context.Context, opts robotsOptions) error {
 	dec := robotsdecision.Kept(kept, ok, time.Now(), pol.RobotsTTL)
 	rules := robotsdecision.Rules(kept)
 	w := opts.IO.Out
-	fmt.Fprintf(w, "robots.txt: %s, fetched %s, HTTP %d, %s\n", kept.URL, kept.FetchedAt.UTC().Format(time.RFC3339), kept.HTTPStatus, kept.Outcome)
+	// The rules quote the server's robots.txt: shown with control
+	// characters escaped.
+	fmt.Fprintf(w, "robots.txt: %s, fetched %s, HTTP %d, %s\n", terminal.Text(kept.URL), kept.FetchedAt.UTC().Format(time.RFC3339), kept.HTTPStatus, kept.Outcome)
 	if !dec.Current {
 		fmt.Fprintf(w, "note: %s; the next run fetches it again before any document of this host, and decides from that\n", dec.Stale)
 	}
@@ -68,7 +71,7 @@ func runRobots(_ context.Context, opts robotsOptions) error {
 	if kept.Outcome == state.RobotsParsed && kept.Body == nil {
 		fmt.Fprintln(w, "disallowed until then: the copy cannot be read without its body")
 	} else {
-		fmt.Fprintln(w, rules.Explain(token, u))
+		fmt.Fprintln(w, terminal.Lines(rules.Explain(token, u)))
 	}
 	if d := rules.CrawlDelay(token); d > 0 {
 		fmt.Fprintf(w, "crawl-delay: %s\n", d)

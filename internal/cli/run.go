@@ -13,6 +13,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -223,13 +224,13 @@ func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *stat
 			if r.Purpose == ledger.PurposeRobots {
 				what = "robots.txt"
 			}
-			fmt.Fprintf(w, "  +%-8s %-10s %s  %s\n", roughly(r.At), r.Purpose, what, r.URL)
+			fmt.Fprintf(w, "  +%-8s %-10s %s  %s\n", roughly(r.At), r.Purpose, what, terminal.Text(r.URL))
 		}
 		for _, d := range p.Deferred {
-			fmt.Fprintf(w, "  deferred  %s: %s\n", d.ID, d.Why)
+			fmt.Fprintf(w, "  deferred  %s: %s\n", d.ID, terminal.Text(d.Why))
 		}
 		for _, d := range p.Skipped {
-			fmt.Fprintf(w, "  skipped   %s: %s\n", d.ID, d.Why)
+			fmt.Fprintf(w, "  skipped   %s: %s\n", d.ID, terminal.Text(d.Why))
 		}
 	}
 	return nil
@@ -271,6 +272,9 @@ func hasJurisdiction(ms []manifest.Manifest, j string) bool {
 // on one machine never share a host; the cache branch's lease
 // does the same across machines.
 func lockState(path string) (func(), error) {
+	if err := atomicfile.Check(path); err != nil {
+		return nil, cannotRun("%w", err)
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, cannotRun("state directory unwritable: %w", err)
 	}

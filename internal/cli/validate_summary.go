@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 )
 
@@ -29,8 +30,8 @@ func overridesSummary(set *manifest.Set) string {
 	b.WriteString("| host | permission | delay |\n| --- | --- | --- |\n")
 	for _, name := range hosts {
 		h := set.Hosts[name]
-		perm := strings.NewReplacer("|", `\|`, "\n", " ").Replace(h.Override.Permission)
-		fmt.Fprintf(&b, "| `%s` | %s | %s–%s |\n", name, perm, h.Delay.Min, h.Delay.Max)
+		// The permission is a contributor's text: inert in the cell.
+		fmt.Fprintf(&b, "| %s | %s | %s–%s |\n", markdown.CellCode(name), markdown.Text(h.Override.Permission), h.Delay.Min, h.Delay.Max)
 	}
 	return b.String()
 }

@@ -49,7 +49,7 @@ func failingSources(rep *report.Report, ledgerDir string, checks int) ([]github.
 		want[e.ID] = len(out)
 		out = append(out, github.FailingSource{
 			ID: e.ID, Jurisdiction: e.Jurisdiction, Title: e.Title, URL: e.URL,
-			Status: string(e.Status), Detail: e.Detail, Since: since, Advice: advice,
+			Status: string(e.Status), Detail: e.Detail, HTTPStatus: e.HTTPStatus, Since: since, Advice: advice,
 		})
 	}
 	if len(out) == 0 || checks <= 0 {

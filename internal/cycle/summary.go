@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 )
 
 // summarize appends the cycle's figures and notes to the step summary,
@@ -15,7 +17,7 @@ func (c *Cycle) summarize(out Outcome) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "## TaxKernelBot, shard %s\n\n", c.o.Shard)
-	fmt.Fprintf(&b, "- %d request(s) to %d host(s), out of %d reserved under lease `%s`\n", out.Requests, out.Hosts, out.Reserved, c.o.RunID)
+	fmt.Fprintf(&b, "- %d request(s) to %d host(s), out of %d reserved under lease %s\n", out.Requests, out.Hosts, out.Reserved, markdown.Code(c.o.RunID))
 	switch {
 	case out.PR != "":
 		fmt.Fprintf(&b, "- pull request: %s\n", out.PR)
@@ -26,7 +28,9 @@ func (c *Cycle) summarize(out Outcome) {
 	}
 	c.mu.Lock()
 	for _, n := range c.notes {
-		fmt.Fprintf(&b, "- **%s**\n", n)
+		// A note may quote halt.json's reason, which anyone who can
+		// push to the cache branch wrote: inert text on one line.
+		fmt.Fprintf(&b, "- **%s**\n", markdown.Text(n))
 	}
 	c.mu.Unlock()
 	if md, err := os.ReadFile(filepath.Join(c.o.Reports, "coverage.md")); err == nil {

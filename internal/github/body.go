@@ -6,8 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -395,7 +395,7 @@ func changedDetail(c report.Change, d Details, blob func(string) string) string 
 		parts = append(parts, "gaps: "+strings.Join(gaps, "; "))
 	}
 	if c.New.URL != "" {
-		parts = append(parts, "[live page]("+dest(c.New.URL)+")")
+		parts = append(parts, markdown.Link("live page", c.New.URL))
 	}
 	tc, ok := d.Texts[c.ID]
 	if ok {
@@ -488,7 +488,8 @@ func otherItem(c report.Change, _ func(string) string) string {
 	case o.FinalURL != n.FinalURL && n.FinalURL == "":
 		return s + "no longer redirected"
 	case o.FinalURL != n.FinalURL:
-		return s + "now served from " + link(n.FinalURL) + ": consider updating the manifest's URL"
+		// The target is the server's word, shown, never linked.
+		return s + "now served from " + code(clip(n.FinalURL, 200)) + ": consider updating the manifest's URL"
 	}
 	var fields []string
 	add := func(name string, differ bool) {
@@ -597,60 +598,16 @@ func link(u string) string {
 	if u == "" {
 		return "none"
 	}
-	return "[" + text(u, 100) + "](" + dest(u) + ")"
+	return markdown.Link(markdown.Clip(u, 100), u)
 }
 
-// clip collapses white space (no newline survives) and keeps at most n
-// characters, marking a cut with "…".
-func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
-}
-
-// text makes s inert Markdown: one line, at most n characters, with every
-// character that could open markup, HTML, an entity or a mention escaped.
-func text(s string, n int) string {
-	var b strings.Builder
-	for _, r := range clip(s, n) {
-		if strings.ContainsRune("\\`*_[]<>|~#@!&", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// code wraps s (already one line) in a code span whose fence is longer
-// than any run of backticks inside, as CommonMark requires.
-func code(s string) string {
-	if s == "" {
-		return ""
-	}
-	longest, run := 0, 0
-	for _, r := range s {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || (longest > 0 && strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ")) {
-		s = " " + s + " "
-	}
-	return fence + s + fence
-}
-
-// dest makes a URL safe as a link destination: white space or a
-// parenthesis would end it, '<' could open HTML.
-var destReplacer = strings.NewReplacer(" ", "%20", "\t", "%09", "\n", "%0A", "\r", "%0D", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E", "\\", "%5C")
-
-func dest(u string) string { return destReplacer.Replace(u) }
+// The Markdown of untrusted text is internal/escape/markdown's.
+var (
+	clip = markdown.Clip
+	text = markdown.TextN
+	code = markdown.Code
+	dest = markdown.Dest
+)
 
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
+
+	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 )
 
 // FailureLabel is the label of every failure issue; issues are found again
@@ -27,18 +29,47 @@ type FailingSource struct {
 	URL          string
 	Status       string    // the report's status: failing, unreachable, robots-unavailable, too-large, …
 	Detail       string    // the report's detail: what went wrong
+	HTTPStatus   int       // the status of the last answer, 0 for none
 	Since        time.Time // when the source entered this status (the report's since)
 	Advice       string    // what to do, as the report says it
 	Checks       []string  // the ledger lines of its last checks, oldest first, as text
 }
 
 // fingerprint identifies the failure: an issue is commented on when it
-// changes, and only then. Times and ledger lines are left out, so a quiet
-// day with the same failure changes nothing.
+// changes, and only then. It is the status, the URL and the failure's
+// kind: times, ledger lines and what a server chose to say (a Retry-After
+// that differs at each answer, a status text) are left out, so a quiet
+// day with the same failure changes nothing and a server cannot make the
+// bot comment, and mention, again and again.
 func (f FailingSource) fingerprint() string {
+	sum := sha256.Sum256([]byte(f.Status + "\x00" + f.kind() + "\x00" + f.URL))
+	return hex.EncodeToString(sum[:8])
+}
+
+// oldFingerprint is the fingerprint issues were marked with before the
+// kind replaced the detail in it: an issue that carries it for the same
+// failure is brought up to date without a comment.
+func (f FailingSource) oldFingerprint() string {
 	sum := sha256.Sum256([]byte(f.Status + "\x00" + f.Detail + "\x00" + f.URL))
 	return hex.EncodeToString(sum[:8])
 }
+
+// kind is what failed, without the values a server chooses: "HTTP 503"
+// when the server answered, else the detail with its parenthesised parts
+// (where the values quoted from an answer or an error go) and digits
+// (addresses, ports, sizes) left out: "timeout after #s", "host x could
+// not be reached: connection refused".
+func (f FailingSource) kind() string {
+	if f.HTTPStatus != 0 {
+		return fmt.Sprintf("HTTP %d", f.HTTPStatus)
+	}
+	return strings.Join(strings.Fields(digits.ReplaceAllString(parenthesised.ReplaceAllString(f.Detail, ""), "#")), " ")
+}
+
+var (
+	parenthesised = regexp.MustCompile(`\([^()]*\)`)
+	digits        = regexp.MustCompile(`[0-9]+`)
+)
 
 // IssueOptions tune SyncFailureIssues.
 type IssueOptions struct {
@@ -115,6 +146,12 @@ func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource,
 		switch {
 		case exists && is.fingerprint == f.fingerprint():
 			// The same failure as last time: nothing to say.
+		case exists && is.fingerprint == f.oldFingerprint():
+			// The same failure, marked the old way: the marker is
+			// brought up to date, with nothing to say.
+			if _, _, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, is.number, &gh.IssueRequest{Body: gh.String(issueBody(f, opts.Now))}); err != nil {
+				return done, fmt.Errorf("github: update failure issue #%d of %s in %s/%s: %w", is.number, id, c.owner, c.repo, c.explainIssues(err))
+			}
 		case exists:
 			if _, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, is.number, &gh.IssueComment{Body: gh.String(changedComment(f, opts.Now))}); err != nil {
 				return done, fmt.Errorf("github: comment on failure issue #%d of %s in %s/%s: %w", is.number, id, c.owner, c.repo, c.explainIssues(err))
@@ -228,20 +265,22 @@ func issueTitle(f FailingSource) string {
 }
 
 // issueBody is the whole body: the marker, what fails, since when, the last
-// checks and what to do.
+// checks and what to do. What a contributor or a server wrote (title,
+// URL, detail, the ledger's lines) is inert Markdown: text, a code span, a
+// fenced block.
 func issueBody(f FailingSource, now time.Time) string {
 	var b strings.Builder
 	b.WriteString(markerLine(f) + "\n")
-	name := f.ID
+	name := markdown.Code(f.ID)
 	if f.Title != "" {
-		name += " (" + f.Title + ")"
+		name += " (" + markdown.TextN(f.Title, 200) + ")"
 	}
 	days := int(now.Sub(f.Since) / (24 * time.Hour))
-	fmt.Fprintf(&b, "**%s** in `%s` has been **%s** since %s (%d day(s) as of %s).\n\n",
-		name, f.Jurisdiction, f.Status, f.Since.UTC().Format(time.DateOnly), days, now.UTC().Format(time.DateOnly))
-	fmt.Fprintf(&b, "- URL: %s\n", f.URL)
+	fmt.Fprintf(&b, "**%s** in %s has been **%s** since %s (%d day(s) as of %s).\n\n",
+		name, markdown.Code(f.Jurisdiction), markdown.Text(f.Status), f.Since.UTC().Format(time.DateOnly), days, now.UTC().Format(time.DateOnly))
+	fmt.Fprintf(&b, "- URL: %s\n", markdown.Link(markdown.Clip(f.URL, 200), f.URL))
 	if f.Detail != "" {
-		fmt.Fprintf(&b, "- Detail: %s\n", oneLine(f.Detail))
+		fmt.Fprintf(&b, "- Detail: %s\n", markdown.CodeN(f.Detail, 500))
 	}
 	b.WriteString(checksSection(f))
 	if f.Advice != "" {
@@ -253,9 +292,9 @@ func issueBody(f FailingSource, now time.Time) string {
 
 func changedComment(f FailingSource, now time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The failure changed on %s: **%s**", now.UTC().Format(time.DateOnly), f.Status)
+	fmt.Fprintf(&b, "The failure changed on %s: **%s**", now.UTC().Format(time.DateOnly), markdown.Text(f.Status))
 	if f.Detail != "" {
-		fmt.Fprintf(&b, ": %s", oneLine(f.Detail))
+		fmt.Fprintf(&b, ": %s", markdown.CodeN(f.Detail, 500))
 	}
 	b.WriteString("\n")
 	b.WriteString(checksSection(f))
@@ -266,13 +305,9 @@ func checksSection(f FailingSource) string {
 	if len(f.Checks) == 0 {
 		return ""
 	}
-	var b strings.Builder
-	b.WriteString("\n### Last checks (ledger)\n\n~~~\n")
-	for _, l := range f.Checks {
-		b.WriteString(strings.ReplaceAll(oneLine(l), "~~~", "~ ~ ~") + "\n")
+	lines := make([]string, len(f.Checks))
+	for i, l := range f.Checks {
+		lines[i] = markdown.Clip(l, 500)
 	}
-	b.WriteString("~~~\n")
-	return b.String()
+	return "\n### Last checks (ledger)\n\n" + markdown.Fence("", strings.Join(lines, "\n"))
 }
-
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

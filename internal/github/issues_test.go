@@ -4,10 +4,13 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/escape/escapetest"
 )
 
 var (
@@ -51,9 +54,9 @@ func TestFailureIssueOpened(t *testing.T) {
 	text := body["body"].(string)
 	for _, want := range []string{
 		`<!-- taxkernelbot:failure source="uk-rates" fingerprint="` + failingRates(4).fingerprint() + `" -->`,
-		"**uk-rates (Income Tax rates)** in `uk` has been **failing** since 2026-11-26 (4 day(s) as of 2026-11-30).",
-		"- Detail: HTTP 503 (Retry-After: 120)",
-		"### Last checks (ledger)\n\n~~~\n2026-11-29T09:00:01Z result status=503",
+		"**`uk-rates` (Income Tax rates)** in `uk` has been **failing** since 2026-11-26 (4 day(s) as of 2026-11-30).",
+		"- Detail: `HTTP 503 (Retry-After: 120)`",
+		"### Last checks (ledger)\n\n```\n2026-11-29T09:00:01Z result status=503",
 		"### What to do\n\nNothing to do yet",
 	} {
 		if !strings.Contains(text, want) {
@@ -107,7 +110,7 @@ func TestFailureIssueChanged(t *testing.T) {
 		t.Errorf("done = %+v", done)
 	}
 	reqs := f.requests()
-	if c := reqs[1].Body.(map[string]any)["body"].(string); !strings.HasPrefix(c, "The failure changed on 2026-11-30: **unreachable**: connection refused") {
+	if c := reqs[1].Body.(map[string]any)["body"].(string); !strings.HasPrefix(c, "The failure changed on 2026-11-30: **unreachable**: `connection refused`") {
 		t.Errorf("comment = %q", c)
 	}
 	if b := reqs[2].Body.(map[string]any)["body"].(string); !strings.Contains(b, `fingerprint="`+now.fingerprint()+`"`) {
@@ -156,5 +159,78 @@ func TestFailureIssuePermissionHint(t *testing.T) {
 	_, err := c.SyncFailureIssues(context.Background(), []FailingSource{failingRates(3)}, opts())
 	if err == nil || !strings.Contains(err.Error(), "issues: write") {
 		t.Errorf("err = %v, want a hint about issues: write", err)
+	}
+}
+
+// hostileFailure is a failing source whose every field a contributor or a
+// server wrote: the title, the detail (a Retry-After), the ledger lines.
+func hostileFailure(retryAfter string) FailingSource {
+	f := failingRates(4)
+	f.Title = "Rates <!-- @octocat ![t](https://evil.example/t.png)"
+	f.HTTPStatus = 503
+	f.Detail = "HTTP 503 (Retry-After: " + retryAfter + ")"
+	f.Checks = append(f.Checks, "2026-11-30T10:00:00Z GET https://www.gov.uk/income-tax-rates → 503 (Retry-After: "+retryAfter+")\n```\n~~~\n@octocat")
+	return f
+}
+
+const evilRetryAfter = "1 cc @octocat @github/security ![pixel](https://evil.example/p.png) [re-verify](https://evil.example/phish) \x1b[2J"
+
+// TestFailureIssueHostile: a Retry-After of mentions, an image and a link,
+// and a title with a comment and a mention, stay inert in the issue's body
+// and in the comment on a change.
+func TestFailureIssueHostile(t *testing.T) {
+	f := hostileFailure(evilRetryAfter)
+	changed := f
+	changed.HTTPStatus, changed.Detail = 504, "HTTP 504 "+evilRetryAfter
+	ours := escapetest.Options{
+		Link: func(d string) bool { return d == f.URL },
+		HTML: regexp.MustCompile(`^<!-- taxkernelbot:failure source="[a-z0-9-]+" fingerprint="[0-9a-f]+" -->$`),
+	}
+	for name, md := range map[string]string{"body": issueBody(f, issueNow), "comment": changedComment(changed, issueNow)} {
+		if live := escapetest.Live(md, ours); len(live) > 0 {
+			t.Errorf("%s has live Markdown %q:\n%s", name, live, md)
+		}
+		if c := escapetest.Controls(md); len(c) > 0 {
+			t.Errorf("%s has control characters %q", name, c)
+		}
+	}
+}
+
+// TestFailureIssueServerValueNoComment: a Retry-After that differs at each
+// answer is no change a person needs to hear of; another status is.
+func TestFailureIssueServerValueNoComment(t *testing.T) {
+	f := newFake(t)
+	f.on("GET", issuesPath, issuesQuery, 200, []any{issueJSON(7, issueBody(hostileFailure("120"), issueNow.Add(-24*time.Hour)))})
+	c := newTestClient(t, f, "")
+	done, err := c.SyncFailureIssues(context.Background(), []FailingSource{hostileFailure(evilRetryAfter)}, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(done.Opened)+len(done.Commented)+len(done.Closed) != 0 || len(f.requests()) != 1 {
+		t.Errorf("a new Retry-After value: done = %+v after %d calls, want nothing after one list", done, len(f.requests()))
+	}
+	other := hostileFailure("120")
+	other.HTTPStatus, other.Detail = 429, "HTTP 429 (Retry-After: 120)"
+	if other.fingerprint() == hostileFailure("120").fingerprint() {
+		t.Error("429 and 503 share a fingerprint")
+	}
+}
+
+// TestFailureIssueOldMarker: an issue marked before the fingerprint left
+// the detail out is brought up to date once, without a comment.
+func TestFailureIssueOldMarker(t *testing.T) {
+	src := failingRates(4)
+	old := strings.Replace(issueBody(src, issueNow), src.fingerprint(), src.oldFingerprint(), 1)
+	f := newFake(t)
+	f.on("GET", issuesPath, issuesQuery, 200, []any{issueJSON(7, old)})
+	f.on("PATCH", issuesPath+"/7", nil, 200, issueJSON(7, ""))
+	c := newTestClient(t, f, "")
+	done, err := c.SyncFailureIssues(context.Background(), []FailingSource{src}, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.requests()
+	if len(done.Commented) != 0 || len(reqs) != 2 || reqs[1].Method != "PATCH" || !strings.Contains(reqs[1].Body.(map[string]any)["body"].(string), src.fingerprint()) {
+		t.Errorf("done = %+v after %d calls; want one edit of the marker", done, len(reqs))
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 )
 
 // Export writes every regular file under the directory prefix of fsys (a Tree,
@@ -47,7 +49,7 @@ func Export(fsys fs.FS, prefix, dir string) error {
 		}
 		switch {
 		case d.IsDir():
-			if err := os.MkdirAll(target, 0o755); err != nil {
+			if err := atomicfile.MkdirAll(target, 0o755); err != nil {
 				return fmt.Errorf("gitstore: export: %w", err)
 			}
 		case d.Type().IsRegular():
@@ -65,6 +67,9 @@ func Export(fsys fs.FS, prefix, dir string) error {
 
 // writeFile replaces name with data through a temporary file and a rename.
 func writeFile(name string, data []byte) (err error) {
+	if err := atomicfile.Check(name); err != nil {
+		return err
+	}
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
 	if err != nil {
 		return err

@@ -184,6 +184,9 @@ func (l *Ledger) openAppend(day, path string) (*os.File, error) {
 // created, the file's own entry is not yet durable: the caller syncs the
 // day directory.
 func (l *Ledger) open(day, path string) (_ *os.File, created bool, _ error) {
+	if err := atomicfile.Check(path); err != nil {
+		return nil, false, fmt.Errorf("ledger: %w", err)
+	}
 	dayDir := filepath.Join(l.dir, day)
 	if err := os.Mkdir(dayDir, 0o755); err == nil {
 		if err := atomicfile.SyncDir(l.dir); err != nil {
@@ -516,7 +519,7 @@ func mkdirDurable(dir string) error {
 	if _, err := os.Stat(dir); err == nil {
 		return nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	return atomicfile.SyncDir(filepath.Dir(filepath.Clean(dir)))

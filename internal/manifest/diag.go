@@ -1,6 +1,12 @@
 package manifest
 
-import "fmt"
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
+)
 
 // Severity of a Diagnostic.
 type Severity int
@@ -43,17 +49,30 @@ func (d Diagnostic) Position() string {
 }
 
 // Annotation renders the GitHub Actions workflow command for d:
-// "::error file=F,line=L,col=C::message" or "::warning ...".
+// "::error file=F,line=L,col=C::message" or "::warning ...", the file
+// name (a contributor's) and the message escaped, so that neither adds a
+// property or a line.
 func (d Diagnostic) Annotation() string {
+	return workflow.Command(d.annotation())
+}
+
+// Annotate writes d's annotation on a line of its own to w (through
+// workflow.Emit, which a workflow.Writer lets pass).
+func (d Diagnostic) Annotate(w io.Writer) error {
+	name, props, msg := d.annotation()
+	return workflow.Emit(w, name, props, msg)
+}
+
+func (d Diagnostic) annotation() (string, []workflow.Prop, string) {
 	kind := "error"
 	if d.Severity == Warning {
 		kind = "warning"
 	}
-	col := ""
+	props := []workflow.Prop{{Key: "file", Value: d.File}, {Key: "line", Value: strconv.Itoa(d.Line)}}
 	if d.Column > 0 {
-		col = fmt.Sprintf(",col=%d", d.Column)
+		props = append(props, workflow.Prop{Key: "col", Value: strconv.Itoa(d.Column)})
 	}
-	return fmt.Sprintf("::%s file=%s,line=%d%s::%s", kind, d.File, d.Line, col, d.Message)
+	return kind, props, d.Message
 }
 
 // Diagnostics is a list of problems, in file then line order.

@@ -496,3 +496,15 @@ sources:
 		t.Errorf("Hosts (-want +got):\n%s", diff)
 	}
 }
+
+// TestAnnotationEscaped: a file name or a message (which quotes a key)
+// with ",", ":" or a newline adds no property and no line to the
+// annotation, and no second command.
+func TestAnnotationEscaped(t *testing.T) {
+	d := Diagnostic{File: "manifests/x,title=Spoofed,line=1.yaml", Line: 3, Severity: Error, Message: "unknown key \"a\n::warning::b%0A\""}
+	got := d.Annotation()
+	want := "::error file=manifests/x%2Ctitle=Spoofed%2Cline=1.yaml,line=3::unknown key \"a%0A::warning::b%250A\""
+	if got != want {
+		t.Errorf("Annotation() = %q\nwant          %q", got, want)
+	}
+}

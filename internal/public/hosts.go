@@ -2,6 +2,8 @@ package public
 
 import (
 	"fmt"
+
+	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 	"strings"
 	"time"
 )
@@ -88,7 +90,7 @@ func (r Rules) HostsMarkdown(h Hosts) []byte {
 	for _, hr := range r.Hosts {
 		w("\n### %s\n\n", mdText(hr.Host.Name))
 		for _, id := range hr.Sources {
-			w("- %s\n", mdCode(id))
+			w("- %s\n", markdown.Code(id))
 		}
 	}
 	return []byte(b.String())

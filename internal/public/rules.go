@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 	"github.com/taxkernel/taxkernelbot/internal/gate"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
@@ -95,15 +96,15 @@ func (r Rules) PolicyMarkdown() []byte {
 
 	w("## How to make us stop\n\n")
 	w("- Write to %s, or open an issue in this repository. An entry under `exclude:` in `manifests/policy.yaml` stops all requests to a host, or to a path prefix of it, without further discussion.\n", mdMail(r.From))
-	w("- A `Disallow` for `%s` (or `*`) in your robots.txt works too, within %s (how long a robots.txt copy is kept).\n", r.ProductToken, fmtDuration(r.RobotsTTL))
+	w("- A `Disallow` for %s (or `*`) in your robots.txt works too, within %s (how long a robots.txt copy is kept).\n", markdown.Code(r.ProductToken), fmtDuration(r.RobotsTTL))
 	w("- Answering `429` or `503` with a `Retry-After` slows us down at once; %d consecutive `403` responses stop us until the next UTC day.\n\n", d.PauseAfter403)
 
 	w("## Who we are\n\n")
-	w("- Every request is an anonymous `GET` with the header User-Agent %s and the header From %s. Nothing else: no cookies kept, no forms, no logins, no JavaScript, no browser impersonation.\n", mdCode(r.UserAgent), mdCode(r.From))
-	w("- robots.txt groups are matched against the product token `%s`.\n", r.ProductToken)
+	w("- Every request is an anonymous `GET` with the header User-Agent %s and the header From %s. Nothing else: no cookies kept, no forms, no logins, no JavaScript, no browser impersonation.\n", markdown.Code(r.UserAgent), markdown.Code(r.From))
+	w("- robots.txt groups are matched against the product token %s.\n", markdown.Code(r.ProductToken))
 	w("- Only the URLs listed in `manifests/` are requested, plus robots.txt and the redirect hops described below. Nothing is crawled or discovered.\n")
 	if r.SignDirectory != "" {
-		w("- Every request is signed (HTTP Message Signatures, RFC 9421, with the Web Bot Auth profile: Ed25519, tag `web-bot-auth`). Its `Signature-Agent` header names our key directory, %s; a request that claims to be us and does not verify against a key listed there is not us. The README shows how to check one by hand.\n", mdCode(r.SignDirectory))
+		w("- Every request is signed (HTTP Message Signatures, RFC 9421, with the Web Bot Auth profile: Ed25519, tag `web-bot-auth`). Its `Signature-Agent` header names our key directory, %s; a request that claims to be us and does not verify against a key listed there is not us. The README shows how to check one by hand.\n", markdown.Code(r.SignDirectory))
 	} else {
 		w("- Requests are not signed yet: the User-Agent and From headers are all that names us.\n")
 	}
@@ -127,7 +128,7 @@ func (r Rules) PolicyMarkdown() []byte {
 
 	w("## robots.txt\n\n")
 	w("- robots.txt is read before any other request to a host (scheme, host and port), through the same limits, at most once per %s.\n", fmtDuration(r.RobotsTTL))
-	w("- The group naming `%s` wins over `*`; ties between Allow and Disallow go to Allow; `Crawl-delay` of the group that applies is honoured when longer than the drawn delay.\n", r.ProductToken)
+	w("- The group naming %s wins over `*`; ties between Allow and Disallow go to Allow; `Crawl-delay` of the group that applies is honoured when longer than the drawn delay.\n", markdown.Code(r.ProductToken))
 	w("- A 4xx other than 429 means there is no robots.txt. A 429, a 5xx, a timeout, a network error or more than %d redirects mean nothing else is requested from that host in that run.\n", r.MaxRedirects)
 	w("- A disallowed URL is never requested, by any route (listed URL or redirect hop); it is reported as a permanent gap, `blocked-robots`.\n")
 	w("- Redirects are followed within the same host and from http to https; to another host only when that exact URL is itself listed; never from https to http.\n")
@@ -205,18 +206,13 @@ func fmtWindows(h policy.Host) string {
 	return mdText(strings.Join(ws, ", ")) + " (" + loc + ")"
 }
 
-// mdText escapes what would break a Markdown table cell or start markup.
-func mdText(s string) string {
-	r := strings.NewReplacer("|", `\|`, "\n", " ", "<", "&lt;", ">", "&gt;", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "`", "\\`")
-	return r.Replace(s)
-}
-
-// mdCode renders s as inline code (backticks in s are impossible in hosts
-// and e-mail addresses, and are dropped from anything else).
-func mdCode(s string) string {
-	return "`" + strings.NewReplacer("`", "", "|", `\|`, "\n", " ").Replace(s) + "`"
-}
+// The Markdown of untrusted text is internal/escape/markdown's: mdText
+// for text, mdCode for code in a table cell.
+var (
+	mdText = markdown.Text
+	mdCode = markdown.CellCode
+)
 
 func mdMail(addr string) string {
-	return "[" + mdText(addr) + "](mailto:" + addr + ")"
+	return markdown.Link(addr, "mailto:"+addr)
 }

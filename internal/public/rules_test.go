@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/escape/escapetest"
 	"github.com/taxkernel/taxkernelbot/internal/gate"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 )
 
@@ -288,4 +290,61 @@ func TestHostsGolden(t *testing.T) {
 		Weeks:  weeks,
 	})
 	golden(t, "hosts.golden.md", page)
+}
+
+// TestHostileRules: exclusion reasons, override permissions and robots
+// states are contributor or server text: every table keeps its columns
+// (a reason "a\|b" ended a cell when the backslash was not escaped), and
+// nothing in them renders as a mention, link, image or HTML.
+func TestHostileRules(t *testing.T) {
+	set := loadSet(t, "testdata/manifests")
+	r := public.RulesOf(set)
+	robots := map[string]string{}
+	for i, s := range escapetest.Hostile {
+		r.Exclusions = append(r.Exclusions, policy.Exclusion{Host: "h" + strconv.Itoa(i) + ".example", Path: "/" + s, Reason: s})
+	}
+	for i := range r.Hosts {
+		if r.Hosts[i].Host.Override != nil {
+			o := *r.Hosts[i].Host.Override
+			o.Permission = strings.Join(escapetest.Hostile, " ")
+			r.Hosts[i].Host.Override = &o
+		}
+		robots[r.Hosts[i].Host.Name] = escapetest.Hostile[i%len(escapetest.Hostile)]
+	}
+	local := func(dest string) bool {
+		return strings.HasPrefix(dest, "mailto:") || strings.HasPrefix(dest, "#") || dest == "POLICY.md"
+	}
+	for name, page := range map[string][]byte{"POLICY.md": r.PolicyMarkdown(), "hosts.md": r.HostsMarkdown(public.Hosts{Robots: robots})} {
+		md := string(page)
+		for _, tbl := range strings.Split(md, "\n\n") {
+			if !strings.HasPrefix(tbl, "|") {
+				continue
+			}
+			cells := escapetest.Cells(tbl)
+			for i, n := range cells {
+				if n != cells[0] {
+					t.Errorf("%s: row %d of a table has %d cells, the header %d:\n%s", name, i, n, cells[0], tbl)
+				}
+			}
+		}
+		if name == "POLICY.md" {
+			found := false
+			for _, row := range escapetest.CellTexts(md) {
+				if len(row) == 3 && row[2] == `a\|b` {
+					found = true
+				}
+			}
+			// Whatever the parser, a pipe after an even number of
+			// backslashes ends the cell: the backslash is escaped too.
+			if !found || !strings.Contains(md, ` | a\\\|b |`) {
+				t.Errorf(`POLICY.md shows no exclusion reason "a\|b" as written, with its backslash escaped`)
+			}
+		}
+		if live := escapetest.Live(md, escapetest.Options{Link: local}); len(live) > 0 {
+			t.Errorf("%s has live Markdown: %q", name, live)
+		}
+		if c := escapetest.Controls(md); len(c) > 0 {
+			t.Errorf("%s has control characters: %q", name, c)
+		}
+	}
 }

@@ -2,7 +2,6 @@ package public
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
@@ -17,7 +16,7 @@ type File struct {
 // Write writes each file under dir atomically, only when its bytes
 // changed, and returns the names it wrote.
 func Write(dir string, files ...File) ([]string, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create the reports directory: %w", err)
 	}
 	var wrote []string

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
@@ -284,7 +285,8 @@ func gaps(es []Entry, statuses []state.Status, limit int) []string {
 	redirected := func(e Entry) bool { return e.FinalURL != "" && e.FinalURL != e.URL }
 	if slices.ContainsFunc(es, redirected) {
 		blocks = append(blocks, "### Moved or redirected", list(limit, es, redirected, func(e Entry) string {
-			return fmt.Sprintf("- %s: redirected from %s; update the manifest to %s.", label(e), link(e.URL, e.URL), link(e.FinalURL, e.FinalURL))
+			// The target is the server's word, shown, never linked.
+			return fmt.Sprintf("- %s: redirected from %s; update the manifest to %s.", label(e), link(e.URL, e.URL), markdown.Code(e.FinalURL))
 		}))
 	}
 
@@ -333,7 +335,7 @@ func byHost(es []Entry, s state.Status, limit int) string {
 	}
 	var lines []string
 	for _, k := range order {
-		line := "- `" + strings.ReplaceAll(k.host, "`", "") + "`"
+		line := "- " + markdown.Code(k.host)
 		if k.detail != "" {
 			line += ": " + text(k.detail)
 		}
@@ -388,10 +390,13 @@ func item(e Entry) string {
 	return s
 }
 
-// label names a source as a link to its URL. Ids go into a code span
-// unescaped: manifest validation keeps them to [a-z0-9-].
+// label names a source as a link to its URL.
 func label(e Entry) string {
-	return fmt.Sprintf("[`%s`](%s) (%s)", e.ID, dest(e.URL), text(e.Jurisdiction))
+	id := markdown.Code(e.ID)
+	if markdown.Linkable(e.URL) {
+		id = "[" + id + "](" + dest(e.URL) + ")"
+	}
+	return id + " (" + text(e.Jurisdiction) + ")"
 }
 
 func sourceTable(g []Entry) string {
@@ -402,7 +407,7 @@ func sourceTable(g []Entry) string {
 	for _, e := range g {
 		sha, size := "", ""
 		if e.SHA256 != "" {
-			sha = "`" + e.SHA256[:min(12, len(e.SHA256))] + "`"
+			sha = markdown.CellCode(e.SHA256[:min(12, len(e.SHA256))])
 			size = strconv.FormatInt(e.Size, 10)
 		}
 		title := e.Title
@@ -410,7 +415,7 @@ func sourceTable(g []Entry) string {
 			title = e.URL
 		}
 		rows = append(rows, row([]string{
-			"`" + e.ID + "`", text(e.Kind), text(string(e.Status)), text(e.Since), sha, size, link(title, e.URL),
+			markdown.CellCode(e.ID), text(e.Kind), text(string(e.Status)), text(e.Since), sha, size, link(title, e.URL),
 		}))
 	}
 	return strings.Join(rows, "\n")
@@ -420,34 +425,12 @@ func row(cells []string) string {
 	return "| " + strings.Join(cells, " | ") + " |"
 }
 
-func link(label, url string) string {
-	return "[" + text(label) + "](" + dest(url) + ")"
-}
-
-// text makes s safe as inline Markdown on one line, in a table cell or a
-// list item: whitespace runs (newlines included) become one space, and
-// the characters that would start markup, HTML, or end a cell are
-// backslash-escaped. GitHub also honours `\|` inside table cells.
-func text(s string) string {
-	return escape(strings.Join(strings.Fields(s), " "), "\\`*_[]<>|~")
-}
-
-// dest makes a URL safe as a link destination: parentheses would end it,
-// '<' would open HTML, '|' would end a table cell.
-func dest(u string) string {
-	return strings.ReplaceAll(escape(strings.Join(strings.Fields(u), " "), "\\`<>()|"), " ", "%20")
-}
-
-func escape(s, chars string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(chars, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
+// The Markdown of untrusted text is internal/escape/markdown's.
+var (
+	link = markdown.Link
+	text = markdown.Text
+	dest = markdown.Dest
+)
 
 // noisy returns the "Noisy sources" section, or nothing when no source
 // blinks (so a report without any keeps its shape).

@@ -139,7 +139,7 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return false, err
 	}
 	type file struct {
@@ -165,7 +165,7 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 	}
 	for _, f := range files {
 		path := filepath.Join(dir, filepath.FromSlash(f.name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := atomicfile.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return changed, err
 		}
 		wrote, err := atomicfile.WriteFileIfChanged(path, f.data, 0o644)

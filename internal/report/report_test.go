@@ -247,7 +247,7 @@ func TestFinalURLOnlyWhenItDiffers(t *testing.T) {
 		t.Errorf("final_url = %q, want the redirect target", got)
 	}
 	md := string(r.Markdown())
-	if !strings.Contains(md, "update the manifest to [https://x.example/b2](https://x.example/b2)") {
+	if !strings.Contains(md, "update the manifest to `https://x.example/b2`") {
 		t.Errorf("no suggestion to update the manifest:\n%s", md)
 	}
 	if strings.Contains(md, "`uk-a`](https://x.example/a) (uk): redirected") {
@@ -313,7 +313,7 @@ func TestEscaping(t *testing.T) {
 	md := string(Build(set, st).Markdown())
 	checkTables(t, md)
 	for _, want := range []string{
-		`[Rates \| bands and \<b\>allowances\</b\> \[x\](y)](https://x.example/a?q=1\|2&r=\(3\)) |`,
+		`[Rates \| bands and \<b\>allowances\</b\> \[x\](y)](https://x.example/a?q=1%7C2&r=%283%29) |`,
 		"(uk): HTTP 500 body: a\\|b\n",
 		"  - line one line \\| two\n",
 	} {

@@ -51,7 +51,7 @@ func ReadOnly(root string) *Store { return &Store{root: root} }
 // It fails (clearly) when root cannot be written.
 func Open(root string) (*Store, error) {
 	dir := filepath.Join(root, blobDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store %s is unwritable: %w", root, err)
 	}
 	// MkdirAll succeeds on an existing read-only directory; only a write
@@ -168,6 +168,9 @@ func (s *Store) commit(tmp, final string) (newShard bool, err error) {
 	defer s.commitMu.Unlock()
 	if _, err := os.Lstat(final); err == nil {
 		return false, os.Remove(tmp)
+	}
+	if err := atomicfile.Check(final); err != nil {
+		return false, fmt.Errorf("store: %w", err)
 	}
 	shard := filepath.Dir(final)
 	switch err := os.Mkdir(shard, 0o755); {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 )
 
 // DiffOptions shape a Diff. Zero fields take the defaults.
@@ -87,21 +89,17 @@ func Diff(oldName, newName, oldText, newText string, opt DiffOptions) TextDiff {
 	d.Unified = fmt.Sprintf("--- %s\n+++ %s\n%s\n", oldName, newName, strings.Join(out, "\n"))
 
 	var md strings.Builder
-	fence := "```"
-	for strings.Contains(d.Unified, fence) {
-		fence += "`"
-	}
-	fmt.Fprintf(&md, "%sdiff\n%s\n%s\n", fence, strings.Join(out, "\n"), fence)
+	md.WriteString(markdown.Fence("diff", strings.Join(out, "\n")))
 	if len(d.Figures) > 0 {
 		parts := make([]string, len(d.Figures))
 		for i, f := range d.Figures {
 			switch {
 			case f.Old == "":
-				parts[i] = "new **" + f.New + "**"
+				parts[i] = "new **" + markdown.Text(f.New) + "**"
 			case f.New == "":
-				parts[i] = "**" + f.Old + "** removed"
+				parts[i] = "**" + markdown.Text(f.Old) + "** removed"
 			default:
-				parts[i] = "**" + f.Old + "** → **" + f.New + "**"
+				parts[i] = "**" + markdown.Text(f.Old) + "** → **" + markdown.Text(f.New) + "**"
 			}
 		}
 		fmt.Fprintf(&md, "\nChanged figures: %s\n", strings.Join(parts, ", "))
