@@ -210,9 +210,9 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 			return out, cannot("publish: %v", err)
 		}
 		out.PR = url
+		// Failure issues are best-effort: the pull request is the record.
 		if err := c.failureIssues(context.WithoutCancel(ctx), st); err != nil {
-			c.summarize(out)
-			return out, cannot("issues for failing sources: %v", err)
+			c.note("issues for sources failing for days: %v; nothing else is affected", err)
 		}
 	}
 	c.summarize(out)

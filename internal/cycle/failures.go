@@ -2,6 +2,7 @@ package cycle
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -110,12 +111,27 @@ const lastChecks = 5
 // person: one issue per source, commented on when the failure changes,
 // closed when the source recovers. The picture is st, the cache branch's
 // state the pull request was published from; a quiet day writes nothing.
+//
+// Issues turned off, or not readable with the token, is said once and then
+// not asked again before the next UTC day (the cache branch's record
+// remembers it).
 func (c *Cycle) failureIssues(ctx context.Context, st *state.State) error {
+	if _, tip, err := c.repo.Read(ctx, CacheBranch); err == nil {
+		if rec, err := recordIn(tip); err == nil && rec.IssuesOff == c.day {
+			c.logf("issues for sources failing for days: not tried, the repository's issues were off or unreadable earlier today")
+			return nil
+		}
+	}
 	failing, err := failingSources(report.Build(c.o.Set, st), filepath.Join(c.o.State, "ledgers"), lastChecks)
 	if err != nil {
 		return err
 	}
 	done, err := c.o.GitHub.SyncFailureIssues(ctx, failing, github.IssueOptions{After: c.o.Set.Policy.IssueAfter, Now: c.o.Clock.Now()})
+	if errors.Is(err, github.ErrIssuesOff) {
+		if rerr := c.updateRecord(ctx, func(r *record) { r.IssuesOff = c.day }); rerr != nil {
+			c.logf("remember that issues are off: %v", rerr)
+		}
+	}
 	if err != nil {
 		return err
 	}

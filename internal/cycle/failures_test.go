@@ -1,6 +1,7 @@
 package cycle
 
 import (
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,5 +49,29 @@ func TestFailingSources(t *testing.T) {
 	}
 	if c := got[1].Checks; len(c) != 1 || c[0] != "2026-11-30T09:01:00Z GET https://x.example/ → no answer (connection refused)" {
 		t.Errorf("x-down checks: %q", c)
+	}
+}
+
+// TestIssuesOffIsOneWarning: in a repository whose Issues are turned off,
+// a cycle with a source failing for days publishes its pull request and
+// ends as its run did, with one warning saying what to change; later
+// cycles that day do not ask again.
+func TestIssuesOffIsOneWarning(t *testing.T) {
+	r := newRepo(t, "t-a", "t-b")
+	r.docs["t-b"] = "" // gone from the first day
+	r.gh.IssuesOff(http.StatusGone)
+	r.cycle()
+	r.now = r.now.Add(3 * 24 * time.Hour)
+	_, log := r.cycle() // failing for days now: an issue would be opened
+	if !strings.Contains(log, "turn Issues on") {
+		t.Errorf("no warning saying what to change:\n%s", log)
+	}
+	calls := len(r.gh.Calls())
+	r.now = r.now.Add(-23 * time.Hour) // later the same day
+	_, log = r.cycle()
+	for _, call := range r.gh.Calls()[calls:] {
+		if strings.HasPrefix(call, "GET /repos/acme/tax/issues") {
+			t.Errorf("asked for the issues again the same day: %s\n%s", call, log)
+		}
 	}
 }

@@ -31,6 +31,9 @@ type record struct {
 	// BranchDeletedPR: a pull request closed because its branch was
 	// deleted, already recognised as such (it declined nothing).
 	BranchDeletedPR int `json:"branch_deleted_pr,omitempty"`
+	// IssuesOff: the UTC day the repository's issues were found turned
+	// off or unreadable; not asked again that day.
+	IssuesOff string `json:"issues_off,omitempty"`
 	// ForeignNoted: the commit by someone else on the bot branch that the
 	// bot has already commented on, so it says so once.
 	ForeignNoted string `json:"foreign_noted,omitempty"`
@@ -61,6 +64,21 @@ func (r record) encode() []byte {
 func (c *Cycle) saveRecord(ctx context.Context, r record) error {
 	sig, msg := c.signature("pull request")
 	_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(fs.FS) ([]gitstore.Change, error) {
+		return []gitstore.Change{{Path: recordFile, Data: r.encode()}}, nil
+	}, 0)
+	return explainGit(err)
+}
+
+// updateRecord changes one thing of the record as it is on the cache
+// branch's tip, leaving what other runs wrote.
+func (c *Cycle) updateRecord(ctx context.Context, change func(*record)) error {
+	sig, msg := c.signature("pull request")
+	_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+		r, err := recordIn(tip)
+		if err != nil {
+			return nil, err
+		}
+		change(&r)
 		return []gitstore.Change{{Path: recordFile, Data: r.encode()}}, nil
 	}, 0)
 	return explainGit(err)

@@ -1,11 +1,13 @@
 package github
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -79,7 +81,23 @@ type IssueOptions struct {
 	Now   time.Time
 	// Label defaults to FailureLabel.
 	Label string
+	// MaxNew is how many issues one sync opens at most (DefaultMaxNew
+	// when 0), and MaxOpen how many failure issues may be open at once
+	// (DefaultMaxOpen when 0): a bad day of a big authority must not
+	// bury the maintainers, nor run into GitHub's limits on content
+	// creation. The sources beyond either are listed in one summary issue.
+	MaxNew, MaxOpen int
 }
+
+// The default bounds of IssueOptions.
+const (
+	DefaultMaxNew  = 10
+	DefaultMaxOpen = 30
+)
+
+// summaryID is the marker's source of the one summary issue: no source id
+// can be it (ids are [a-z0-9-]+).
+const summaryID = "~more"
 
 // IssueSync reports what SyncFailureIssues did, by issue number.
 type IssueSync struct {
@@ -87,7 +105,7 @@ type IssueSync struct {
 }
 
 // marker is the hidden line that ties an issue to its source.
-var marker = regexp.MustCompile(`<!-- taxkernelbot:failure source="([a-z0-9-]+)" fingerprint="([0-9a-f]*)" -->`)
+var marker = regexp.MustCompile(`<!-- taxkernelbot:failure source="([a-z0-9-]+|~more)" fingerprint="([0-9a-f]*)" -->`)
 
 func markerLine(f FailingSource) string {
 	return fmt.Sprintf(`<!-- taxkernelbot:failure source="%s" fingerprint="%s" -->`, f.ID, f.fingerprint())
@@ -120,6 +138,8 @@ func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource,
 	if opts.Now.IsZero() {
 		return done, errors.New("github: SyncFailureIssues needs the time of the report (IssueOptions.Now)")
 	}
+	opts.MaxNew = cmp.Or(opts.MaxNew, DefaultMaxNew)
+	opts.MaxOpen = cmp.Or(opts.MaxOpen, DefaultMaxOpen)
 	open, dups, err := c.openFailureIssues(ctx, opts.Label)
 	if err != nil {
 		return done, err
@@ -140,6 +160,13 @@ func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource,
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
+	individual := 0 // open issues of single sources
+	for id := range open {
+		if _, still := byID[id]; still && id != summaryID {
+			individual++
+		}
+	}
+	var more []FailingSource // failing long enough, beyond the bounds
 	for _, id := range ids {
 		f := byID[id]
 		is, exists := open[id]
@@ -160,7 +187,10 @@ func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource,
 			if _, _, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, is.number, &gh.IssueRequest{Title: gh.String(issueTitle(f)), Body: gh.String(issueBody(f, opts.Now))}); err != nil {
 				return done, fmt.Errorf("github: update failure issue #%d of %s in %s/%s: %w", is.number, id, c.owner, c.repo, c.explainIssues(err))
 			}
+		case !f.Since.IsZero() && opts.Now.Sub(f.Since) >= opts.After && (len(done.Opened) >= opts.MaxNew || individual >= opts.MaxOpen):
+			more = append(more, f)
 		case !f.Since.IsZero() && opts.Now.Sub(f.Since) >= opts.After:
+			individual++
 			labels := []string{opts.Label}
 			is, _, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &gh.IssueRequest{
 				Title:  gh.String(issueTitle(f)),
@@ -178,8 +208,11 @@ func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource,
 		openIDs = append(openIDs, id)
 	}
 	slices.Sort(openIDs)
+	if err := c.syncSummary(ctx, open, more, opts, &done); err != nil {
+		return done, err
+	}
 	for _, id := range openIDs {
-		if _, still := byID[id]; still {
+		if _, still := byID[id]; still || id == summaryID {
 			continue
 		}
 		body := fmt.Sprintf("**%s** is no longer failing as of %s: its last check succeeded, or it left the manifests. Closing; TaxKernelBot opens a new issue if it fails for long again.", id, opts.Now.UTC().Format(time.DateOnly))
@@ -189,6 +222,60 @@ func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource,
 		done.Closed = append(done.Closed, open[id].number)
 	}
 	return done, nil
+}
+
+// syncSummary keeps the one summary issue listing the sources beyond the
+// bounds: opened when there are some, its body replaced (an edit, which
+// notifies nobody) when the list changes, closed when there are none.
+func (c *Client) syncSummary(ctx context.Context, open map[string]openIssue, more []FailingSource, opts IssueOptions, done *IssueSync) error {
+	is, exists := open[summaryID]
+	if len(more) == 0 {
+		if !exists {
+			return nil
+		}
+		if err := c.closeIssue(ctx, is.number, "Every source listed here now has an issue of its own, or is no longer failing. Closing.", "completed"); err != nil {
+			return err
+		}
+		done.Closed = append(done.Closed, is.number)
+		return nil
+	}
+	title, body, fp := summaryIssue(more, opts.Now)
+	switch {
+	case exists && is.fingerprint == fp:
+		return nil
+	case exists:
+		if _, _, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, is.number, &gh.IssueRequest{Title: gh.String(title), Body: gh.String(body)}); err != nil {
+			return fmt.Errorf("github: update the summary issue #%d in %s/%s: %w", is.number, c.owner, c.repo, c.explainIssues(err))
+		}
+	default:
+		labels := []string{opts.Label}
+		created, _, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &gh.IssueRequest{Title: gh.String(title), Body: gh.String(body), Labels: &labels})
+		if err != nil {
+			return fmt.Errorf("github: open the summary issue in %s/%s: %w", c.owner, c.repo, c.explainIssues(err))
+		}
+		done.Opened = append(done.Opened, created.GetNumber())
+	}
+	return nil
+}
+
+// summaryIssue is the summary issue's title, body and fingerprint (of the
+// sources and their failures, not of times).
+func summaryIssue(more []FailingSource, now time.Time) (title, body, fingerprint string) {
+	h := sha256.New()
+	var b strings.Builder
+	for _, f := range more {
+		fmt.Fprintf(h, "%s\x00%s\x00", f.ID, f.fingerprint())
+	}
+	fingerprint = hex.EncodeToString(h.Sum(nil)[:8])
+	fmt.Fprintf(&b, "<!-- taxkernelbot:failure source=\"%s\" fingerprint=\"%s\" -->\n", summaryID, fingerprint)
+	fmt.Fprintf(&b, "%d more source(s) have been failing for days, as of %s. So as not to open an issue for each, they are listed here; "+
+		"each gets an issue of its own as the others are resolved.\n\n", len(more), now.UTC().Format(time.DateOnly))
+	b.WriteString("| source | status | since | detail |\n| --- | --- | --- | --- |\n")
+	for _, f := range more {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", markdown.CellCode(f.ID), markdown.CellCode(f.Status), f.Since.UTC().Format(time.DateOnly), markdown.CellCode(markdown.Clip(f.Detail, 200)))
+	}
+	b.WriteString("\n---\nKept up to date by TaxKernelBot's publishing step; closed when no source is left in it.\n")
+	return fmt.Sprintf("TaxKernelBot: %d more sources failing for days", len(more)), b.String(), fingerprint
 }
 
 type duplicate struct{ number, keep int }
@@ -252,8 +339,19 @@ func (c *Client) closeIssue(ctx context.Context, number int, comment, reason str
 	return nil
 }
 
+// ErrIssuesOff: the repository's Issues are turned off (410 "Issues are
+// disabled for this repo") or the token may not read them (404). Failure
+// issues are best-effort: the caller warns once and goes on.
+var ErrIssuesOff = errors.New("issues are turned off for this repository, or the token cannot read them")
+
 // explainIssues is explain with the permission the issue calls need.
 func (c *Client) explainIssues(err error) error {
+	switch {
+	case hasStatus(err, http.StatusGone):
+		return fmt.Errorf("%w: %w (turn Issues on in Settings → General → Features to have sources failing for days reported as issues; nothing else needs them)", ErrIssuesOff, err)
+	case hasStatus(err, http.StatusNotFound):
+		return fmt.Errorf("%w: %w (give the workflow `permissions: issues: write`, or the App the Issues permission, to have sources failing for days reported as issues)", ErrIssuesOff, err)
+	}
 	if hasStatus(err, 403) {
 		return fmt.Errorf("%w (the token may not write issues: give the workflow `permissions: issues: write`)", err)
 	}

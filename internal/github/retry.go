@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
@@ -35,9 +36,40 @@ type retry struct {
 	base     http.RoundTripper
 	clock    clock.Clock
 	attempts int
+
+	// Content-creating calls (anything but a read) are paced: GitHub's
+	// secondary limits ask for at least a second between them (and allow
+	// about 80 a minute, 500 an hour).
+	mu        sync.Mutex
+	lastWrite time.Time
+}
+
+// WriteGap is the least time between two content-creating calls.
+const WriteGap = time.Second
+
+// pace waits, on the clock, until WriteGap has passed since the last
+// content-creating call.
+func (r *retry) pace(req *http.Request) error {
+	if req.Method == http.MethodGet || req.Method == http.MethodHead {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.lastWrite.IsZero() {
+		if wait := r.lastWrite.Add(WriteGap).Sub(r.clock.Now()); wait > 0 {
+			if err := r.clock.Sleep(req.Context(), wait); err != nil {
+				return err
+			}
+		}
+	}
+	r.lastWrite = r.clock.Now()
+	return nil
 }
 
 func (r *retry) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := r.pace(req); err != nil {
+		return nil, err
+	}
 	for attempt := 1; ; attempt++ {
 		resp, err := r.base.RoundTrip(req)
 		if attempt >= r.attempts || req.Context().Err() != nil {

@@ -67,6 +67,18 @@ type Fake struct {
 	calls  []string
 	fails  []failure
 	app    *app
+	// issuesOff, when not 0, is what the issues endpoints answer: 410 as
+	// for a repository with Issues turned off, 404 for a token that cannot
+	// see them.
+	issuesOff int
+}
+
+// IssuesOff makes the issue endpoints answer status (410: Issues turned
+// off; 404: not visible to the token) from now on.
+func (f *Fake) IssuesOff(status int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.issuesOff = status
 }
 
 // app is a GitHub App installed on the repository: its id and public key,
@@ -243,6 +255,14 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	mine := func(m []string) bool { return m != nil && m[1] == f.Owner && m[2] == f.Repo }
+	if f.issuesOff != 0 && (mine(reIssues.FindStringSubmatch(r.URL.Path)) || mine(reIssue.FindStringSubmatch(r.URL.Path))) {
+		msg := "Issues are disabled for this repo"
+		if f.issuesOff == http.StatusNotFound {
+			msg = "Not Found"
+		}
+		f.reply(w, f.issuesOff, map[string]any{"message": msg, "documentation_url": "https://docs.github.com/v3/issues/"})
+		return
+	}
 	var m []string
 	switch {
 	case r.Method == "GET" && mine(rePulls.FindStringSubmatch(r.URL.Path)):
