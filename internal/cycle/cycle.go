@@ -121,7 +121,9 @@ type Cycle struct {
 	// pulled is the cache branch's tip as pull read it (nil before).
 	pulled fs.FS
 	// main is main's record as the last push of the state read it.
-	main  *mainRecord
+	main *mainRecord
+	// files is how many files the last bot commit built writes.
+	files int
 	day   string
 	lease lease.Lease
 	notes []string // for the step summary: what a maintainer should know

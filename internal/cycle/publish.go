@@ -184,7 +184,9 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		msg += "\n\n" + cacheTrailer + seen
 	}
 	tip, err := v.reader.Rebuild(ctx, BotBranch, BaseBranch, v.botTip, msg, sig, func(base fs.FS) ([]gitstore.Change, error) {
-		return c.botChanges(ctx, base, cache, v, local, rep, extra)
+		changes, err := c.botChanges(ctx, base, cache, v, local, rep, extra)
+		c.files = len(changes)
+		return changes, err
 	})
 	if err != nil {
 		return "", st, explainGit(err)
@@ -319,6 +321,7 @@ func (c *Cycle) settle(ctx context.Context, v *view, st *state.State, number int
 func (c *Cycle) body(ctx context.Context, v *view, st *state.State, changes []report.Change, rep *report.Report, tip string, bot *gitstore.Tree) string {
 	d := BodyDetails(ctx, c.o.Set, st, changes, blobReader(ctx, c.o.Snapshots, v.mainTree, bot))
 	d.FileURL = c.o.Links.FileURL(tip)
+	d.Files = c.files
 	return github.BodyWith(changes, github.SummaryOf(rep), c.o.Links.BlobURL(tip), c.o.Links.RunURL(), d)
 }
 

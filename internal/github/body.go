@@ -176,7 +176,14 @@ type Details struct {
 	FailedChecks map[string]int
 	// FileURL links a file of the branch (a derived text); nil: no link.
 	FileURL func(path string) string
+	// Files is how many files the pull request changes, 0 when unknown:
+	// past what GitHub's diff view shows, the body sends the reader to
+	// the report on the branch.
+	Files int
 }
+
+// DiffViewFiles is how many files GitHub's pull request diff view shows.
+const DiffViewFiles = 300
 
 // TextChange is what a changed document says differently: the diff of its
 // normalised texts (old → new) and where both texts are on the branch.
@@ -265,6 +272,14 @@ func BodyWith(changes []report.Change, counts Summary, blobURL func(sha256 strin
 	}
 
 	head := header(sorted, counts, runURL)
+	if d.Files > DiffViewFiles {
+		report := "`reports/coverage.md`"
+		if u := d.FileURL("reports/coverage.md"); u != "" {
+			report = "[`reports/coverage.md`](" + dest(u) + ")"
+		}
+		head += fmt.Sprintf("\n> [!NOTE]\n> This pull request changes %d files; GitHub's diff view shows %d of them. Read what changed here and in %s on the branch, not in the diff.\n",
+			d.Files, DiffViewFiles, report)
+	}
 	out := render(head, all, -1)
 	if len(out) <= MaxBody {
 		return out

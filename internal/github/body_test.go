@@ -342,3 +342,17 @@ func TestBodyWithTextDiffsStaysUnderGitHubLimit(t *testing.T) {
 		t.Error("the shortened section does not say how many it left out")
 	}
 }
+
+// TestBodyPointsPastTheDiffView: a pull request that changes more files
+// than GitHub's diff view shows sends the reader to the report on the
+// branch; a small one says nothing of it.
+func TestBodyPointsPastTheDiffView(t *testing.T) {
+	fileURL := func(p string) string { return "https://github.example/o/r/blob/abc/" + p }
+	big := BodyWith(nil, Summary{}, nil, "", Details{Files: 1200, FileURL: fileURL})
+	if !strings.Contains(big, "changes 1200 files") || !strings.Contains(big, "(https://github.example/o/r/blob/abc/reports/coverage.md)") {
+		t.Errorf("the body of a 1,200-file pull request does not link the report:\n%s", big)
+	}
+	if small := BodyWith(nil, Summary{}, nil, "", Details{Files: 40, FileURL: fileURL}); strings.Contains(small, "diff view") {
+		t.Errorf("a 40-file pull request speaks of the diff view:\n%s", small)
+	}
+}

@@ -99,6 +99,9 @@ func plan(changes []Change) (*node, error) {
 		if err := validPath(c.Path); err != nil {
 			return nil, err
 		}
+		if len(c.Data) > MaxFileSize {
+			return nil, fmt.Errorf("%s is %d bytes: %w (GitHub refuses a file of 100 MB or more); nothing was pushed", c.Path, len(c.Data), ErrTooLarge)
+		}
 		parts := strings.Split(c.Path, "/")
 		n := root
 		for i, part := range parts[:len(parts)-1] {

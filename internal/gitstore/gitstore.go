@@ -64,6 +64,13 @@ type Signature struct {
 	When        time.Time
 }
 
+// MaxFileSize is the largest file a commit may hold: GitHub refuses a push
+// with a file of 100 MB or more (GH001), whole.
+const MaxFileSize = 100_000_000 - 1
+
+// ErrTooLarge: a change would commit a file larger than MaxFileSize.
+var ErrTooLarge = errors.New("file too large for GitHub")
+
 // Change sets the file at Path (slash-separated, relative to the root of the
 // branch) to Data. Data == nil deletes the file, or the whole directory, at
 // Path (deleting an absent path is not an error). Directories that become

@@ -774,3 +774,20 @@ func TestUpdateFromBase(t *testing.T) {
 		t.Errorf("missing base: err = %v, want ErrNoBranch", err)
 	}
 }
+
+// TestNoFileOfAHundredMegabytes: a change with a file GitHub would refuse
+// (100 MB or more) is refused before anything is pushed.
+func TestNoFileOfAHundredMegabytes(t *testing.T) {
+	f := newFixture(t)
+	r := f.open(t)
+	pushes := f.srv.Pushes(repoNm)
+	_, err := r.Update(t.Context(), "fetch-cache", "big", sig(0), func(fs.FS) ([]Change, error) {
+		return []Change{{Path: "pending/big", Data: make([]byte, MaxFileSize+1)}}, nil
+	}, 0)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("a 100 MB file: %v, want ErrTooLarge", err)
+	}
+	if f.srv.Pushes(repoNm) != pushes {
+		t.Error("a push was sent")
+	}
+}

@@ -245,3 +245,16 @@ func BenchmarkLoadManyWarnings(b *testing.B) {
 		}
 	}
 }
+
+// TestMaxBodyUnderGitHubsFileLimit: a max_body GitHub could never take a
+// file of is refused where it is written.
+func TestMaxBodyUnderGitHubsFileLimit(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte("max_body: 200MiB\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := Load(dir)
+	if got := fmt.Sprint(diags); !diags.HasErrors() || !strings.Contains(got, "policy.yaml:1") || !strings.Contains(got, "100 MB") {
+		t.Errorf("max_body 200MiB: %v, want an error at policy.yaml:1 naming GitHub's 100 MB limit", diags)
+	}
+}

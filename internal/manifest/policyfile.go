@@ -113,6 +113,9 @@ func parsePolicy(f *file, root *yaml.Node) policyFile {
 				f.errorf(e.val.Line, "max_body: %v", err)
 			case n <= 0:
 				f.errorf(e.val.Line, "max_body must be more than zero bytes, e.g. 50MiB")
+			case n > policy.MaxBodyLimit:
+				f.errorf(e.val.Line, "max_body %s is over %s: GitHub refuses a file of 100 MB or more, so a larger document could never be committed; keep it at %s or less",
+					policy.FormatSize(n), policy.FormatSize(policy.MaxBodyLimit), policy.FormatSize(policy.MaxBodyLimit))
 			default:
 				p.MaxBody = n
 			}

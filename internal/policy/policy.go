@@ -19,6 +19,10 @@ const (
 	DefaultRobotsTTL     = 24 * time.Hour
 	DefaultTimeout       = 60 * time.Second
 	DefaultMaxBody       = 50 << 20
+	// MaxBodyLimit is the largest max_body allowed: GitHub refuses a file of
+	// 100 MB (10^8 bytes) or more, so the bytes of a larger document could
+	// never be committed.
+	MaxBodyLimit = 95 << 20
 	// DefaultIssueAfter is how long a source stays failing before
 	// publishing opens an issue about it.
 	DefaultIssueAfter = 3 * 24 * time.Hour
