@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"time"
@@ -130,7 +132,34 @@ type Cycle struct {
 	mu    sync.Mutex
 
 	lastPush time.Time
+	gap      time.Duration // until the next ledger push
+	jitter   *rand.Rand
 	pushing  sync.Mutex
+}
+
+// ShardPushGap is how much the gap between one shard's ledger pushes grows
+// with each other shard: GitHub asks for at most 6 pushes a minute to a
+// repository, and every shard of a matrix pushes to the same one, so N
+// shards push their ledgers at most about twice a minute in all, leaving
+// room for the leases, releases and the pull request branch.
+const ShardPushGap = 30 * time.Second
+
+// pushGap is the time until the next ledger push: PushEvery, at least
+// ShardPushGap for each other shard. Shards started together spread their
+// pushes over the gap: shard K of N first waits K−1 N-ths of a gap more;
+// and each gap is drawn up to a quarter of ShardPushGap longer, so that
+// no two runs fall into step.
+func (c *Cycle) pushGap() time.Duration {
+	gap := max(c.o.PushEvery, time.Duration(c.o.Shard.N-1)*ShardPushGap)
+	if c.jitter == nil {
+		h := fnv.New64a()
+		h.Write([]byte(c.o.RunID + "/" + c.o.Shard.Name()))
+		c.jitter = rand.New(rand.NewPCG(h.Sum64(), 1))
+		if c.o.Shard.N > 1 {
+			gap += gap * time.Duration(c.o.Shard.K-1) / time.Duration(c.o.Shard.N)
+		}
+	}
+	return gap + time.Duration(c.jitter.Int64N(int64(min(gap, ShardPushGap)/4)+1))
 }
 
 // open prepares a cycle: the on-disk store of the cache branch's objects
@@ -279,10 +308,13 @@ func (c *Cycle) pushIfDue(ctx context.Context) {
 	}
 	defer c.pushing.Unlock()
 	now := c.o.Clock.Now()
-	if now.Sub(c.lastPush) < c.o.PushEvery {
+	if c.gap == 0 {
+		c.gap = c.pushGap()
+	}
+	if now.Sub(c.lastPush) < c.gap {
 		return
 	}
-	c.lastPush = now
+	c.lastPush, c.gap = now, c.pushGap()
 	if err := c.pushLedgers(ctx); err != nil && ctx.Err() == nil {
 		c.logf("push ledgers: %v (retried at the next push)", err)
 	}

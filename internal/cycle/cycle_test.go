@@ -759,3 +759,29 @@ func TestServerWithoutFilteredFetches(t *testing.T) {
 	}
 	assertHeld(t, r)
 }
+
+// TestLedgerPushesAcrossShardsStayUnderGitHubsRate: GitHub asks for at
+// most 6 pushes a minute to a repository. Twelve shards of one matrix run
+// at once; over their hour-long runs their ledger pushes, all shards
+// together, never pass 6 in any minute, and each shard still pushes during
+// its run.
+func TestLedgerPushesAcrossShardsStayUnderGitHubsRate(t *testing.T) {
+	const shards = 12
+	perMinute := map[int64]int{}
+	for k := 1; k <= shards; k++ {
+		c := &Cycle{o: Options{RunID: "900-1", PushEvery: 5 * time.Minute, Shard: lease.Shard{K: k, N: shards}}}
+		at, pushes := time.Duration(0), 0
+		for at += c.pushGap(); at < time.Hour; at += c.pushGap() {
+			perMinute[int64(at/time.Minute)]++
+			pushes++
+		}
+		if pushes == 0 {
+			t.Errorf("shard %d/%d pushes no ledger during an hour", k, shards)
+		}
+	}
+	for minute, n := range perMinute {
+		if n > 6 {
+			t.Errorf("minute %d: %d ledger pushes from %d shards, over GitHub's 6 a minute", minute, n, shards)
+		}
+	}
+}
