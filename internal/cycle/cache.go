@@ -304,6 +304,9 @@ func (c *Cycle) pushState(ctx context.Context, what string, extra func(tip fs.FS
 		return fmt.Errorf("read %s: %w", BaseBranch, err)
 	}
 	c.main = main
+	if err := c.pushPendingInParts(ctx, main); err != nil {
+		return err
+	}
 	sig, msg := c.signature(what)
 	_, err = c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 		changes, err := c.ledgerChanges(tip)

@@ -785,3 +785,45 @@ func TestLedgerPushesAcrossShardsStayUnderGitHubsRate(t *testing.T) {
 		}
 	}
 }
+
+// TestABigDayIsPushedInParts: when a run's documents are more than one
+// push should carry, they reach the cache branch in several commits, none
+// over the bound, the last with the state that names them.
+func TestABigDayIsPushedInParts(t *testing.T) {
+	defer func(n int) { MaxPushBytes = n }(MaxPushBytes)
+	MaxPushBytes = 100 // bytes: each document of the harness is about 20
+	ids := make([]string, 12)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("t-%02d", i)
+	}
+	r := newRepo(t, ids...)
+	o, log := r.options("1/1")
+	o.Run, o.NoPublish = r.runner(&o), true
+	if _, err := Run(context.Background(), o); err != nil {
+		t.Fatalf("%v\n%s", err, log)
+	}
+	parts := strings.Count(r.git.Git(t, repoName, "log", "--format=%s", CacheBranch), "pending documents, part")
+	if parts < 2 {
+		t.Errorf("%d part commits for 12 documents over a bound of 100 bytes, want several", parts)
+	}
+	for _, c := range strings.Split(r.git.Git(t, repoName, "log", "--format=%H", CacheBranch), "\n") {
+		out, err := r.git.Run(repoName, "diff", "--numstat", c+"^", c, "--", "pending/sha256")
+		if err != nil {
+			continue // the root commit
+		}
+		added := 0
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) == 3 {
+				data := r.show(c, f[2])
+				added += len(data)
+			}
+		}
+		if added > MaxPushBytes+40 { // one document may pass the bound it starts under
+			t.Errorf("commit %.12s adds %d bytes of documents, over the bound", c, added)
+		}
+	}
+	assertHeld(t, r)
+	if r.show(CacheBranch, pendingIndex) == "" {
+		t.Error("no pending index after the parts")
+	}
+}

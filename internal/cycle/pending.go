@@ -33,6 +33,54 @@ const (
 	pendingIndex = pendingDir + "/index.json"
 )
 
+// MaxPushBytes bounds the bytes of files one push carries: GitHub refuses a
+// push over 2 GiB whole, so a big day's documents go up in several
+// commits of at most 1 GiB.
+var MaxPushBytes = 1 << 30
+
+// pushPendingInParts pushes, when what waits for pending/ is more than one
+// push should carry, all but the last MaxPushBytes of it in commits of
+// its own, before the commit that brings the state and the index: those
+// then find the bytes already on the tip.
+func (c *Cycle) pushPendingInParts(ctx context.Context, main *mainRecord) error {
+	for part := 1; ; part++ {
+		sig, msg := c.signature(fmt.Sprintf("pending documents, part %d", part))
+		more := false
+		_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+			all, err := c.pendingChanges(tip, main)
+			if err != nil {
+				return nil, err
+			}
+			var adds []gitstore.Change
+			total := 0
+			for _, ch := range all {
+				if ch.Data != nil && ch.Path != pendingIndex {
+					adds = append(adds, ch)
+					total += len(ch.Data)
+				}
+			}
+			more = false
+			if total <= MaxPushBytes {
+				return nil, nil // the state's commit carries the rest
+			}
+			var batch []gitstore.Change
+			size := 0
+			for _, ch := range adds {
+				if size > 0 && size+len(ch.Data) > MaxPushBytes {
+					break
+				}
+				batch = append(batch, ch)
+				size += len(ch.Data)
+			}
+			more = true
+			return batch, nil
+		}, 0)
+		if err != nil || !more {
+			return err
+		}
+	}
+}
+
 // pendingPath is where a file of the repository's snapshots/ (a blob or a
 // derived text) waits on the cache branch.
 func pendingPath(repoPath string) string {
