@@ -38,7 +38,7 @@ func TestPolicyLooseningNeedsAReason(t *testing.T) {
 daily_cap: 100000
 pause_after_403: 1000
 timeout: 10m
-max_body: 1GiB
+max_body: 90MiB
 backoff_max: 1m
 `
 	_, _, diags := loadFiles(t, map[string]string{"policy.yaml": loose, "uk.yaml": uk})
@@ -48,7 +48,7 @@ backoff_max: 1m
 		"policy.yaml:2: daily_cap 100000 is higher than the built-in 200",
 		"policy.yaml:3: pause_after_403 1000 is higher than the built-in 3",
 		"policy.yaml:4: timeout 10m is longer than the built-in 1m",
-		"policy.yaml:5: max_body 1 GiB is larger than the built-in 50 MiB",
+		"policy.yaml:5: max_body 90 MiB is larger than the built-in 50 MiB",
 		"policy.yaml:6: backoff_max 1m is shorter than the built-in 30m",
 		`add a reason for it, e.g. reasons: {daily_cap: "owner agreed by email 2026-11-02"}`,
 	} {
@@ -67,7 +67,7 @@ backoff_max: 1m
   daily_cap: "owner agreed by email 2026-11-02"
   pause_after_403: "owner asked for it by email 2026-11-02"
   timeout: "large PDFs on a slow host, email 2026-11-02"
-  max_body: "the gazette is 600 MB, email 2026-11-02"
+  max_body: "the gazette is 80 MB, email 2026-11-02"
   backoff_max: "owner asked for quick retries, email 2026-11-02"
 `
 	_, set, diags := loadFiles(t, map[string]string{"policy.yaml": withReasons, "uk.yaml": uk})
