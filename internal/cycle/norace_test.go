@@ -1,0 +1,5 @@
+//go:build !race
+
+package cycle
+
+const raceEnabled = false
