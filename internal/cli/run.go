@@ -207,14 +207,15 @@ func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *stat
 		return cannotRun("plan: %w", err)
 	}
 	w := opts.IO.Out
-	requests, deferred := 0, 0
+	requests, deferred, excluded := 0, 0, 0
 	for _, p := range plans {
 		requests += len(p.Requests)
 		deferred += len(p.Deferred)
+		excluded += len(p.Excluded)
 	}
-	fmt.Fprintf(w, "dry run: %d request(s) to %d host(s), %d source(s) deferred; nothing sent, nothing written\n", requests, len(plans), deferred)
+	fmt.Fprintf(w, "dry run: %d request(s) to %d host(s), %d source(s) deferred, %d excluded; nothing sent, nothing written\n", requests, len(plans), deferred, excluded)
 	for _, p := range plans {
-		if len(p.Requests)+len(p.Deferred) == 0 && opts.Only == "" {
+		if len(p.Requests)+len(p.Deferred)+len(p.Excluded) == 0 && opts.Only == "" {
 			continue // nothing due: listed with --only
 		}
 		fmt.Fprintf(w, "\n%s: %d request(s), about %s of politeness\n", p.Host, len(p.Requests), roughly(p.Took()))
@@ -227,6 +228,9 @@ func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *stat
 		}
 		for _, d := range p.Deferred {
 			fmt.Fprintf(w, "  deferred  %s: %s\n", d.ID, d.Why)
+		}
+		for _, d := range p.Excluded {
+			fmt.Fprintf(w, "  excluded  %s: %s\n", d.ID, d.Why)
 		}
 		for _, d := range p.Skipped {
 			fmt.Fprintf(w, "  skipped   %s: %s\n", d.ID, d.Why)
