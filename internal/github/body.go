@@ -47,7 +47,8 @@ func SummaryOf(r *report.Report) Summary {
 			s.Fresh++
 		case state.Pending, "":
 			s.Pending = append(s.Pending, e.ID)
-		case state.Failing, state.Gone, state.TooLarge, state.RobotsUnavailable, state.Unreachable, state.Moved:
+		}
+		if e.Status.Failure() {
 			s.Failing = append(s.Failing, e)
 		}
 	}
@@ -430,7 +431,7 @@ func indent(s, prefix string) string {
 // failingFor says since when a failing source fails and how many checks
 // in a row, as far as the state knows.
 func failingFor(e report.Entry, d Details) string {
-	if e.Since == "" || e.Status == state.Fresh || e.Status == state.Pending || e.Status == state.BlockedRobots || e.Status == state.Excluded {
+	if e.Since == "" || !e.Status.Failure() {
 		return ""
 	}
 	s := "; failing since " + text(e.Since, 20)

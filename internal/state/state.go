@@ -37,6 +37,25 @@ const (
 	TooLarge    Status = "too-large"
 )
 
+// Failure says whether a source in status s counts as failing: something
+// went wrong that may come right by itself or needs a person. Every status
+// but fresh, pending and the gaps is one, paused included (a host that
+// refuses us with 403 may want us to stop). The report's new failures, the
+// pull request's new and lasting failures and the failure issues all go
+// by it.
+func (s Status) Failure() bool {
+	switch s {
+	case Fresh, Pending, "":
+		return false
+	}
+	return !s.Gap()
+}
+
+// Gap says whether status s is a deliberate gap in coverage, chosen by the
+// site or its owner (robots.txt, an exclusion): never routed around, never
+// a failure.
+func (s Status) Gap() bool { return s == BlockedRobots || s == Excluded }
+
 // Source is what is known of one source.
 type Source struct {
 	Status Status `json:"status"`
