@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
@@ -269,24 +268,6 @@ func hasJurisdiction(ms []manifest.Manifest, j string) bool {
 		}
 	}
 	return false
-}
-
-// lockState takes an exclusive lock on the state directory so that two runs
-// on one machine never share a host; the cache branch's lease
-// does the same across machines.
-func lockState(path string) (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, cannotRun("state directory unwritable: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, cannotRun("state directory unwritable: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, cannotRun("another run holds %s: wait for it to finish", path)
-	}
-	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
 // all runs fs at once and returns their errors joined, in fs's order.
