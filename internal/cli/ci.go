@@ -39,7 +39,7 @@ func cmdCI(ctx context.Context, io IO, args []string) error {
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "pull the state and print the plan; no lease, no request, no push")
 	fs.BoolVar(&opts.NoPublish, "no-publish", false, "push the cache branch but open no pull request")
 	fs.DurationVar(&opts.MaxDuration, "max-duration", 50*time.Minute, "stop dispatching after this long")
-	fs.StringVar(&opts.RunID, "run-id", defaultRunID(io.Getenv), "unique id of this attempt, written into ledgers and the lease")
+	fs.StringVar(&opts.RunID, "run-id", defaultRunID(io.Getenv, opts.Clock.Now()), "unique id of this attempt, written into ledgers and the lease")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -52,9 +52,9 @@ func cmdCI(ctx context.Context, io IO, args []string) error {
 // by it, and a re-run of a workflow keeps GITHUB_RUN_ID. A local id has no
 // "-<attempt>" suffix, so it is never taken for an earlier attempt of a
 // workflow run.
-func defaultRunID(getenv func(string) string) string {
+func defaultRunID(getenv func(string) string, now time.Time) string {
 	if getenv == nil || getenv("GITHUB_RUN_ID") == "" {
-		return fmt.Sprintf("local.%d.%d", time.Now().Unix(), os.Getpid())
+		return fmt.Sprintf("local.%d.%d", now.Unix(), os.Getpid())
 	}
 	return getenv("GITHUB_RUN_ID") + "-" + getenv("GITHUB_RUN_ATTEMPT")
 }

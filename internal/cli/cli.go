@@ -58,10 +58,18 @@ func nothingYet(format string, args ...any) error {
 // what failed is already in the report.
 var errFailuresRecorded = withCode(ExitFailures, errors.New("the run completed with failures recorded (see the report)"))
 
-// IO is where a command writes.
+// IO is where a command writes, and the environment it reads.
 type IO struct {
 	Out, Err io.Writer
-	Getenv   func(string) string
+	Getenv   func(string) string // nil: an empty environment
+}
+
+// getenv reads key from the environment, or "" when there is none.
+func (io IO) getenv(key string) string {
+	if io.Getenv == nil {
+		return ""
+	}
+	return io.Getenv(key)
 }
 
 type command struct {

@@ -49,7 +49,7 @@ func cmdRun(ctx context.Context, io IO, args []string) error {
 	fs.StringVar(&opts.Only, "only", "", "limit the run to one source `ID` or one JURISDICTION")
 	fs.DurationVar(&opts.MaxDuration, "max-duration", 50*time.Minute, "stop dispatching after this long; hosts that would wait past it are deferred")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "plan and print what would be requested, without a request or a write")
-	fs.StringVar(&opts.RunID, "run-id", os.Getenv("GITHUB_RUN_ID"), "identifier written into ledger lines")
+	fs.StringVar(&opts.RunID, "run-id", io.getenv("GITHUB_RUN_ID"), "identifier written into ledger lines")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
 	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
@@ -19,11 +19,12 @@ type validateOptions struct {
 	// repository (origin/fetch-cache): its kept robots.txt copies and host
 	// state stand in for --state's.
 	CacheBranch string
+	Clock       clock.Clock // when the base report takes a pause or backoff to end; default clock.Real
 	IO          IO
 }
 
 func cmdValidate(ctx context.Context, io IO, args []string) error {
-	opts := validateOptions{IO: io}
+	opts := validateOptions{IO: io, Clock: clock.Real{}}
 	fs := newFlags("validate", "[flags]", io)
 	opts.register(fs, "manifests", "state")
 	fs.StringVar(&opts.Base, "base", "", "the pull request's base `REV` (e.g. origin/main) in the local repository: report duplicates on the added lines, and what the bot would do with each added or changed URL")
@@ -37,6 +38,9 @@ func cmdValidate(ctx context.Context, io IO, args []string) error {
 // runValidate checks the manifests without any network: the only outside
 // knowledge it uses is the robots.txt copies already kept in the state.
 func runValidate(_ context.Context, opts validateOptions) error {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
 	var base *manifest.Base
 	if opts.Base != "" {
 		var err error
@@ -63,7 +67,7 @@ func runValidate(_ context.Context, opts validateOptions) error {
 	fmt.Fprintf(opts.IO.Out, "%s: %d manifest(s), %d source(s), %d host(s): valid\n",
 		opts.Manifests, len(set.Manifests), len(set.Sources), len(set.Hosts))
 	if base != nil {
-		baseReport(opts.IO.Out, set, base, st, parsed, opts.Base, time.Now())
+		baseReport(opts.IO.Out, set, base, st, parsed, opts.Base, opts.Clock.Now())
 	}
 	return nil
 }
