@@ -26,12 +26,13 @@ type ciOptions struct {
 	PushEvery   time.Duration // how often ledgers are pushed during a run
 	Margin      time.Duration // how long before its lease expires a run stops sending
 	Clock       clock.Clock
-	HTTPClient  *http.Client // for git and the GitHub API; nil: default
+	Tick        time.Duration // runOptions.Tick
+	HTTPClient  *http.Client  // for git and the GitHub API; nil: default
 	IO          IO
 }
 
 func cmdCI(ctx context.Context, io IO, args []string) error {
-	opts := ciOptions{IO: io, Clock: clock.Real{}, PushEvery: 5 * time.Minute, Margin: 5 * time.Minute}
+	opts := ciOptions{IO: io, Clock: clock.Real{}, Tick: time.Second, PushEvery: 5 * time.Minute, Margin: 5 * time.Minute}
 	fs := newFlags("ci", "[flags]", io)
 	opts.register(fs, "manifests", "snapshots", "reports", "state")
 	fs.StringVar(&opts.Shard, "shard", "1/1", "`K/N`: fetch only the hosts of shard K of N (one lease per shard)")
@@ -109,7 +110,7 @@ func runCI(ctx context.Context, opts ciOptions) error {
 	co.Run = func(ctx context.Context, lim cycle.Limits) error {
 		err := runRun(ctx, runOptions{
 			paths: opts.paths, Only: opts.Only, MaxDuration: opts.MaxDuration, RunID: opts.RunID,
-			Clock: opts.Clock, IO: opts.IO, DryRun: lim.DryRun,
+			Clock: opts.Clock, Tick: opts.Tick, IO: opts.IO, DryRun: lim.DryRun,
 			Hosts: lim.Hosts, Spent: lim.Spent, Deadline: lim.Deadline, AfterRequest: lim.Progress,
 		})
 		if code := exitCode(err); code != ExitOK && code != ExitFailures {

@@ -109,7 +109,7 @@ func TestProgressTerminalView(t *testing.T) {
 	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(start)
 	var buf bytes.Buffer
-	p := newProgress(&buf, clk, true)
+	p := newProgress(&buf, clk, true, 0)
 	p.hostEvent(pipeline.HostEvent{Host: "www.gov.uk", Kind: pipeline.HostDispatched, At: start, Until: start, Left: 199})
 	p.hostEvent(pipeline.HostEvent{Host: "www.ird.govt.nz", Kind: pipeline.HostDispatched, At: start, Until: start, Left: 49})
 	p.update(pipeline.Result{Due: 5, Dispatches: 2})
@@ -151,7 +151,7 @@ func TestProgressTerminalView(t *testing.T) {
 func TestProgressSummaryWhileHostsWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
-		p := newProgress(&buf, clock.Real{}, false)
+		p := newProgress(&buf, clock.Real{}, false, time.Second)
 		stop := p.start(t.Context())
 		now := time.Now()
 		p.hostEvent(pipeline.HostEvent{Host: "www.gov.uk", Kind: pipeline.HostWaiting, At: now, Until: now.Add(70 * time.Second), Reason: "retry-after", Left: 10})

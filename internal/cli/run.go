@@ -29,9 +29,12 @@ type runOptions struct {
 	DryRun      bool
 	// Terminal shows the live view even when IO.Err is not a terminal.
 	Terminal bool
-	RunID    string
-	Clock    clock.Clock
-	IO       IO
+	// Tick is how often the progress is refreshed while every host waits
+	// (a second, on the wall clock); 0: only as the run's events come.
+	Tick  time.Duration
+	RunID string
+	Clock clock.Clock
+	IO    IO
 
 	// Set by `ci`: the hosts of its shard, the budget its lease reserved,
 	// and the time its lease lets it send until.
@@ -43,7 +46,7 @@ type runOptions struct {
 }
 
 func cmdRun(ctx context.Context, io IO, args []string) error {
-	opts := runOptions{IO: io}
+	opts := runOptions{IO: io, Tick: time.Second}
 	fs := newFlags("run", "[flags]", io)
 	opts.register(fs, "manifests", "snapshots", "reports", "state")
 	fs.StringVar(&opts.Only, "only", "", "limit the run to one source `ID` or one JURISDICTION")
@@ -128,7 +131,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
 		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
 	})
-	prog := newProgress(opts.IO.Err, opts.Clock, opts.Terminal || isTerminal(opts.IO.Err))
+	prog := newProgress(opts.IO.Err, opts.Clock, opts.Terminal || isTerminal(opts.IO.Err), opts.Tick)
 	stopTicks := prog.start(ctx)
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
 		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,

@@ -59,7 +59,7 @@ func runValidate(_ context.Context, opts validateOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	parsed := keptRules{} // shared by the warnings and the base report
+	parsed := newKeptRules() // shared by the warnings and the base report
 	printDiagnostics(robotsWarnings(set, base, st, parsed), opts.IO)
 	if err := writeStepSummary(set, opts.IO); err != nil {
 		return cannotRun("%w", err)
@@ -129,13 +129,20 @@ func robotsWarnings(set *manifest.Set, base *manifest.Base, st *state.State, par
 
 // keptRules are the rules of the kept robots.txt copies by key, each
 // parsed once however many sources its host has.
-type keptRules map[string]*robots.Rules
+type keptRules struct {
+	rules map[string]*robots.Rules
+	parse func(state.Robots) *robots.Rules // robotsdecision.Rules
+}
+
+func newKeptRules() keptRules {
+	return keptRules{rules: map[string]*robots.Rules{}, parse: robotsdecision.Rules}
+}
 
 func (k keptRules) of(key string, kept state.Robots) *robots.Rules {
-	rules, ok := k[key]
+	rules, ok := k.rules[key]
 	if !ok {
-		rules = robotsdecision.Rules(kept)
-		k[key] = rules
+		rules = k.parse(kept)
+		k.rules[key] = rules
 	}
 	return rules
 }
