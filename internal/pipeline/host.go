@@ -501,13 +501,17 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 		return nil
 	}
 	target := robots.URL(u)
+	at, err := url.Parse(target) // built from a parsed URL: it parses
+	if err != nil {
+		return fmt.Errorf("robots.txt of %s: %w", u, err)
+	}
 	var (
 		resp *fetch.Response
 		body []byte
 		ferr error
 	)
 	for hop := 0; ; hop++ {
-		host := manifest.HostOf(mustParse(target))
+		host := manifest.HostOf(at)
 		var err error
 		resp, ferr, err = r.send(ctx, host, gate.Request{URL: target, Purpose: ledger.PurposeRobots}, func() (*fetch.Response, error) {
 			var rerr error
@@ -537,7 +541,12 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 			ferr = fmt.Errorf("robots.txt: more than %d redirects", policy.MaxRedirects)
 			break
 		}
-		target = resp.Location
+		next, err := url.Parse(resp.Location) // fetch resolved it: it parses
+		if err != nil {
+			ferr = fmt.Errorf("robots.txt: redirect to an unreadable Location %q: %w", resp.Location, err)
+			break
+		}
+		target, at = resp.Location, next
 	}
 	if ferr != nil && ctx.Err() != nil {
 		return ctx.Err()
@@ -558,12 +567,4 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 	}
 	r.log(manifest.HostOf(u), "robots.txt %s (%s), crawl-delay %s", kept.Outcome, what, e.rules.CrawlDelay(r.token))
 	return nil
-}
-
-func mustParse(s string) *url.URL {
-	u, err := url.Parse(s)
-	if err != nil {
-		return &url.URL{}
-	}
-	return u
 }
