@@ -184,8 +184,8 @@ type Details struct {
 type TextChange struct {
 	Diff             textview.TextDiff
 	OldPath, NewPath string // slash-separated, e.g. snapshots/text/v1/ab/<sum>.txt
-	// Same is set when the texts did not differ (only the bytes did, and
-	// the source has no text to compare by, say): Diff is then empty.
+	// Why says, when the texts did not differ (only the bytes did, or
+	// the source has no text to compare by), why not: Diff is then empty.
 	Why string
 }
 

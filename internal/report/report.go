@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -175,19 +174,6 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 		changed = changed || wrote
 	}
 	return changed, nil
-}
-
-// Load reads a coverage.json written by Write.
-func Load(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err // *PathError: already names the file
-	}
-	r, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
 }
 
 // Parse reads a coverage.json rendered by JSON (from a branch, say).
