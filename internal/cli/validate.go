@@ -84,7 +84,7 @@ func validateState(opts validateOptions) (*state.State, error) {
 		}
 		return st, nil
 	}
-	branch, name, err := cacheBranch(opts.Manifests, opts.CacheBranch)
+	branch, name, done, err := cacheBranch(opts.Manifests, opts.CacheBranch)
 	if errors.Is(err, errNoCacheBranch) {
 		fmt.Fprintf(opts.IO.Err, "validate: %v: robots.txt decisions are unknown\n", err)
 		return state.New(), nil
@@ -92,6 +92,7 @@ func validateState(opts validateOptions) (*state.State, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	st, err := state.Decode(branch)
 	if err != nil {
 		return nil, fmt.Errorf("state.json of the cache branch %s: %w", name, err)

@@ -14,6 +14,15 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
+// Where the reports are in the repository: the directory the bot commits
+// them to, and the machine-readable report in it, which publishing
+// compares with the base branch's.
+const (
+	Dir      = "reports"
+	JSONName = "coverage.json"
+	JSONPath = Dir + "/" + JSONName
+)
+
 // Entry is one source's line in the report.
 type Entry struct {
 	Jurisdiction string       `json:"jurisdiction"`
@@ -145,7 +154,7 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 		name string
 		data []byte
 	}
-	files := []file{{"coverage.json", js}}
+	files := []file{{JSONName, js}}
 	md := r.MarkdownFiles()
 	names := slices.Sorted(maps.Keys(md))
 	for _, n := range names {
