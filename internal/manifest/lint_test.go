@@ -130,8 +130,28 @@ func TestDuplicateURLsAfterNormalisation(t *testing.T) {
 
 func TestSubfolderIsAnError(t *testing.T) {
 	_, _, diags := loadFiles(t, map[string]string{"uk.yaml": uk, "eu/fr.yaml": strings.ReplaceAll(uk, "uk", "fr")})
-	if got := diagStrings(diags); !diags.HasErrors() || !strings.Contains(got, "eu:0: manifests are read from this directory only") {
+	if got := diagStrings(diags); !diags.HasErrors() || !strings.Contains(got, "eu/fr.yaml:0: manifests are read from") {
 		t.Errorf("a manifest in a subfolder is not an error:\n%s", got)
+	}
+	// A subfolder without a manifest is named itself.
+	_, _, diags = loadFiles(t, map[string]string{"uk.yaml": uk, "drafts/notes.md": "x"})
+	if got := diagStrings(diags); !diags.HasErrors() || !strings.Contains(got, "drafts:0: manifests are read from this directory only") {
+		t.Errorf("a subfolder is not an error:\n%s", got)
+	}
+}
+
+// TestSubfolderNamesEachFile: each manifest in a subfolder is named, with
+// where it belongs, not only the folder.
+func TestSubfolderNamesEachFile(t *testing.T) {
+	_, _, diags := loadFiles(t, map[string]string{"uk.yaml": uk, "eu/fr.yaml": strings.ReplaceAll(uk, "uk", "fr"), "eu/de.yaml": strings.ReplaceAll(uk, "uk", "de"), "eu/old/it.yml": strings.ReplaceAll(uk, "uk", "it")})
+	got := diagStrings(diags)
+	for _, f := range []string{"fr", "de"} {
+		if !strings.Contains(got, "eu/"+f+".yaml:0: manifests are read from") || !strings.Contains(got, "move it up to") || !strings.Contains(got, f+".yaml") {
+			t.Errorf("eu/%s.yaml is not named:\n%s", f, got)
+		}
+	}
+	if !strings.Contains(got, "eu/old/it.yml:0:") {
+		t.Errorf("a manifest two folders down is not named:\n%s", got)
 	}
 }
 
