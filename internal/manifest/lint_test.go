@@ -265,3 +265,30 @@ func BenchmarkLoadManyWarnings(b *testing.B) {
 		}
 	}
 }
+
+// TestWeeklyBudgetCountsNeverOnce: a gazette host with many immutable
+// issues is not refused for them, since each is fetched once, not every
+// week; only the recurring sources must fit the week, with room left.
+func TestWeeklyBudgetCountsNeverOnce(t *testing.T) {
+	gazette := func(recurring, never int) string {
+		var b strings.Builder
+		b.WriteString("jurisdiction: uk\nname: UK\ntimezone: UTC\nhosts:\n  www.gov.uk:\n    daily_cap: 2\nsources:\n")
+		for i := range recurring {
+			fmt.Fprintf(&b, "  - {id: uk-r%d, url: https://www.gov.uk/r%d, kind: rates-page, title: T}\n", i, i)
+		}
+		for i := range never {
+			fmt.Fprintf(&b, "  - {id: uk-g%d, url: https://www.gov.uk/g%d, kind: gazette, title: Issue %d, recheck: never}\n", i, i, i)
+		}
+		return b.String()
+	}
+	if _, _, diags := loadFiles(t, map[string]string{"uk.yaml": gazette(3, 40)}); diags.HasErrors() {
+		t.Errorf("3 recurring sources and 40 gazette issues on a cap of 2 (7 checks a week) refused:\n%s", diagStrings(diags))
+	}
+	_, _, diags := loadFiles(t, map[string]string{"uk.yaml": gazette(7, 1)})
+	if got := diagStrings(diags); !diags.HasErrors() || !strings.Contains(got, "would never be fetched") {
+		t.Errorf("7 recurring sources leave no room for a gazette issue on a cap of 2, yet:\n%s", got)
+	}
+	if _, _, diags := loadFiles(t, map[string]string{"uk.yaml": gazette(7, 0)}); diags.HasErrors() {
+		t.Errorf("7 recurring sources on a cap of 2 refused:\n%s", diagStrings(diags))
+	}
+}
