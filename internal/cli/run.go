@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -199,7 +200,7 @@ func deadline(opts runOptions) time.Time {
 func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *state.State, s *store.Store) error {
 	spent := opts.Spent
 	if spent == nil {
-		spent = func(host, day string) (int, error) { return dispatchesOn(opts.ledgerDir(), day, host) }
+		spent = ledgerSpent(opts.ledgerDir())
 	}
 	plans, err := pipeline.Simulate(ctx, pipeline.Options{
 		Set: set, Store: s, State: st, Clock: opts.Clock, Only: opts.Only,
@@ -208,7 +209,7 @@ func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *stat
 	if err != nil {
 		return cannotRun("plan: %w", err)
 	}
-	w := opts.IO.Out
+	w := bufio.NewWriter(opts.IO.Out) // a line per request, written in large pieces
 	requests, deferred, excluded := 0, 0, 0
 	for _, p := range plans {
 		requests += len(p.Requests)
@@ -238,6 +239,9 @@ func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *stat
 			fmt.Fprintf(w, "  skipped   %s: %s\n", d.ID, d.Why)
 		}
 	}
+	if err := w.Flush(); err != nil {
+		return cannotRun("plan: %w", err)
+	}
 	return nil
 }
 
@@ -250,18 +254,39 @@ func roughly(d time.Duration) time.Duration {
 	return d.Round(time.Second)
 }
 
-// dispatchesOn counts host's dispatch lines on day in the ledgers under
-// dir, without opening them for writing.
-func dispatchesOn(dir, day, host string) (int, error) {
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ledger.Path(day, host))))
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
+// ledgerSpent counts a host's dispatch lines on a day in the ledgers
+// under dir, without opening them for writing. Each day's directory is
+// listed once, so that the many hosts without a file that day cost no
+// open each.
+func ledgerSpent(dir string) func(host, day string) (int, error) {
+	var mu sync.Mutex
+	days := map[string]map[string]bool{} // day → its files
+	return func(host, day string) (int, error) {
+		mu.Lock()
+		files, ok := days[day]
+		if !ok {
+			entries, err := os.ReadDir(filepath.Join(dir, day))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				mu.Unlock()
+				return 0, err
+			}
+			files = map[string]bool{}
+			for _, e := range entries {
+				files[e.Name()] = true
+			}
+			days[day] = files
+		}
+		mu.Unlock()
+		if !files[ledger.FileName(host)] {
+			return 0, nil
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ledger.Path(day, host))))
+		if err != nil {
+			return 0, err
+		}
+		u, err := lease.CountLedger(data, host)
+		return u.Total, err
 	}
-	if err != nil {
-		return 0, err
-	}
-	u, err := lease.CountLedger(data, host)
-	return u.Total, err
 }
 
 func hasJurisdiction(ms []manifest.Manifest, j string) bool {

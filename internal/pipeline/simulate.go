@@ -5,7 +5,6 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"testing/fstest"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
@@ -59,7 +58,7 @@ func (p HostPlan) Took() time.Duration {
 // Log are ignored, the state and the store are not written, and Spent must
 // read the real ledgers (left out, nothing counts as spent).
 //
-// The state is decoded once and what is due is decided once, as a run
+// The state is copied once and what is due is decided once, as a run
 // does; each host's turn then runs on that one copy, so a plan costs what
 // its sources and hosts cost, not their product.
 func Simulate(ctx context.Context, o Options) ([]HostPlan, error) {
@@ -67,16 +66,9 @@ func Simulate(ctx context.Context, o Options) ([]HostPlan, error) {
 		o.Clock = clock.Real{}
 	}
 	start := o.Clock.Now()
-	files, err := o.State.Files()
-	if err != nil {
-		return nil, err
-	}
 	// The hosts' turns write only their own sources, host and robots.txt
 	// entries: one copy serves them all.
-	st, err := state.Decode(mapFS(files))
-	if err != nil {
-		return nil, err
-	}
+	st := o.State.Clone()
 	rec := &recorder{lines: map[string][]ledger.Line{}}
 	sim := o
 	sim.State, sim.Ledger, sim.Index, sim.DryRun = st, nil, store.NewIndex(), false
@@ -215,14 +207,6 @@ func (r *recorder) Read(day, host string) ([]ledger.Line, error) {
 		}
 	}
 	return out, nil
-}
-
-func mapFS(files map[string][]byte) fstest.MapFS {
-	m := fstest.MapFS{}
-	for p, data := range files {
-		m[p] = &fstest.MapFile{Data: data}
-	}
-	return m
 }
 
 // simFetcher answers without the network: robots.txt as missing, a

@@ -179,6 +179,29 @@ func New() *State {
 	return &State{sources: map[string]Source{}, hosts: map[string]Host{}, robots: map[string]Robots{}}
 }
 
+// Clone returns a copy of s that shares nothing with it: what is put into
+// one is not seen in the other. It costs what the state holds, without
+// the encoding of Files.
+func (s *State) Clone() *State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &State{sources: make(map[string]Source, len(s.sources)), hosts: maps.Clone(s.hosts), robots: make(map[string]Robots, len(s.robots))}
+	for id, src := range s.sources {
+		src.TextChecks = slices.Clone(src.TextChecks)
+		if src.Noisy != nil {
+			n := *src.Noisy
+			n.Drop, n.Ignore = slices.Clone(n.Drop), slices.Clone(n.Ignore)
+			src.Noisy = &n
+		}
+		c.sources[id] = src
+	}
+	for key, r := range s.robots {
+		r.Body = bytes.Clone(r.Body)
+		c.robots[key] = r
+	}
+	return c
+}
+
 // Source returns the state of source id (Status Pending when never seen).
 func (s *State) Source(id string) Source {
 	s.mu.Lock()
