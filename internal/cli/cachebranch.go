@@ -4,12 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
-
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/storage/filesystem"
 
 	"github.com/taxkernel/taxkernelbot/internal/cycle"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
@@ -24,39 +18,35 @@ var errNoCacheBranch = errors.New("no copy of the cache branch")
 // origin/fetch-cache, a tag or a commit hash), else origin's
 // remote-tracking branch, else a local branch of that name. Nothing is
 // fetched and nothing written. It returns the branch's files (state.json,
-// robots/, ledgers/ at the root) and what was read, e.g.
-// "origin/fetch-cache at 1a2b3c4d5e6f".
-func cacheBranch(dir, ref string) (fs.FS, string, error) {
-	abs, err := filepath.Abs(dir)
+// robots/, ledgers/ at the root), readable until done is called, and what
+// was read, e.g. "origin/fetch-cache at 1a2b3c4d5e6f".
+func cacheBranch(dir, ref string) (files fs.FS, name string, done func(), err error) {
+	wt, err := gitstore.OpenWorkTree(dir)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, fmt.Errorf("reading the cache branch needs a git repository at or above %s: %w", dir, err)
 	}
-	repo, err := findRepo(abs)
-	if err != nil {
-		return nil, "", fmt.Errorf("reading the cache branch needs a git repository at or above %s: %w", dir, err)
-	}
-	st := filesystem.NewStorage(osfs.New(repo.commonDir), cache.NewObjectLRUDefault())
 	refs := []string{ref}
 	if ref == "" {
 		refs = []string{"origin/" + cycle.CacheBranch, cycle.CacheBranch}
 	}
-	var hash plumbing.Hash
-	var name string
+	var hash string
 	for _, r := range refs {
-		if h, err := repo.resolve(st, r); err == nil {
+		if h, err := wt.Resolve(r); err == nil {
 			hash, name = h, r
 			break
 		}
 	}
 	if name == "" {
-		return nil, "", fmt.Errorf("%w: the repository at %s has no %s; fetch it first (git fetch origin %s)",
-			errNoCacheBranch, repo.root, joinOr(refs), cycle.CacheBranch)
+		wt.Close()
+		return nil, "", nil, fmt.Errorf("%w: the repository at %s has no %s; fetch it first (git fetch origin %s)",
+			errNoCacheBranch, wt.Root, joinOr(refs), cycle.CacheBranch)
 	}
-	tree, err := gitstore.OpenLocal(repo.commonDir).TreeOf(hash.String())
+	tree, err := wt.Tree(hash)
 	if err != nil {
-		return nil, "", fmt.Errorf("cache branch %s: %w", name, err)
+		wt.Close()
+		return nil, "", nil, fmt.Errorf("cache branch %s: %w", name, err)
 	}
-	return tree, fmt.Sprintf("%s at %.12s", name, hash), nil
+	return tree, fmt.Sprintf("%s at %.12s", name, hash), func() { wt.Close() }, nil
 }
 
 func joinOr(refs []string) string {

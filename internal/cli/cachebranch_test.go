@@ -108,8 +108,9 @@ func TestCacheBranchFS(t *testing.T) {
 		t.Fatalf("run: exit %d\n%s", code, w.out.String())
 	}
 	clone := cacheRepos(t, w)
-	fsys, _, err := cacheBranch(clone, "")
+	fsys, _, done, err := cacheBranch(clone, "")
 	must(t, err)
+	defer done()
 	if err := fstest.TestFS(fsys, "state.json", "robots", "ledgers"); err != nil {
 		t.Fatal(err)
 	}

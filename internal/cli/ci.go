@@ -27,12 +27,13 @@ type ciOptions struct {
 	PushEvery   time.Duration // how often ledgers are pushed during a run
 	Margin      time.Duration // how long before its lease expires a run stops sending
 	Clock       clock.Clock
-	HTTPClient  *http.Client // for git and the GitHub API; nil: default
+	Tick        time.Duration // runOptions.Tick
+	HTTPClient  *http.Client  // for git and the GitHub API; nil: default
 	IO          IO
 }
 
 func cmdCI(ctx context.Context, io IO, args []string) error {
-	opts := ciOptions{IO: io, Clock: clock.Real{}, PushEvery: 5 * time.Minute, Margin: 5 * time.Minute}
+	opts := ciOptions{IO: io, Clock: clock.Real{}, Tick: time.Second, PushEvery: 5 * time.Minute, Margin: 5 * time.Minute}
 	fs := newFlags("ci", "[flags]", io)
 	opts.register(fs, "manifests", "snapshots", "reports", "state")
 	fs.StringVar(&opts.Shard, "shard", "1/1", "`K/N`: fetch only the hosts of shard K of N (one lease per shard)")
@@ -40,7 +41,7 @@ func cmdCI(ctx context.Context, io IO, args []string) error {
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "pull the state and print the plan; no lease, no request, no push")
 	fs.BoolVar(&opts.NoPublish, "no-publish", false, "push the cache branch but open no pull request")
 	fs.DurationVar(&opts.MaxDuration, "max-duration", 50*time.Minute, "stop dispatching after this long")
-	fs.StringVar(&opts.RunID, "run-id", defaultRunID(io.Getenv), "unique id of this attempt, written into ledgers and the lease")
+	fs.StringVar(&opts.RunID, "run-id", defaultRunID(io.Getenv, opts.Clock.Now()), "unique id of this attempt, written into ledgers and the lease")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -53,9 +54,9 @@ func cmdCI(ctx context.Context, io IO, args []string) error {
 // by it, and a re-run of a workflow keeps GITHUB_RUN_ID. A local id has no
 // "-<attempt>" suffix, so it is never taken for an earlier attempt of a
 // workflow run.
-func defaultRunID(getenv func(string) string) string {
+func defaultRunID(getenv func(string) string, now time.Time) string {
 	if getenv == nil || getenv("GITHUB_RUN_ID") == "" {
-		return fmt.Sprintf("local.%d.%d", time.Now().Unix(), os.Getpid())
+		return fmt.Sprintf("local.%d.%d", now.Unix(), os.Getpid())
 	}
 	return getenv("GITHUB_RUN_ID") + "-" + getenv("GITHUB_RUN_ATTEMPT")
 }
@@ -115,7 +116,7 @@ func runCI(ctx context.Context, opts ciOptions) error {
 	co.Run = func(ctx context.Context, lim cycle.Limits) error {
 		err := runRun(ctx, runOptions{
 			paths: opts.paths, Only: opts.Only, MaxDuration: opts.MaxDuration, RunID: opts.RunID,
-			Clock: opts.Clock, IO: opts.IO, DryRun: lim.DryRun,
+			Clock: opts.Clock, Tick: opts.Tick, IO: opts.IO, DryRun: lim.DryRun,
 			Hosts: lim.Hosts, Spent: lim.Spent, Deadline: lim.Deadline, AfterRequest: lim.Progress,
 		})
 		if code := exitCode(err); code != ExitOK && code != ExitFailures {

@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
@@ -61,10 +60,18 @@ func nothingYet(format string, args ...any) error {
 // what failed is already in the report.
 var errFailuresRecorded = withCode(ExitFailures, errors.New("the run completed with failures recorded (see the report)"))
 
-// IO is where a command writes.
+// IO is where a command writes, and the environment it reads.
 type IO struct {
 	Out, Err io.Writer
-	Getenv   func(string) string
+	Getenv   func(string) string // nil: an empty environment
+}
+
+// getenv reads key from the environment, or "" when there is none.
+func (io IO) getenv(key string) string {
+	if io.Getenv == nil {
+		return ""
+	}
+	return io.Getenv(key)
 }
 
 type command struct {
@@ -193,10 +200,16 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "3 could not run, or nothing held yet to answer from (cite before a source's first fetch, robots before its host's).")
 }
 
+// flagSet is a command's flags, and whether it takes arguments besides.
+type flagSet struct {
+	*flag.FlagSet
+	noArgs bool // the command takes only flags: parse refuses any argument
+}
+
 // newFlags returns a flag set whose errors are ours to report (exit 2).
 // A command whose args are just "[flags]" takes no argument: parse then
 // refuses any.
-func newFlags(name, args string, io IO) *flag.FlagSet {
+func newFlags(name, args string, io IO) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Err)
 	fs.Usage = func() {
@@ -206,28 +219,21 @@ func newFlags(name, args string, io IO) *flag.FlagSet {
 			fmt.Fprintf(io.Err, "\nExamples:\n  %s\n", strings.Join(ex, "\n  "))
 		}
 	}
-	if args == "[flags]" {
-		takesNoArgs.Store(fs, true)
-	}
-	return fs
+	return &flagSet{FlagSet: fs, noArgs: args == "[flags]"}
 }
-
-// takesNoArgs holds the flag sets of commands that take no argument.
-var takesNoArgs sync.Map // *flag.FlagSet → true
 
 // parse parses flags, mapping flag errors to exit 2 and --help to success.
 // Flags may come after arguments (`cite ID --state DIR`): parsing goes on
 // past each argument until a "--", after which everything is an argument.
 // fs.Args() then holds the arguments, in order.
-func parse(fs *flag.FlagSet, args []string) error {
-	_, noArgs := takesNoArgs.LoadAndDelete(fs)
+func parse(fs *flagSet, args []string) error {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
 			}
-			return withCode(ExitUsage, explainFlagError(fs, err))
+			return withCode(ExitUsage, explainFlagError(fs.FlagSet, err))
 		}
 		rest := fs.Args()
 		// flag stops at the first argument, or just after a "--".
@@ -239,7 +245,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 		positional = append(positional, rest[0])
 		args = rest[1:]
 	}
-	if noArgs && len(positional) > 0 {
+	if fs.noArgs && len(positional) > 0 {
 		return usageError("unexpected argument(s) %q: %s takes only flags; see taxkernelbot %s --help", strings.Join(positional, " "), fs.Name(), fs.Name())
 	}
 	// The reports, the snapshots and the state are written beneath

@@ -90,9 +90,10 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 	if len(reqs) == 0 {
 		// Nothing here (a fresh checkout keeps its ledgers on the cache
 		// branch only): ask the branch, as the local repository has it.
-		branch, name, err := cacheBranch(opts.Repo, opts.Branch)
+		branch, name, done, err := cacheBranch(opts.Repo, opts.Branch)
 		switch {
 		case err == nil:
+			defer done()
 			sub, err := fs.Sub(branch, "ledgers")
 			if err != nil {
 				return cannotRun("%w", err)

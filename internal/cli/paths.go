@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -14,7 +13,7 @@ type paths struct {
 	Manifests, Snapshots, Reports, State string
 }
 
-func (p *paths) register(fs *flag.FlagSet, which ...string) {
+func (p *paths) register(fs *flagSet, which ...string) {
 	for _, w := range which {
 		switch w {
 		case "manifests":

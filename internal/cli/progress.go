@@ -42,6 +42,10 @@ type progress struct {
 	nextSummary time.Time
 	// drawn is how many lines of the live view are on the screen.
 	drawn int
+	// every is how often start refreshes the view while every host waits;
+	// 0: never, only the run's own events do (a fake clock, which moves
+	// with those events).
+	every time.Duration
 }
 
 // hostView is what the live view knows of one host.
@@ -53,8 +57,8 @@ type hostView struct {
 	requests int       // dispatched in this run
 }
 
-func newProgress(w io.Writer, clk clock.Clock, tty bool) *progress {
-	return &progress{w: w, clk: clk, tty: tty, hosts: map[string]*hostView{}, nextSummary: clk.Now().Add(summaryEvery)}
+func newProgress(w io.Writer, clk clock.Clock, tty bool, tick time.Duration) *progress {
+	return &progress{w: w, clk: clk, tty: tty, every: tick, hosts: map[string]*hostView{}, nextSummary: clk.Now().Add(summaryEvery)}
 }
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -67,19 +71,18 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// start ticks the progress every second until the returned stop is
+// start ticks the progress every p.every until the returned stop is
 // called, so that a log gets its summary and a terminal its countdown
-// while every host waits. It ticks only on the real clock: a test's fake
-// clock moves with the run's own events, which drive the summary too.
+// while every host waits. With no tick it does nothing.
 func (p *progress) start(ctx context.Context) (stop func()) {
-	if _, ok := p.clk.(clock.Real); !ok {
+	if p.every <= 0 {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for p.clk.Sleep(ctx, time.Second) == nil {
+		for p.clk.Sleep(ctx, p.every) == nil {
 			p.tick()
 		}
 	}()

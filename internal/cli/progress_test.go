@@ -111,7 +111,7 @@ func TestProgressTerminalView(t *testing.T) {
 	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(start)
 	var buf bytes.Buffer
-	p := newProgress(&buf, clk, true)
+	p := newProgress(&buf, clk, true, 0)
 	p.hostEvent(pipeline.HostEvent{Host: "www.gov.uk", Kind: pipeline.HostDispatched, At: start, Until: start, Left: 199})
 	p.hostEvent(pipeline.HostEvent{Host: "www.ird.govt.nz", Kind: pipeline.HostDispatched, At: start, Until: start, Left: 49})
 	p.update(pipeline.Result{Due: 5, Dispatches: 2})
@@ -153,7 +153,7 @@ func TestProgressTerminalView(t *testing.T) {
 func TestProgressSummaryWhileHostsWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
-		p := newProgress(&buf, clock.Real{}, false)
+		p := newProgress(&buf, clock.Real{}, false, time.Second)
 		stop := p.start(t.Context())
 		now := time.Now()
 		p.hostEvent(pipeline.HostEvent{Host: "www.gov.uk", Kind: pipeline.HostWaiting, At: now, Until: now.Add(70 * time.Second), Reason: "retry-after", Left: 10})
@@ -218,7 +218,7 @@ func TestProgressTerminalRun(t *testing.T) {
 // sequences as text; only the live view's own redraw codes remain.
 func TestProgressTerminalInert(t *testing.T) {
 	var b strings.Builder
-	p := newProgress(&b, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), true)
+	p := newProgress(&b, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), true, time.Second)
 	p.hostEvent(pipeline.HostEvent{Host: "evil.example\x1b]0;title\x07", Kind: pipeline.HostDispatched})
 	p.event("evil.example", "t-a → HTTP 503 (Retry-After: 1 \x1b[2J\x1b[H\x1b[31m)\n::error::x")
 	p.done()

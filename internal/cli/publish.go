@@ -39,7 +39,7 @@ func runPublish(ctx context.Context, opts publishOptions) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
-	co, err := cycleOptions(ctx, ciOptions{paths: opts.paths, Clock: opts.Clock, HTTPClient: opts.HTTPClient, IO: opts.IO, RunID: defaultRunID(opts.IO.Getenv)}, lease.All)
+	co, err := cycleOptions(ctx, ciOptions{paths: opts.paths, Clock: opts.Clock, HTTPClient: opts.HTTPClient, IO: opts.IO, RunID: defaultRunID(opts.IO.Getenv, opts.Clock.Now())}, lease.All)
 	if err != nil {
 		return err
 	}

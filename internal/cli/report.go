@@ -3,19 +3,20 @@ package cli
 import (
 	"context"
 	"fmt"
-	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
 type reportOptions struct {
 	paths
-	IO IO
+	Clock clock.Clock // the public pages' "generated" time; default clock.Real
+	IO    IO
 }
 
 func cmdReport(ctx context.Context, io IO, args []string) error {
-	opts := reportOptions{IO: io}
+	opts := reportOptions{IO: io, Clock: clock.Real{}}
 	fs := newFlags("report", "[flags]", io)
 	opts.register(fs, "manifests", "reports", "state")
 	if err := parse(fs, args); err != nil {
@@ -25,6 +26,9 @@ func cmdReport(ctx context.Context, io IO, args []string) error {
 }
 
 func runReport(_ context.Context, opts reportOptions) error {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
 	set, err := loadManifests(opts.Manifests, opts.IO)
 	if err != nil {
 		return err
@@ -38,7 +42,7 @@ func runReport(_ context.Context, opts reportOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, time.Now()); err != nil {
+	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, opts.Clock.Now()); err != nil {
 		return cannotRun("%w", err)
 	}
 	what := "unchanged"

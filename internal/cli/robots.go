@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
@@ -16,12 +17,13 @@ import (
 
 type robotsOptions struct {
 	paths
-	URL string
-	IO  IO
+	URL   string
+	Clock clock.Clock // what "now" the kept copy's age is taken at; default clock.Real
+	IO    IO
 }
 
 func cmdRobots(ctx context.Context, io IO, args []string) error {
-	opts := robotsOptions{IO: io}
+	opts := robotsOptions{IO: io, Clock: clock.Real{}}
 	fs := newFlags("robots", "[flags] URL", io)
 	opts.register(fs, "manifests", "state")
 	if err := parse(fs, args); err != nil {
@@ -38,6 +40,9 @@ func cmdRobots(ctx context.Context, io IO, args []string) error {
 // runRobots explains, from the kept copy only, what robots.txt says about a
 // URL: the same decision a run would take, without a request.
 func runRobots(_ context.Context, opts robotsOptions) error {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
 	u, err := url.Parse(opts.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return usageError("%q is not an http(s) URL", opts.URL)
@@ -58,7 +63,7 @@ func runRobots(_ context.Context, opts robotsOptions) error {
 		return nothingYet("no robots.txt copy yet for %s in %s: a run fetches it before the first document of that host (taxkernelbot run --only SOURCE, for a source on it)", key, opts.State)
 	}
 	token := pol.ProductToken()
-	dec := robotsdecision.Kept(kept, ok, time.Now(), pol.RobotsTTL)
+	dec := robotsdecision.Kept(kept, ok, opts.Clock.Now(), pol.RobotsTTL)
 	rules := robotsdecision.Rules(kept)
 	w := opts.IO.Out
 	// The rules quote the server's robots.txt: shown with control

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
+	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
@@ -38,12 +40,16 @@ func TestValidateParsesEachKeptRobotsOncePerHost(t *testing.T) {
 	}
 	w := newWorkspace(t, testPolicy, "", srcs...)
 	w.run(ctx)
-	before := robots.Parses()
-	code, _, stderr := runMain(t, nil, "validate", "--manifests", w.Manifests, "--state", w.State)
-	if code != ExitOK {
-		t.Fatalf("validate: exit %d\n%s", code, stderr)
+	set, diags := manifest.Load(w.Manifests)
+	if diags.HasErrors() {
+		t.Fatal(diags)
 	}
-	if n := robots.Parses() - before; n != 1 {
+	st, err := state.Load(w.State)
+	must(t, err)
+	parsed, n := newKeptRules(), 0
+	parsed.parse = func(kept state.Robots) *robots.Rules { n++; return robotsdecision.Rules(kept) }
+	robotsWarnings(set, nil, st, parsed)
+	if n != 1 {
 		t.Errorf("validate parsed the kept robots.txt %d times for 4 sources on one host, want once", n)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
@@ -31,9 +31,12 @@ type runOptions struct {
 	DryRun      bool
 	// Terminal shows the live view even when IO.Err is not a terminal.
 	Terminal bool
-	RunID    string
-	Clock    clock.Clock
-	IO       IO
+	// Tick is how often the progress is refreshed while every host waits
+	// (a second, on the wall clock); 0: only as the run's events come.
+	Tick  time.Duration
+	RunID string
+	Clock clock.Clock
+	IO    IO
 
 	// Set by `ci`: the hosts of its shard, the budget its lease reserved,
 	// and the time its lease lets it send until.
@@ -45,13 +48,13 @@ type runOptions struct {
 }
 
 func cmdRun(ctx context.Context, io IO, args []string) error {
-	opts := runOptions{IO: io}
+	opts := runOptions{IO: io, Tick: time.Second}
 	fs := newFlags("run", "[flags]", io)
 	opts.register(fs, "manifests", "snapshots", "reports", "state")
 	fs.StringVar(&opts.Only, "only", "", "limit the run to one source `ID` or one JURISDICTION")
 	fs.DurationVar(&opts.MaxDuration, "max-duration", 50*time.Minute, "stop dispatching after this long; hosts that would wait past it are deferred")
 	fs.BoolVar(&opts.DryRun, "dry-run", false, "plan and print what would be requested, without a request or a write")
-	fs.StringVar(&opts.RunID, "run-id", os.Getenv("GITHUB_RUN_ID"), "identifier written into ledger lines")
+	fs.StringVar(&opts.RunID, "run-id", io.getenv("GITHUB_RUN_ID"), "identifier written into ledger lines")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -130,7 +133,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
 		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
 	})
-	prog := newProgress(opts.IO.Err, opts.Clock, opts.Terminal || isTerminal(opts.IO.Err))
+	prog := newProgress(opts.IO.Err, opts.Clock, opts.Terminal || isTerminal(opts.IO.Err), opts.Tick)
 	stopTicks := prog.start(ctx)
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
 		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
@@ -198,7 +201,7 @@ func deadline(opts runOptions) time.Time {
 func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *state.State, s *store.Store) error {
 	spent := opts.Spent
 	if spent == nil {
-		spent = func(host, day string) (int, error) { return dispatchesOn(opts.ledgerDir(), day, host) }
+		spent = ledgerSpent(opts.ledgerDir())
 	}
 	plans, err := pipeline.Simulate(ctx, pipeline.Options{
 		Set: set, Store: s, State: st, Clock: opts.Clock, Only: opts.Only,
@@ -207,15 +210,16 @@ func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *stat
 	if err != nil {
 		return cannotRun("plan: %w", err)
 	}
-	w := opts.IO.Out
-	requests, deferred := 0, 0
+	w := bufio.NewWriter(opts.IO.Out) // a line per request, written in large pieces
+	requests, deferred, excluded := 0, 0, 0
 	for _, p := range plans {
 		requests += len(p.Requests)
 		deferred += len(p.Deferred)
+		excluded += len(p.Excluded)
 	}
-	fmt.Fprintf(w, "dry run: %d request(s) to %d host(s), %d source(s) deferred; nothing sent, nothing written\n", requests, len(plans), deferred)
+	fmt.Fprintf(w, "dry run: %d request(s) to %d host(s), %d source(s) deferred, %d excluded; nothing sent, nothing written\n", requests, len(plans), deferred, excluded)
 	for _, p := range plans {
-		if len(p.Requests)+len(p.Deferred) == 0 && opts.Only == "" {
+		if len(p.Requests)+len(p.Deferred)+len(p.Excluded) == 0 && opts.Only == "" {
 			continue // nothing due: listed with --only
 		}
 		fmt.Fprintf(w, "\n%s: %d request(s), about %s of politeness\n", p.Host, len(p.Requests), roughly(p.Took()))
@@ -229,9 +233,15 @@ func printPlan(ctx context.Context, opts runOptions, set *manifest.Set, st *stat
 		for _, d := range p.Deferred {
 			fmt.Fprintf(w, "  deferred  %s: %s\n", d.ID, terminal.Text(d.Why))
 		}
+		for _, d := range p.Excluded {
+			fmt.Fprintf(w, "  excluded  %s: %s\n", d.ID, d.Why)
+		}
 		for _, d := range p.Skipped {
 			fmt.Fprintf(w, "  skipped   %s: %s\n", d.ID, terminal.Text(d.Why))
 		}
+	}
+	if err := w.Flush(); err != nil {
+		return cannotRun("plan: %w", err)
 	}
 	return nil
 }
@@ -245,18 +255,39 @@ func roughly(d time.Duration) time.Duration {
 	return d.Round(time.Second)
 }
 
-// dispatchesOn counts host's dispatch lines on day in the ledgers under
-// dir, without opening them for writing.
-func dispatchesOn(dir, day, host string) (int, error) {
-	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ledger.Path(day, host))))
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
+// ledgerSpent counts a host's dispatch lines on a day in the ledgers
+// under dir, without opening them for writing. Each day's directory is
+// listed once, so that the many hosts without a file that day cost no
+// open each.
+func ledgerSpent(dir string) func(host, day string) (int, error) {
+	var mu sync.Mutex
+	days := map[string]map[string]bool{} // day → its files
+	return func(host, day string) (int, error) {
+		mu.Lock()
+		files, ok := days[day]
+		if !ok {
+			entries, err := os.ReadDir(filepath.Join(dir, day))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				mu.Unlock()
+				return 0, err
+			}
+			files = map[string]bool{}
+			for _, e := range entries {
+				files[e.Name()] = true
+			}
+			days[day] = files
+		}
+		mu.Unlock()
+		if !files[ledger.FileName(host)] {
+			return 0, nil
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ledger.Path(day, host))))
+		if err != nil {
+			return 0, err
+		}
+		u, err := lease.CountLedger(data, host)
+		return u.Total, err
 	}
-	if err != nil {
-		return 0, err
-	}
-	u, err := lease.CountLedger(data, host)
-	return u.Total, err
 }
 
 func hasJurisdiction(ms []manifest.Manifest, j string) bool {
@@ -266,27 +297,6 @@ func hasJurisdiction(ms []manifest.Manifest, j string) bool {
 		}
 	}
 	return false
-}
-
-// lockState takes an exclusive lock on the state directory so that two runs
-// on one machine never share a host; the cache branch's lease
-// does the same across machines.
-func lockState(path string) (func(), error) {
-	if err := atomicfile.Check(path); err != nil {
-		return nil, cannotRun("%w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, cannotRun("state directory unwritable: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, cannotRun("state directory unwritable: %w", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, cannotRun("another run holds %s: wait for it to finish", path)
-	}
-	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
 // all runs fs at once and returns their errors joined, in fs's order.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
 	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
@@ -19,11 +19,12 @@ type validateOptions struct {
 	// repository (origin/fetch-cache): its kept robots.txt copies and host
 	// state stand in for --state's.
 	CacheBranch string
+	Clock       clock.Clock // when the base report takes a pause or backoff to end; default clock.Real
 	IO          IO
 }
 
 func cmdValidate(ctx context.Context, io IO, args []string) error {
-	opts := validateOptions{IO: io}
+	opts := validateOptions{IO: io, Clock: clock.Real{}}
 	fs := newFlags("validate", "[flags]", io)
 	opts.register(fs, "manifests", "state")
 	fs.StringVar(&opts.Base, "base", "", "the pull request's base `REV` (e.g. origin/main) in the local repository: report duplicates on the added lines, and what the bot would do with each added or changed URL")
@@ -37,6 +38,9 @@ func cmdValidate(ctx context.Context, io IO, args []string) error {
 // runValidate checks the manifests without any network: the only outside
 // knowledge it uses is the robots.txt copies already kept in the state.
 func runValidate(_ context.Context, opts validateOptions) error {
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
 	var base *manifest.Base
 	if opts.Base != "" {
 		var err error
@@ -55,7 +59,7 @@ func runValidate(_ context.Context, opts validateOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	parsed := keptRules{} // shared by the warnings and the base report
+	parsed := newKeptRules() // shared by the warnings and the base report
 	printDiagnostics(robotsWarnings(set, base, st, parsed), opts.IO)
 	if err := writeStepSummary(set, opts.IO); err != nil {
 		return cannotRun("%w", err)
@@ -63,7 +67,7 @@ func runValidate(_ context.Context, opts validateOptions) error {
 	fmt.Fprintf(opts.IO.Out, "%s: %d manifest(s), %d source(s), %d host(s): valid\n",
 		opts.Manifests, len(set.Manifests), len(set.Sources), len(set.Hosts))
 	if base != nil {
-		baseReport(opts.IO.Out, set, base, st, parsed, opts.Base, time.Now())
+		baseReport(opts.IO.Out, set, base, st, parsed, opts.Base, opts.Clock.Now())
 	}
 	return nil
 }
@@ -80,7 +84,7 @@ func validateState(opts validateOptions) (*state.State, error) {
 		}
 		return st, nil
 	}
-	branch, name, err := cacheBranch(opts.Manifests, opts.CacheBranch)
+	branch, name, done, err := cacheBranch(opts.Manifests, opts.CacheBranch)
 	if errors.Is(err, errNoCacheBranch) {
 		fmt.Fprintf(opts.IO.Err, "validate: %v: robots.txt decisions are unknown\n", err)
 		return state.New(), nil
@@ -88,6 +92,7 @@ func validateState(opts validateOptions) (*state.State, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer done()
 	st, err := state.Decode(branch)
 	if err != nil {
 		return nil, fmt.Errorf("state.json of the cache branch %s: %w", name, err)
@@ -125,13 +130,20 @@ func robotsWarnings(set *manifest.Set, base *manifest.Base, st *state.State, par
 
 // keptRules are the rules of the kept robots.txt copies by key, each
 // parsed once however many sources its host has.
-type keptRules map[string]*robots.Rules
+type keptRules struct {
+	rules map[string]*robots.Rules
+	parse func(state.Robots) *robots.Rules // robotsdecision.Rules
+}
+
+func newKeptRules() keptRules {
+	return keptRules{rules: map[string]*robots.Rules{}, parse: robotsdecision.Rules}
+}
 
 func (k keptRules) of(key string, kept state.Robots) *robots.Rules {
-	rules, ok := k[key]
+	rules, ok := k.rules[key]
 	if !ok {
-		rules = robotsdecision.Rules(kept)
-		k[key] = rules
+		rules = k.parse(kept)
+		k.rules[key] = rules
 	}
 	return rules
 }

@@ -4,18 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"io/fs"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"github.com/go-git/go-billy/v5/osfs"
-	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/cache"
-	"github.com/go-git/go-git/v5/plumbing/object"
-	"github.com/go-git/go-git/v5/plumbing/storer"
-	"github.com/go-git/go-git/v5/storage/filesystem"
-
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -32,124 +27,45 @@ func readBase(manifestsDir, ref string) (*manifest.Base, error) {
 	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = resolved
 	}
-	repo, err := findRepo(abs)
+	wt, err := gitstore.OpenWorkTree(abs)
 	if err != nil {
 		return nil, fmt.Errorf("--base needs the git repository that holds %s: %w", manifestsDir, err)
 	}
-	rel, err := filepath.Rel(repo.root, abs)
+	defer wt.Close()
+	rel, err := filepath.Rel(wt.Root, abs)
 	if err != nil || strings.HasPrefix(rel, "..") {
-		return nil, fmt.Errorf("--base: %s is not inside the repository at %s", manifestsDir, repo.root)
+		return nil, fmt.Errorf("--base: %s is not inside the repository at %s", manifestsDir, wt.Root)
 	}
-	st := filesystem.NewStorage(osfs.New(repo.commonDir), cache.NewObjectLRUDefault())
-	hash, err := repo.resolve(st, ref)
+	hash, err := wt.Resolve(ref)
 	if err != nil {
 		return nil, fmt.Errorf("--base %s: %w; fetch it first (e.g. git fetch origin main) and name it as git does (origin/main)", ref, err)
 	}
-	commit, err := object.GetCommit(st, hash)
-	if err != nil {
-		return nil, fmt.Errorf("--base %s: %w", ref, err)
-	}
-	tree, err := commit.Tree()
+	tree, err := wt.Tree(hash)
 	if err != nil {
 		return nil, fmt.Errorf("--base %s: %w", ref, err)
 	}
 	files := map[string][]byte{}
-	if rel != "." {
-		sub, err := tree.Tree(filepath.ToSlash(rel))
-		if errors.Is(err, object.ErrDirectoryNotFound) {
-			b := manifest.ReadBase(files) // no manifests at the base: every source is new
-			return &b, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("--base %s: %s: %w", ref, rel, err)
-		}
-		tree = sub
+	dir := filepath.ToSlash(rel)
+	entries, err := fs.ReadDir(tree, dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		b := manifest.ReadBase(files) // no manifests at the base: every source is new
+		return &b, nil
 	}
-	for _, e := range tree.Entries {
-		if !e.Mode.IsFile() || !strings.HasSuffix(e.Name, ".yaml") {
+	if err != nil {
+		return nil, fmt.Errorf("--base %s: %s: %w", ref, rel, err)
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".yaml") {
 			continue
 		}
-		f, err := tree.File(e.Name)
+		data, err := fs.ReadFile(tree, path.Join(dir, e.Name()))
 		if err != nil {
-			return nil, fmt.Errorf("--base %s: %s: %w", ref, e.Name, err)
+			return nil, fmt.Errorf("--base %s: %s: %w", ref, e.Name(), err)
 		}
-		text, err := f.Contents()
-		if err != nil {
-			return nil, fmt.Errorf("--base %s: %s: %w", ref, e.Name, err)
-		}
-		files[e.Name] = []byte(text)
+		files[e.Name()] = data
 	}
 	b := manifest.ReadBase(files)
 	return &b, nil
-}
-
-// localRepo is where a work tree's git data is: its own git directory
-// (HEAD) and the common one (objects and refs), which differ for a
-// linked work tree (git worktree add).
-type localRepo struct {
-	root, gitDir, commonDir string
-}
-
-// findRepo walks up from dir to the work tree that holds it.
-func findRepo(dir string) (localRepo, error) {
-	for d := dir; ; d = filepath.Dir(d) {
-		dotGit := filepath.Join(d, ".git")
-		fi, err := os.Stat(dotGit)
-		switch {
-		case err == nil && fi.IsDir():
-			return localRepo{root: d, gitDir: dotGit, commonDir: dotGit}, nil
-		case err == nil:
-			// A linked work tree: ".git" is a file "gitdir: PATH".
-			data, err := os.ReadFile(dotGit)
-			if err != nil {
-				return localRepo{}, err
-			}
-			gitDir, ok := strings.CutPrefix(strings.TrimSpace(string(data)), "gitdir: ")
-			if !ok {
-				return localRepo{}, fmt.Errorf("%s is neither a directory nor a gitdir: file", dotGit)
-			}
-			if !filepath.IsAbs(gitDir) {
-				gitDir = filepath.Join(d, gitDir)
-			}
-			common := gitDir
-			if c, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-				common = strings.TrimSpace(string(c))
-				if !filepath.IsAbs(common) {
-					common = filepath.Join(gitDir, common)
-				}
-			}
-			return localRepo{root: d, gitDir: gitDir, commonDir: common}, nil
-		}
-		if filepath.Dir(d) == d {
-			return localRepo{}, errors.New("no .git directory above it")
-		}
-	}
-}
-
-// resolve turns ref into a commit hash: HEAD (this work tree's), a full
-// hash, or a name under refs/heads, refs/remotes or refs/tags.
-func (r localRepo) resolve(st *filesystem.Storage, ref string) (plumbing.Hash, error) {
-	if ref == "HEAD" {
-		data, err := os.ReadFile(filepath.Join(r.gitDir, "HEAD"))
-		if err != nil {
-			return plumbing.ZeroHash, err
-		}
-		head := strings.TrimSpace(string(data))
-		target, symbolic := strings.CutPrefix(head, "ref: ")
-		if !symbolic {
-			return plumbing.NewHash(head), nil
-		}
-		ref = target
-	}
-	if len(ref) == 40 && plumbing.IsHash(ref) {
-		return plumbing.NewHash(ref), nil
-	}
-	for _, prefix := range []string{"", "refs/heads/", "refs/remotes/", "refs/tags/"} {
-		if got, err := storer.ResolveReference(st, plumbing.ReferenceName(prefix+ref)); err == nil {
-			return got.Hash(), nil
-		}
-	}
-	return plumbing.ZeroHash, fmt.Errorf("no branch, remote branch or tag named %q", ref)
 }
 
 // baseReport prints, for each source the pull request adds or changes,

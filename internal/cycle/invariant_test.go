@@ -1,6 +1,8 @@
 package cycle
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"strings"
 	"testing"
@@ -14,7 +16,7 @@ import (
 // drops an entry of main's index or sets a checked source back to pending
 // is refused, naming what is wrong; a whole one passes.
 func TestCheckRecordRefuses(t *testing.T) {
-	a, b := store.SumOf([]byte("a")), store.SumOf([]byte("b"))
+	a, b := sumOf("a"), sumOf("b")
 	mainIx := store.NewIndex()
 	mainIx.Add("s1", store.Entry{SHA256: a, FirstSeen: "2026-11-01"}, "")
 	ix := store.NewIndex()
@@ -71,4 +73,9 @@ func TestKeepWhatMainKnows(t *testing.T) {
 	if got[1].Status != state.Pending {
 		t.Errorf("s2, whose URL changed: %+v, want pending", got[1])
 	}
+}
+
+func sumOf(s string) store.Sum {
+	h := sha256.Sum256([]byte(s))
+	return store.Sum(hex.EncodeToString(h[:]))
 }

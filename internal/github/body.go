@@ -47,7 +47,8 @@ func SummaryOf(r *report.Report) Summary {
 			s.Fresh++
 		case state.Pending, "":
 			s.Pending = append(s.Pending, e.ID)
-		case state.Failing, state.Gone, state.TooLarge, state.RobotsUnavailable, state.Unreachable, state.Moved:
+		}
+		if e.Status.Failure() {
 			s.Failing = append(s.Failing, e)
 		}
 	}
@@ -190,8 +191,8 @@ const DiffViewFiles = 300
 type TextChange struct {
 	Diff             textview.TextDiff
 	OldPath, NewPath string // slash-separated, e.g. snapshots/text/v1/ab/<sum>.txt
-	// Same is set when the texts did not differ (only the bytes did, and
-	// the source has no text to compare by, say): Diff is then empty.
+	// Why says, when the texts did not differ (only the bytes did, or
+	// the source has no text to compare by), why not: Diff is then empty.
 	Why string
 }
 
@@ -445,7 +446,7 @@ func indent(s, prefix string) string {
 // failingFor says since when a failing source fails and how many checks
 // in a row, as far as the state knows.
 func failingFor(e report.Entry, d Details) string {
-	if e.Since == "" || e.Status == state.Fresh || e.Status == state.Pending || e.Status == state.BlockedRobots || e.Status == state.Excluded {
+	if e.Since == "" || !e.Status.Failure() {
 		return ""
 	}
 	s := "; failing since " + text(e.Since, 20)

@@ -41,12 +41,16 @@ func (r *Repo) Compact() error {
 	if err != nil {
 		return fmt.Errorf("gitstore: compact: %w", err)
 	}
-	_ = refs.ForEach(func(ref *plumbing.Reference) error {
+	err = refs.ForEach(func(ref *plumbing.Reference) error {
 		if ref.Type() == plumbing.HashReference && r.st.HasEncodedObject(ref.Hash()) == nil {
 			tips = append(tips, ref.Hash())
 		}
 		return nil
 	})
+	if err != nil {
+		// A tip missed would lose what it reaches when the packs go.
+		return fmt.Errorf("gitstore: compact: listing the branches: %w", err)
+	}
 	keep, err := revlist.Objects(r.st, tips, nil)
 	if err != nil {
 		return fmt.Errorf("gitstore: compact: listing what the branches reach: %w", err)

@@ -20,4 +20,11 @@
 // created. A Repo keeps the objects it has fetched (in memory, or on disk with
 // Open) so that repeated calls download only what is new; the first fetch
 // downloads the branch's whole history (never a shallow clone).
+//
+// It is also the one reader of a checkout's own git data: OpenWorkTree finds
+// the work tree that holds a directory (linked work trees included),
+// WorkTree.Resolve names a commit as git does (HEAD, a branch, a remote
+// branch, a tag, a hash) and WorkTree.Tree reads its files as a Tree, all
+// without a network; the commands that compare with a base branch or read
+// the cache branch as the checkout has it go through it.
 package gitstore

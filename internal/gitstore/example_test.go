@@ -55,10 +55,9 @@ func ExampleRepo_Update() {
 	}
 	log.Printf("fetch-cache at %s", tip)
 
-	// Before a run: the state directory of the branch into the local one.
+	// Before a run: the branch's state file, read from its tree.
 	if _, tree, err := repo.Read(ctx, "fetch-cache"); err == nil {
-		err = gitstore.Export(tree, "state", ".taxkernelbot/state")
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if _, err := fs.ReadFile(tree, "state.json"); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			log.Fatal(err)
 		}
 	} else if !errors.Is(err, gitstore.ErrNoBranch) {

@@ -413,25 +413,6 @@ func (r *Repo) Rebuild(ctx context.Context, branch, base, expect, message string
 	return "", err
 }
 
-// Update opens an in-memory Repo for r and runs its Update: convenient for one
-// write; keep a Repo for several.
-func Update(ctx context.Context, r Remote, branch, message string, sig Signature, edit Edit, attempts int) (string, error) {
-	repo, err := OpenMemory(r)
-	if err != nil {
-		return "", err
-	}
-	return repo.Update(ctx, branch, message, sig, edit, attempts)
-}
-
-// Read opens an in-memory Repo for r and runs its Read.
-func Read(ctx context.Context, r Remote, branch string) (string, *Tree, error) {
-	repo, err := OpenMemory(r)
-	if err != nil {
-		return "", nil, err
-	}
-	return repo.Read(ctx, branch)
-}
-
 func branchRef(branch string) (plumbing.ReferenceName, error) {
 	ref := plumbing.NewBranchReferenceName(branch)
 	if branch == "" || strings.HasPrefix(branch, "refs/") || ref.Validate() != nil {

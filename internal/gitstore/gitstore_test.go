@@ -131,6 +131,16 @@ func line(n int) string {
 	return fmt.Sprintf(`{"event":"dispatch","n":%d,"url":"https://www.gov.uk/income-tax-rates"}`, n)
 }
 
+// openMemory opens a Repo of rem in memory.
+func openMemory(t testing.TB, rem Remote) *Repo {
+	t.Helper()
+	r, err := OpenMemory(rem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func mustUpdate(t testing.TB, r *Repo, minute int, edit Edit) string {
 	t.Helper()
 	tip, err := r.Update(t.Context(), branch, fmt.Sprintf("ledgers: update %d", minute), sig(minute), edit, 3)
@@ -240,7 +250,7 @@ func TestWrongCredentials(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			called := false
-			_, err := Update(t.Context(), rem, branch, "ledgers", sig(0), func(tip fs.FS) ([]Change, error) {
+			_, err := openMemory(t, rem).Update(t.Context(), branch, "ledgers", sig(0), func(tip fs.FS) ([]Change, error) {
 				called = true
 				return appendLines(ledger, line(1))(tip)
 			}, 3)
@@ -258,7 +268,7 @@ func TestWrongCredentials(t *testing.T) {
 			if called {
 				t.Error("Edit was called without a tip")
 			}
-			if _, _, err := Read(t.Context(), rem, branch); !errors.Is(err, ErrAuth) {
+			if _, _, err := openMemory(t, rem).Read(t.Context(), branch); !errors.Is(err, ErrAuth) {
 				t.Errorf("Read: err = %v, want ErrAuth", err)
 			}
 		})
@@ -467,7 +477,7 @@ func TestBranchNeverRewound(t *testing.T) {
 	checkReflog(t, f)
 }
 
-func TestReadAndExport(t *testing.T) {
+func TestRead(t *testing.T) {
 	f := newFixture(t)
 	files := map[string]string{
 		"ledgers/2026-11-28/www.gov.uk.jsonl":       line(1) + "\n",
@@ -513,38 +523,11 @@ func TestReadAndExport(t *testing.T) {
 		t.Errorf("ReadDir(ledgers) = %v, %v", days, err)
 	}
 
-	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "local-only"), []byte("kept"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := Export(tree, "state", dir); err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{"local-only": "kept"}
-	for p, d := range files {
-		if rel, ok := strings.CutPrefix(p, "state/"); ok {
-			want[rel] = d
-		}
-	}
-	if diff := cmp.Diff(want, readDir(t, dir)); diff != "" {
-		t.Errorf("exported state (-want +got):\n%s", diff)
-	}
-	all := t.TempDir()
-	if err := Export(tree, "", all); err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(files, readDir(t, all)); diff != "" {
-		t.Errorf("exported tree (-want +got):\n%s", diff)
-	}
-	if err := Export(tree, "nothing/here", t.TempDir()); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("Export of a missing prefix: err = %v, want fs.ErrNotExist", err)
-	}
-
 	if tip, tree, err := f.open(t).Read(t.Context(), "no-such-branch"); !errors.Is(err, ErrNoBranch) || tip != "" || tree != nil {
 		t.Errorf("Read of a missing branch = %q, %v, %v; want ErrNoBranch", tip, tree, err)
 	}
 	empty := gittest.New(t, user, pass)
-	if _, _, err := Read(t.Context(), Remote{URL: empty.NewRepo(t, "empty.git"), Username: user, Password: pass}, branch); !errors.Is(err, ErrNoBranch) {
+	if _, _, err := openMemory(t, Remote{URL: empty.NewRepo(t, "empty.git"), Username: user, Password: pass}).Read(t.Context(), branch); !errors.Is(err, ErrNoBranch) {
 		t.Errorf("Read of an empty repository: err = %v, want ErrNoBranch", err)
 	}
 }
@@ -667,7 +650,7 @@ func TestDeterministicCommits(t *testing.T) {
 	for _, name := range []string{"one.git", "two.git"} {
 		url := srv.NewRepo(t, name)
 		for i := range 2 {
-			tip, err := Update(t.Context(), Remote{URL: url, Username: user, Password: pass}, branch, "m", sig(i),
+			tip, err := openMemory(t, Remote{URL: url, Username: user, Password: pass}).Update(t.Context(), branch, "m", sig(i),
 				appendLines(ledger, line(i)), 1)
 			if err != nil {
 				t.Fatal(err)

@@ -144,14 +144,16 @@ func (f *file) idPrefix(id, jurisdiction string, line int) {
 
 // weeklyBudget refuses a host with more sources than its daily cap can
 // check in a week, after the robots.txt fetches: some would never be
-// checked.
+// checked. A recheck: never source is checked once, when first held, not
+// every week: it counts only in that it needs room the recurring sources
+// leave, however little.
 func (x crossCheck) weeklyBudget(ms []parsed, merged map[string]*mergedHost) {
 	type use struct {
-		n       int
-		file    string
-		line    int // where the first source beyond the budget is
-		capFile string
-		capLine int
+		n, never int // recurring sources; recheck: never ones
+		file     string
+		line     int // where the first recurring source beyond the budget is
+		capFile  string
+		capLine  int
 	}
 	robotsPerDay := 1
 	if ttl := x.pol.RobotsTTL; ttl > 0 && ttl < 24*time.Hour {
@@ -188,6 +190,13 @@ func (x crossCheck) weeklyBudget(ms []parsed, merged map[string]*mergedHost) {
 				uses[s.Host] = u
 				order = append(order, s.Host)
 			}
+			if s.Never {
+				u.never++
+				if u.file == "" {
+					u.file, u.line = s.File, s.urlLine
+				}
+				continue
+			}
 			u.n++
 			if u.n == budgetOf(s.Host)+1 {
 				u.file, u.line = s.File, s.urlLine
@@ -197,14 +206,18 @@ func (x crossCheck) weeklyBudget(ms []parsed, merged map[string]*mergedHost) {
 	for _, host := range order {
 		u := uses[host]
 		c, budget := capOf(host), budgetOf(host)
-		if u.n <= budget {
+		if u.n < budget || u.n == budget && u.never == 0 {
 			continue
 		}
 		file, line := u.file, u.line
 		if u.capFile != "" {
 			file, line = u.capFile, u.capLine
 		}
-		x.errorf(file, line, "host %s has %d sources, but its daily cap of %d can check at most %d a week (%d request(s) a day go to robots.txt); raise the cap (with a reason) or list fewer sources on this host", host, u.n, c, budget, robotsPerDay)
+		if u.n <= budget {
+			x.errorf(file, line, "host %s has %d recurring sources, which take all that its daily cap of %d can check in a week (%d, after %d request(s) a day to robots.txt): its %d recheck: never source(s) would never be fetched; raise the cap (with a reason) or list fewer sources on this host", host, u.n, c, budget, robotsPerDay, u.never)
+			continue
+		}
+		x.errorf(file, line, "host %s has %d sources, but its daily cap of %d can check at most %d a week (%d request(s) a day go to robots.txt); raise the cap (with a reason) or list fewer sources on this host", host, u.n+u.never, c, budget, robotsPerDay)
 	}
 }
 

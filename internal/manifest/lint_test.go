@@ -130,8 +130,28 @@ func TestDuplicateURLsAfterNormalisation(t *testing.T) {
 
 func TestSubfolderIsAnError(t *testing.T) {
 	_, _, diags := loadFiles(t, map[string]string{"uk.yaml": uk, "eu/fr.yaml": strings.ReplaceAll(uk, "uk", "fr")})
-	if got := diagStrings(diags); !diags.HasErrors() || !strings.Contains(got, "eu:0: manifests are read from this directory only") {
+	if got := diagStrings(diags); !diags.HasErrors() || !strings.Contains(got, "eu/fr.yaml:0: manifests are read from") {
 		t.Errorf("a manifest in a subfolder is not an error:\n%s", got)
+	}
+	// A subfolder without a manifest is named itself.
+	_, _, diags = loadFiles(t, map[string]string{"uk.yaml": uk, "drafts/notes.md": "x"})
+	if got := diagStrings(diags); !diags.HasErrors() || !strings.Contains(got, "drafts:0: manifests are read from this directory only") {
+		t.Errorf("a subfolder is not an error:\n%s", got)
+	}
+}
+
+// TestSubfolderNamesEachFile: each manifest in a subfolder is named, with
+// where it belongs, not only the folder.
+func TestSubfolderNamesEachFile(t *testing.T) {
+	_, _, diags := loadFiles(t, map[string]string{"uk.yaml": uk, "eu/fr.yaml": strings.ReplaceAll(uk, "uk", "fr"), "eu/de.yaml": strings.ReplaceAll(uk, "uk", "de"), "eu/old/it.yml": strings.ReplaceAll(uk, "uk", "it")})
+	got := diagStrings(diags)
+	for _, f := range []string{"fr", "de"} {
+		if !strings.Contains(got, "eu/"+f+".yaml:0: manifests are read from") || !strings.Contains(got, "move it up to") || !strings.Contains(got, f+".yaml") {
+			t.Errorf("eu/%s.yaml is not named:\n%s", f, got)
+		}
+	}
+	if !strings.Contains(got, "eu/old/it.yml:0:") {
+		t.Errorf("a manifest two folders down is not named:\n%s", got)
 	}
 }
 
@@ -256,5 +276,32 @@ func TestMaxBodyUnderGitHubsFileLimit(t *testing.T) {
 	_, diags := Load(dir)
 	if got := fmt.Sprint(diags); !diags.HasErrors() || !strings.Contains(got, "policy.yaml:1") || !strings.Contains(got, "100 MB") {
 		t.Errorf("max_body 200MiB: %v, want an error at policy.yaml:1 naming GitHub's 100 MB limit", diags)
+	}
+}
+
+// TestWeeklyBudgetCountsNeverOnce: a gazette host with many immutable
+// issues is not refused for them, since each is fetched once, not every
+// week; only the recurring sources must fit the week, with room left.
+func TestWeeklyBudgetCountsNeverOnce(t *testing.T) {
+	gazette := func(recurring, never int) string {
+		var b strings.Builder
+		b.WriteString("jurisdiction: uk\nname: UK\ntimezone: UTC\nhosts:\n  www.gov.uk:\n    daily_cap: 2\nsources:\n")
+		for i := range recurring {
+			fmt.Fprintf(&b, "  - {id: uk-r%d, url: https://www.gov.uk/r%d, kind: rates-page, title: T}\n", i, i)
+		}
+		for i := range never {
+			fmt.Fprintf(&b, "  - {id: uk-g%d, url: https://www.gov.uk/g%d, kind: gazette, title: Issue %d, recheck: never}\n", i, i, i)
+		}
+		return b.String()
+	}
+	if _, _, diags := loadFiles(t, map[string]string{"uk.yaml": gazette(3, 40)}); diags.HasErrors() {
+		t.Errorf("3 recurring sources and 40 gazette issues on a cap of 2 (7 checks a week) refused:\n%s", diagStrings(diags))
+	}
+	_, _, diags := loadFiles(t, map[string]string{"uk.yaml": gazette(7, 1)})
+	if got := diagStrings(diags); !diags.HasErrors() || !strings.Contains(got, "would never be fetched") {
+		t.Errorf("7 recurring sources leave no room for a gazette issue on a cap of 2, yet:\n%s", got)
+	}
+	if _, _, diags := loadFiles(t, map[string]string{"uk.yaml": gazette(7, 0)}); diags.HasErrors() {
+		t.Errorf("7 recurring sources on a cap of 2 refused:\n%s", diagStrings(diags))
 	}
 }

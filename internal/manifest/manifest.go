@@ -3,6 +3,7 @@ package manifest
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -124,8 +125,7 @@ func load(dir string, base *Base) (*Set, Diagnostics) {
 		name := e.Name()
 		if e.IsDir() {
 			if !strings.HasPrefix(name, ".") {
-				diags = append(diags, Diagnostic{File: filepath.Join(dir, name), Severity: Error,
-					Message: fmt.Sprintf("manifests are read from this directory only, not from subfolders; move the files of %s up into %s, one <jurisdiction>.yaml each", name, dir)})
+				diags = append(diags, inSubfolder(dir, name)...)
 			}
 			continue
 		}
@@ -162,6 +162,30 @@ func load(dir string, base *Base) (*Set, Diagnostics) {
 		return nil, diags
 	}
 	return set, diags
+}
+
+// inSubfolder is the error for the subfolder name of dir: one for each
+// manifest in it (or deeper), which is not read, named with where it
+// belongs; one for the folder when it holds none.
+func inSubfolder(dir, name string) Diagnostics {
+	var diags Diagnostics
+	filepath.WalkDir(filepath.Join(dir, name), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") {
+			return nil // what cannot be walked is named by the folder's error below
+		}
+		up := filepath.Join(dir, strings.TrimSuffix(d.Name(), ".yml"))
+		if !strings.HasSuffix(up, ".yaml") {
+			up += ".yaml"
+		}
+		diags = append(diags, Diagnostic{File: p, Severity: Error,
+			Message: fmt.Sprintf("manifests are read from %s only, not from subfolders: this file is not read; move it up to %s", dir, up)})
+		return nil
+	})
+	if len(diags) == 0 {
+		diags = Diagnostics{{File: filepath.Join(dir, name), Severity: Error,
+			Message: fmt.Sprintf("manifests are read from this directory only, not from subfolders; move the files of %s up into %s, one <jurisdiction>.yaml each", name, dir)}}
+	}
+	return diags
 }
 
 // input is one YAML file: its path (as shown in messages) and its bytes.

@@ -35,15 +35,23 @@ type hostStop struct {
 func (h *hostStop) Error() string { return h.host + ": " + h.err.Error() }
 func (h *hostStop) Unwrap() error { return h.err }
 
+// hostEnd is how a host's turn ended when a refusal cut it short: why the
+// sources not tried wait (reason), and the line the run's log says it in.
+// Both are empty when the turn ran to its end or was cut by the run's end
+// or an interruption; a pause has no reason, as its sources say it.
+type hostEnd struct {
+	reason, message string
+}
+
 // runHost requests host's due sources one after the other. A gate refusal
 // (cap, backoff past the deadline, off-peak, pause) ends the host's turn:
 // the remaining sources are deferred (or shown paused), never failed.
-func (r *run) runHost(ctx context.Context, hp hostPlan) {
+func (r *run) runHost(ctx context.Context, hp hostPlan) hostEnd {
 	defer r.showPause(hp)
 	for i, src := range hp.sources {
 		if ctx.Err() != nil || r.pastDeadline() {
 			r.count(func(res *Result) { res.Deferred += len(hp.sources) - i })
-			return
+			return hostEnd{}
 		}
 		err := r.fetchSource(ctx, src)
 		var stop *hostStop
@@ -53,18 +61,20 @@ func (r *run) runHost(ctx context.Context, hp hostPlan) {
 		rest := len(hp.sources) - i
 		switch {
 		case errors.Is(stop.err, gate.ErrPaused):
-			r.log(hp.host, "paused after repeated 403s until the next UTC day; %d source(s) paused", rest)
+			return hostEnd{message: fmt.Sprintf("paused after repeated 403s until the next UTC day; %d source(s) paused", rest)}
 		case ctx.Err() != nil:
 			r.count(func(res *Result) { res.Deferred += rest })
+			return hostEnd{}
 		case errors.Is(stop.err, errUnreachable):
-			r.log(hp.host, "%d other source(s) deferred to a later run: the host could not be reached", rest-1)
 			r.count(func(res *Result) { res.Deferred += rest - 1 })
+			return hostEnd{reason: "the host could not be reached", message: fmt.Sprintf("%d other source(s) deferred to a later run: the host could not be reached", rest-1)}
 		default:
-			r.log(hp.host, "%s; %d source(s) deferred to a later run", r.why(hp.host, stop.err), rest)
 			r.count(func(res *Result) { res.Deferred += rest })
+			why := r.why(hp.host, stop.err)
+			return hostEnd{reason: why, message: fmt.Sprintf("%s; %d source(s) deferred to a later run", why, rest)}
 		}
-		return
 	}
+	return hostEnd{}
 }
 
 // why says, for a person, why a host's turn ended: what holds it back
@@ -491,13 +501,17 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 		return nil
 	}
 	target := robots.URL(u)
+	at, err := url.Parse(target) // built from a parsed URL: it parses
+	if err != nil {
+		return fmt.Errorf("robots.txt of %s: %w", u, err)
+	}
 	var (
 		resp *fetch.Response
 		body []byte
 		ferr error
 	)
 	for hop := 0; ; hop++ {
-		host := manifest.HostOf(mustParse(target))
+		host := manifest.HostOf(at)
 		var err error
 		resp, ferr, err = r.send(ctx, host, gate.Request{URL: target, Purpose: ledger.PurposeRobots}, func() (*fetch.Response, error) {
 			var rerr error
@@ -527,7 +541,12 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 			ferr = fmt.Errorf("robots.txt: more than %d redirects", policy.MaxRedirects)
 			break
 		}
-		target = resp.Location
+		next, err := url.Parse(resp.Location) // fetch resolved it: it parses
+		if err != nil {
+			ferr = fmt.Errorf("robots.txt: redirect to an unreadable Location %q: %w", resp.Location, err)
+			break
+		}
+		target, at = resp.Location, next
 	}
 	if ferr != nil && ctx.Err() != nil {
 		return ctx.Err()
@@ -548,12 +567,4 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 	}
 	r.log(manifest.HostOf(u), "robots.txt %s (%s), crawl-delay %s", kept.Outcome, what, e.rules.CrawlDelay(r.token))
 	return nil
-}
-
-func mustParse(s string) *url.URL {
-	u, err := url.Parse(s)
-	if err != nil {
-		return &url.URL{}
-	}
-	return u
 }

@@ -44,7 +44,8 @@ type Options struct {
 	Only string
 	// Deadline: a host whose next wait would end after it is deferred.
 	Deadline time.Time
-	// DryRun plans and prints without a request or a write.
+	// DryRun makes Run return what is due (as Due does) without a
+	// request or a write.
 	DryRun bool
 	RunID  string
 	// Spent returns the dispatches already spent on host on a UTC day
@@ -107,43 +108,51 @@ type Planned struct {
 // ledger or the store cannot be written): nothing more is sent.
 var ErrFatal = errors.New("run stopped")
 
+// Due is what a run started now would take up, without a request or a
+// write: the due sources host by host (hosts in name order), each host's
+// in the order the run would request them, those that waited longest
+// first. Sources the policy excludes are never due. Set, Store and State
+// are required; Only, Hosts and Clock are honoured, nothing else is read.
+func Due(o Options) []Planned {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	hosts, _ := plan(o, o.Clock.Now())
+	return planned(hosts)
+}
+
+func planned(hosts []hostPlan) []Planned {
+	var out []Planned
+	for _, hp := range hosts {
+		for _, src := range hp.sources {
+			out = append(out, Planned{Host: hp.host, SourceID: src.ID, URL: src.URL})
+		}
+	}
+	return out
+}
+
 // Run performs one fetch run. It returns an error wrapping ErrFatal when the
 // ledger or store failed, or ctx's error when interrupted; per-source
 // failures are recorded in the state, not returned.
 func Run(ctx context.Context, o Options) (*Result, error) {
-	if o.Clock == nil {
-		o.Clock = clock.Real{}
-	}
-	if o.NewRand == nil {
-		o.NewRand = func() gate.Rand { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
-	}
-	if o.Spent == nil {
-		o.Spent = func(host, day string) (int, error) { return o.Ledger.Dispatches(day, host) }
-	}
-	if o.Log == nil {
-		o.Log = func(string, string) {}
+	o = withDefaults(o)
+	if o.DryRun {
+		res := &Result{Planned: Due(o)}
+		res.Due = len(res.Planned)
+		return res, nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	r := &run{
-		o:      o,
-		cancel: cancel,
-		token:  o.Set.Policy.ProductToken(),
-		start:  o.Clock.Now(),
-		gates:  map[string]*gate.Gate{},
-		robots: map[string]*robotsEntry{},
-		docs:   map[string][]textview.Doc{},
+	r := newRun(o, o.Ledger, cancel)
+	plan, excluded := plan(o, r.start)
+	for _, ex := range excluded {
+		s := o.State.Source(ex.id)
+		s.SetStatus(state.Excluded, r.start)
+		s.Detail = ex.why
+		o.State.PutSource(ex.id, s)
 	}
-	plan := r.plan()
-	for _, hp := range plan {
-		for _, src := range hp.sources {
-			r.res.Planned = append(r.res.Planned, Planned{Host: hp.host, SourceID: src.ID, URL: src.URL})
-		}
-	}
+	r.res.Planned = planned(plan)
 	r.res.Due = len(r.res.Planned)
-	if o.DryRun {
-		return &r.res, nil
-	}
 	// Every host's ledger file at once, with one directory fsync, rather
 	// than one fsync per host on the path of its first dispatch.
 	hosts := make([]string, 0, len(plan))
@@ -156,7 +165,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	var wg sync.WaitGroup
 	for _, hp := range plan {
 		wg.Go(func() {
-			r.runHost(ctx, hp)
+			if end := r.runHost(ctx, hp); end.message != "" {
+				r.log(hp.host, "%s", end.message)
+			}
 			r.hostDone(hp.host)
 		})
 	}
@@ -168,8 +179,43 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	return &r.res, ctx.Err()
 }
 
+// withDefaults fills in the options a run may leave out.
+func withDefaults(o Options) Options {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.NewRand == nil {
+		o.NewRand = func() gate.Rand { return rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())) }
+	}
+	if o.Spent == nil {
+		o.Spent = func(host, day string) (int, error) { return o.Ledger.Dispatches(day, host) }
+	}
+	return o
+}
+
+// journal is where a run writes its ledger lines and reads back a day's:
+// the ledger in a run, a recorder in a simulation.
+type journal interface {
+	Append(ledger.Line) error
+	Read(day, host string) ([]ledger.Line, error)
+}
+
+func newRun(o Options, led journal, cancel context.CancelCauseFunc) *run {
+	return &run{
+		o:      o,
+		led:    led,
+		cancel: cancel,
+		token:  o.Set.Policy.ProductToken(),
+		start:  o.Clock.Now(),
+		gates:  map[string]*gate.Gate{},
+		robots: map[string]*robotsEntry{},
+		docs:   map[string][]textview.Doc{},
+	}
+}
+
 type run struct {
 	o      Options
+	led    journal
 	cancel context.CancelCauseFunc
 	token  string
 	start  time.Time
@@ -190,28 +236,29 @@ type hostPlan struct {
 	sources []manifest.Source
 }
 
-// plan picks the due sources, marks excluded ones, and orders each host's
-// sources so that those that waited longest go first.
-func (r *run) plan() []hostPlan {
-	now := r.start
+// exclusion is a source the policy's exclude list keeps out, and why.
+type exclusion struct{ id, why string }
+
+// selected says whether o's Only and Hosts take src in.
+func selected(o Options, src manifest.Source) bool {
+	return (o.Only == "" || o.Only == src.ID || o.Only == src.Jurisdiction) && (o.Hosts == nil || o.Hosts(src.Host))
+}
+
+// plan picks the due sources and orders each host's sources so that
+// those that waited longest go first; the excluded ones come apart, with
+// the reason the policy gives.
+func plan(o Options, now time.Time) ([]hostPlan, []exclusion) {
 	byHost := map[string][]manifest.Source{}
-	for _, src := range r.o.Set.Sources {
-		if r.o.Only != "" && r.o.Only != src.ID && r.o.Only != src.Jurisdiction {
+	var excluded []exclusion
+	for _, src := range o.Set.Sources {
+		if !selected(o, src) {
 			continue
 		}
-		if r.o.Hosts != nil && !r.o.Hosts(src.Host) {
+		if ex, ok := o.Set.Policy.Excluded(src.Parsed); ok {
+			excluded = append(excluded, exclusion{src.ID, "excluded at the owner's request: " + ex.Reason})
 			continue
 		}
-		if ex, ok := r.o.Set.Policy.Excluded(src.Parsed); ok {
-			if !r.o.DryRun {
-				s := r.o.State.Source(src.ID)
-				s.SetStatus(state.Excluded, now)
-				s.Detail = "excluded at the owner's request: " + ex.Reason
-				r.o.State.PutSource(src.ID, s)
-			}
-			continue
-		}
-		if !r.due(src, r.o.State.Source(src.ID), now) {
+		if !due(o.Store, src, o.State.Source(src.ID), now) {
 			continue
 		}
 		byHost[src.Host] = append(byHost[src.Host], src)
@@ -225,7 +272,7 @@ func (r *run) plan() []hostPlan {
 	for _, h := range hosts {
 		srcs := byHost[h]
 		sort.SliceStable(srcs, func(i, j int) bool {
-			a, b := r.o.State.Source(srcs[i].ID).LastCheck, r.o.State.Source(srcs[j].ID).LastCheck
+			a, b := o.State.Source(srcs[i].ID).LastCheck, o.State.Source(srcs[j].ID).LastCheck
 			if !a.Equal(b) {
 				return a.Before(b)
 			}
@@ -233,19 +280,19 @@ func (r *run) plan() []hostPlan {
 		})
 		plan = append(plan, hostPlan{host: h, sources: srcs})
 	}
-	return plan
+	return plan, excluded
 }
 
 // due says whether a source is due: never checked, recheck passed since the last
 // good check, or last check not good.
-func (r *run) due(src manifest.Source, s state.Source, now time.Time) bool {
+func due(held *store.Store, src manifest.Source, s state.Source, now time.Time) bool {
 	if s.LastCheck.IsZero() {
 		return true
 	}
-	held := s.SHA256 != "" && r.o.Store.Has(s.SHA256)
+	kept := s.SHA256 != "" && held.Has(s.SHA256)
 	switch s.Status {
 	case state.Fresh:
-		if !held {
+		if !kept {
 			return true
 		}
 	case state.Gone, state.Moved:
@@ -253,7 +300,7 @@ func (r *run) due(src manifest.Source, s state.Source, now time.Time) bool {
 		return true
 	}
 	if src.Never { // immutable once held
-		return !held
+		return !kept
 	}
 	return !now.Before(s.LastCheck.Add(src.Recheck))
 }
@@ -284,7 +331,7 @@ func (r *run) gate(host string) *gate.Gate {
 		}
 	}
 	cfg.Record = func(at time.Time, req gate.Request) error {
-		err := r.o.Ledger.Append(ledger.Line{
+		err := r.led.Append(ledger.Line{
 			Event: ledger.Dispatch, Time: at.UTC(), Host: host, URL: req.URL,
 			Purpose: req.Purpose, Source: req.Source, RunID: r.o.RunID,
 		})
@@ -306,7 +353,7 @@ func (r *run) gate(host string) *gate.Gate {
 // must not let the next one send sooner than the spacing allows.
 func (r *run) hostMemory(host string) state.Host {
 	h := r.o.State.Host(host)
-	lines, err := r.o.Ledger.Read(ledger.Day(r.start), host)
+	lines, err := r.led.Read(ledger.Day(r.start), host)
 	if err != nil {
 		return h
 	}
@@ -363,7 +410,7 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 	if ferr != nil {
 		line.Error = ferr.Error()
 	}
-	if err := r.o.Ledger.Append(line); err != nil {
+	if err := r.led.Append(line); err != nil {
 		err = fmt.Errorf("%w: ledger unwritable: %w", ErrFatal, err)
 		r.cancel(err)
 		return resp, ferr, err
@@ -392,7 +439,9 @@ func (r *run) hostDone(host string) {
 }
 
 func (r *run) log(host, format string, args ...any) {
-	r.o.Log(host, fmt.Sprintf(format, args...))
+	if r.o.Log != nil { // no line is formatted for nobody
+		r.o.Log(host, fmt.Sprintf(format, args...))
+	}
 }
 
 func (r *run) count(f func(*Result)) {

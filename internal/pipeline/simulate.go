@@ -2,16 +2,15 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
-	"os"
+	"runtime"
 	"slices"
-	"strings"
-	"testing/fstest"
+	"sync"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -25,8 +24,11 @@ type HostPlan struct {
 	// Deferred: due sources the run would leave for a later one, and why.
 	Deferred []SourceNote
 	// Skipped: sources of the host not requested, and why (not due yet,
-	// excluded, blocked by robots.txt).
+	// held for good, blocked by robots.txt).
 	Skipped []SourceNote
+	// Excluded: sources the policy's exclude list keeps out, with its
+	// reason; never requested.
+	Excluded []SourceNote
 }
 
 // PlannedRequest is one request of a plan.
@@ -48,127 +50,163 @@ func (p HostPlan) Took() time.Duration {
 
 // Simulate plans a run as the run itself would go: each host through its
 // own gate (robots.txt, spacing, cap, backoff, pause, off-peak windows and
-// the deadline, exactly as a run applies them) on a clock that does not
-// wait, against a fetcher that answers at once without the network. It
-// assumes every answer is ordinary: robots.txt as the kept copy says, or
-// missing where none is kept (the run fetches it first); a document
-// unchanged; no redirect. o is a run's options; Ledger, HTTP and Log are
-// ignored, the state and the store are not written, and Spent must read
-// the real ledgers.
+// the deadline, exactly as a run applies them) on a clock of its own that
+// does not wait, against a fetcher that answers at once without the
+// network. It assumes every answer is ordinary: robots.txt as the kept
+// copy says, or missing where none is kept (the run fetches it first); a
+// document unchanged; no redirect. o is a run's options; Ledger, HTTP and
+// Log are ignored, the state and the store are not written, and Spent must
+// read the real ledgers (left out, nothing counts as spent).
+//
+// The state is copied once and what is due is decided once, as a run
+// does; each host's turn then runs on that one copy, so a plan costs what
+// its sources and hosts cost, not their product.
 func Simulate(ctx context.Context, o Options) ([]HostPlan, error) {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
 	start := o.Clock.Now()
-	files, err := o.State.Files()
-	if err != nil {
-		return nil, err
+	// The hosts' turns write only their own sources, host and robots.txt
+	// entries: one copy serves them all.
+	st := o.State.Clone()
+	rec := &recorder{lines: map[string][]ledger.Line{}}
+	sim := o
+	sim.State, sim.Ledger, sim.Index, sim.DryRun = st, nil, store.NewIndex(), false
+	sim.HTTP = simFetcher{}
+	sim.Log, sim.Progress, sim.HostEvent = nil, nil, nil
+	if sim.Spent == nil {
+		sim.Spent = func(string, string) (int, error) { return 0, nil }
 	}
-	dir, err := os.MkdirTemp("", "taxkernelbot-plan-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
+	sim = withDefaults(sim)
 
-	hosts := map[string][]string{} // host → its sources in manifest order
+	due, excluded := plan(sim, start)
+	dueAt := map[string]hostPlan{}
+	for _, hp := range due {
+		dueAt[hp.host] = hp
+	}
+	why := map[string]string{}
+	for _, ex := range excluded {
+		why[ex.id] = ex.why
+	}
+	hosts := map[string][]manifest.Source{} // host → its sources in manifest order
 	var order []string
 	for _, src := range o.Set.Sources {
-		if o.Only != "" && o.Only != src.ID && o.Only != src.Jurisdiction || o.Hosts != nil && !o.Hosts(src.Host) {
+		if !selected(o, src) {
 			continue
 		}
 		if _, ok := hosts[src.Host]; !ok {
 			order = append(order, src.Host)
 		}
-		hosts[src.Host] = append(hosts[src.Host], src.ID)
+		hosts[src.Host] = append(hosts[src.Host], src)
 	}
 	slices.Sort(order)
-	var plans []HostPlan
-	for i, host := range order {
-		// Each host on a clock of its own, as each runs on its own.
-		st, err := state.Decode(mapFS(files))
-		if err != nil {
-			return nil, err
-		}
-		led, err := ledger.Open(fmt.Sprintf("%s/%d", dir, i))
-		if err != nil {
-			return nil, err
-		}
-		p := HostPlan{Host: host}
-		var stop string
-		sim := o
-		sim.Clock = clock.NewFake(start)
-		sim.State, sim.Ledger, sim.Index, sim.DryRun = st, led, store.NewIndex(), false
-		sim.HTTP = simFetcher{}
-		sim.Hosts = func(h string) bool { return h == host }
-		sim.Log = func(h, msg string) {
-			if h == host && strings.Contains(msg, "deferred to a later run") {
-				stop, _, _ = strings.Cut(msg, ";")
-			}
-		}
-		sim.Progress, sim.HostEvent = nil, nil
-		res, err := Run(ctx, sim)
-		if cerr := led.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return nil, err
-		}
-		lines, err := led.Read(ledger.Day(start), host)
-		if err != nil {
-			return nil, err
-		}
-		if next := ledger.Day(start.Add(24 * time.Hour)); o.Deadline.After(start) && ledger.Day(o.Deadline) >= next {
-			more, err := led.Read(next, host)
-			if err != nil {
-				return nil, err
-			}
-			lines = append(lines, more...)
-		}
-		checked := map[string]bool{}
-		for _, l := range lines {
-			if l.Event == ledger.Dispatch {
-				p.Requests = append(p.Requests, PlannedRequest{Purpose: l.Purpose, URL: l.URL, Source: l.Source, At: l.Time.Sub(start)})
-				checked[l.Source] = true
-			}
-		}
-		due := map[string]bool{}
-		for _, pl := range res.Planned {
-			due[pl.SourceID] = true
-		}
-		for _, id := range hosts[host] {
-			src, _ := o.Set.Source(id)
-			s := st.Source(id)
-			switch {
-			case checked[id]:
-			case s.Status == state.Excluded:
-				p.Skipped = append(p.Skipped, SourceNote{id, "excluded: " + s.Detail})
-			case s.Status == state.BlockedRobots && due[id]:
-				p.Skipped = append(p.Skipped, SourceNote{id, "blocked by robots.txt"})
-			case s.Status == state.Paused && due[id]:
-				p.Deferred = append(p.Deferred, SourceNote{id, "host paused after repeated 403s until the next UTC day"})
-			case due[id]:
-				why := stop
-				if why == "" {
-					why = "not reached before the run's end"
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	// The hosts' turns are independent (no redirect, so no host sends to
+	// another's gate): a few workers take them in turn.
+	plans := make([]HostPlan, len(order))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				host := order[i]
+				var end hostEnd
+				hp, isDue := dueAt[host]
+				if isDue {
+					// Each host on a clock of its own, as each runs on its own.
+					own := sim
+					own.Clock = clock.NewFake(start)
+					end = newRun(own, rec, cancel).runHost(ctx, hp)
 				}
-				p.Deferred = append(p.Deferred, SourceNote{id, why})
-			case src.Never:
-				p.Skipped = append(p.Skipped, SourceNote{id, "held, and it never changes (recheck: never)"})
-			default:
-				p.Skipped = append(p.Skipped, SourceNote{id, "not due until " + s.LastCheck.Add(src.Recheck).UTC().Format("2006-01-02 15:04 UTC")})
+				plans[i] = hostPlanOf(host, hosts[host], hp, end, rec.host(host), why, st, start)
 			}
-		}
-		plans = append(plans, p)
+		})
+	}
+	for i := range order {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := context.Cause(ctx); err != nil {
+		return nil, err
 	}
 	return plans, nil
 }
 
-func mapFS(files map[string][]byte) fstest.MapFS {
-	m := fstest.MapFS{}
-	for p, data := range files {
-		m[p] = &fstest.MapFile{Data: data}
+// hostPlanOf is what one host's simulated turn comes to: its dispatches,
+// then each of its sources that was not requested, and why.
+func hostPlanOf(host string, srcs []manifest.Source, hp hostPlan, end hostEnd, dispatched []ledger.Line, excluded map[string]string, st *state.State, start time.Time) HostPlan {
+	p := HostPlan{Host: host}
+	checked := map[string]bool{}
+	for _, l := range dispatched {
+		p.Requests = append(p.Requests, PlannedRequest{Purpose: l.Purpose, URL: l.URL, Source: l.Source, At: l.Time.Sub(start)})
+		checked[l.Source] = true
 	}
-	return m
+	due := map[string]bool{}
+	for _, src := range hp.sources {
+		due[src.ID] = true
+	}
+	for _, src := range srcs {
+		id := src.ID
+		s := st.Source(id)
+		switch {
+		case checked[id]:
+		case excluded[id] != "":
+			p.Excluded = append(p.Excluded, SourceNote{id, excluded[id]})
+		case s.Status == state.BlockedRobots && due[id]:
+			p.Skipped = append(p.Skipped, SourceNote{id, "blocked by robots.txt"})
+		case s.Status == state.Paused && due[id]:
+			p.Deferred = append(p.Deferred, SourceNote{id, "host paused after repeated 403s until the next UTC day"})
+		case due[id]:
+			why := end.reason
+			if why == "" {
+				why = "not reached before the run's end"
+			}
+			p.Deferred = append(p.Deferred, SourceNote{id, why})
+		case src.Never:
+			p.Skipped = append(p.Skipped, SourceNote{id, "held, and it never changes (recheck: never)"})
+		default:
+			p.Skipped = append(p.Skipped, SourceNote{id, "not due until " + s.LastCheck.Add(src.Recheck).UTC().Format("2006-01-02 15:04 UTC")})
+		}
+	}
+	return p
+}
+
+// recorder keeps a simulation's dispatch lines in memory, host by host:
+// they are the plan.
+type recorder struct {
+	mu    sync.Mutex
+	lines map[string][]ledger.Line
+}
+
+func (r *recorder) Append(l ledger.Line) error {
+	if l.Event != ledger.Dispatch {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lines[l.Host] = append(r.lines[l.Host], l)
+	return nil
+}
+
+func (r *recorder) host(host string) []ledger.Line {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lines[host]
+}
+
+func (r *recorder) Read(day, host string) ([]ledger.Line, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []ledger.Line
+	for _, l := range r.lines[host] {
+		if ledger.Day(l.Time) == day {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }
 
 // simFetcher answers without the network: robots.txt as missing, a

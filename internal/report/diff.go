@@ -29,13 +29,6 @@ const (
 	KindOther         = "other"          // status, hash and URLs alike; a detail, title, gap… changed
 )
 
-// failures are the statuses a fresh or pending source falls into when
-// something went wrong that may come right by itself; blocked-robots and
-// excluded are gaps instead, chosen by the site.
-var failures = []state.Status{
-	state.Failing, state.Gone, state.TooLarge, state.RobotsUnavailable, state.Unreachable, state.Paused, state.Moved,
-}
-
 // Diff lists what changed from old to new, one Change per source that
 // differs, sorted by jurisdiction then id. old may be nil: there was no
 // previous report.
@@ -75,9 +68,9 @@ func classify(o, n Entry) string {
 		switch {
 		case n.Status == state.Fresh:
 			return KindRecovered
-		case (o.Status == state.Fresh || o.Status == state.Pending) && slices.Contains(failures, n.Status):
+		case (o.Status == state.Fresh || o.Status == state.Pending) && n.Status.Failure():
 			return KindNewFailure
-		case n.Status == state.BlockedRobots || n.Status == state.Excluded:
+		case n.Status.Gap():
 			return KindNewGap
 		}
 		return KindStatus

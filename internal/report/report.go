@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -13,6 +12,15 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
+)
+
+// Where the reports are in the repository: the directory the bot commits
+// them to, and the machine-readable report in it, which publishing
+// compares with the base branch's.
+const (
+	Dir      = "reports"
+	JSONName = "coverage.json"
+	JSONPath = Dir + "/" + JSONName
 )
 
 // Entry is one source's line in the report.
@@ -146,7 +154,7 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 		name string
 		data []byte
 	}
-	files := []file{{"coverage.json", js}}
+	files := []file{{JSONName, js}}
 	md := r.MarkdownFiles()
 	names := slices.Sorted(maps.Keys(md))
 	for _, n := range names {
@@ -175,19 +183,6 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 		changed = changed || wrote
 	}
 	return changed, nil
-}
-
-// Load reads a coverage.json written by Write.
-func Load(path string) (*Report, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err // *PathError: already names the file
-	}
-	r, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return r, nil
 }
 
 // Parse reads a coverage.json rendered by JSON (from a branch, say).

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -44,17 +43,9 @@ type Rules struct {
 	delays []*group
 }
 
-// parses counts the calls of Parse, for Parses.
-var parses atomic.Int64
-
-// Parses returns how many robots.txt bodies this process has parsed, so a
-// caller's cost can be measured (validate parses each kept copy once).
-func Parses() int64 { return parses.Load() }
-
 // Parse builds Rules from a 2xx robots.txt body (only the first MaxBody
 // bytes count).
 func Parse(body []byte) *Rules {
-	parses.Add(1)
 	r := &Rules{mode: parsed, body: string(limit(body))}
 	var h recorder
 	grobotstxt.Parse(r.body, &h)

@@ -66,14 +66,9 @@ func innerList(components []Component, p Params) httpsfv.InnerList {
 	return il
 }
 
-// Base returns the signature base of r for the covered components and
-// parameters (RFC 9421 section 2.5), and the serialized parameters line
-// that goes into Signature-Input.
-func Base(r *http.Request, components []Component, p Params) (base, sigParams string, err error) {
-	return baseOf(r, components, innerList(components, p))
-}
-
-// baseOf is Base for an inner list already built.
+// baseOf returns the signature base of r for the covered components and
+// the inner list of parameters already built (RFC 9421 section 2.5), and
+// the serialized parameters line that goes into Signature-Input.
 func baseOf(r *http.Request, components []Component, il httpsfv.InnerList) (base, sigParams string, err error) {
 	sigParams, err = httpsfv.Marshal(il)
 	if err != nil {

@@ -79,9 +79,6 @@ func New(key ed25519.PrivateKey, opts Options) (*Signer, error) {
 // KeyID is the key's JWK thumbprint, the keyid of every signature.
 func (s *Signer) KeyID() string { return s.keyID }
 
-// Public returns the public key as a JWK.
-func (s *Signer) Public() JWK { return PublicJWK(s.key.Public().(ed25519.PublicKey)) }
-
 // Components are what each signature covers.
 func (s *Signer) Components() []Component {
 	if s.agent == "" {

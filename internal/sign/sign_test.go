@@ -64,7 +64,7 @@ func TestRFC9421B26(t *testing.T) {
 		comps = append(comps, Component{Name: c})
 	}
 	p := Params{Created: v.Created, KeyID: v.KeyID}
-	base, _, err := Base(r, comps, p)
+	base, _, err := baseOf(r, comps, innerList(comps, p))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestSignWebBotAuth(t *testing.T) {
 	if got, want := r.Header.Get("Signature-Agent"), `sig1="https://bot.example/.well-known/http-message-signatures-directory"`; got != want {
 		t.Errorf("Signature-Agent = %s, want %s", got, want)
 	}
-	base, _, err := Base(r, s.Components(), Params{})
+	base, _, err := baseOf(r, s.Components(), innerList(s.Components(), Params{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,8 +207,7 @@ func TestVerifyRoundTrip(t *testing.T) {
 			if kid != s.KeyID() {
 				return nil, false
 			}
-			k, err := s.Public().PublicKey()
-			return k, err == nil
+			return s.key.Public().(ed25519.PublicKey), true
 		}
 	}
 	for _, dir := range []string{"", "https://bot.example/.well-known/http-message-signatures-directory"} {

@@ -37,6 +37,25 @@ const (
 	TooLarge    Status = "too-large"
 )
 
+// Failure says whether a source in status s counts as failing: something
+// went wrong that may come right by itself or needs a person. Every status
+// but fresh, pending and the gaps is one, paused included (a host that
+// refuses us with 403 may want us to stop). The report's new failures, the
+// pull request's new and lasting failures and the failure issues all go
+// by it.
+func (s Status) Failure() bool {
+	switch s {
+	case Fresh, Pending, "":
+		return false
+	}
+	return !s.Gap()
+}
+
+// Gap says whether status s is a deliberate gap in coverage, chosen by the
+// site or its owner (robots.txt, an exclusion): never routed around, never
+// a failure.
+func (s Status) Gap() bool { return s == BlockedRobots || s == Excluded }
+
 // Source is what is known of one source.
 type Source struct {
 	Status Status `json:"status"`
@@ -158,6 +177,29 @@ type State struct {
 // New returns an empty State.
 func New() *State {
 	return &State{sources: map[string]Source{}, hosts: map[string]Host{}, robots: map[string]Robots{}}
+}
+
+// Clone returns a copy of s that shares nothing with it: what is put into
+// one is not seen in the other. It costs what the state holds, without
+// the encoding of Files.
+func (s *State) Clone() *State {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &State{sources: make(map[string]Source, len(s.sources)), hosts: maps.Clone(s.hosts), robots: make(map[string]Robots, len(s.robots))}
+	for id, src := range s.sources {
+		src.TextChecks = slices.Clone(src.TextChecks)
+		if src.Noisy != nil {
+			n := *src.Noisy
+			n.Drop, n.Ignore = slices.Clone(n.Drop), slices.Clone(n.Ignore)
+			src.Noisy = &n
+		}
+		c.sources[id] = src
+	}
+	for key, r := range s.robots {
+		r.Body = bytes.Clone(r.Body)
+		c.robots[key] = r
+	}
+	return c
 }
 
 // Source returns the state of source id (Status Pending when never seen).

@@ -397,7 +397,7 @@ func withReturns(e Entry, dates ...string) Entry {
 }
 
 func TestIndexBeyond(t *testing.T) {
-	a, b := SumOf([]byte("a")), SumOf([]byte("b"))
+	a, b := sumOf([]byte("a")), sumOf([]byte("b"))
 	base := NewIndex()
 	base.Add("s", Entry{SHA256: a, FirstSeen: "2026-11-01"}, "")
 	ix := NewIndex()

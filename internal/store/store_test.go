@@ -44,8 +44,8 @@ func mustPut(t testing.TB, s *Store, data []byte) Sum {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum != SumOf(data) || size != int64(len(data)) {
-		t.Fatalf("Put = %s, %d; want %s, %d", sum, size, SumOf(data), len(data))
+	if sum != sumOf(data) || size != int64(len(data)) {
+		t.Fatalf("Put = %s, %d; want %s, %d", sum, size, sumOf(data), len(data))
 	}
 	return sum
 }
@@ -226,13 +226,13 @@ func TestPutConcurrentSameBytes(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			if sum, _, err := s.Put(context.Background(), bytes.NewReader(data)); err != nil || sum != SumOf(data) {
+			if sum, _, err := s.Put(context.Background(), bytes.NewReader(data)); err != nil || sum != sumOf(data) {
 				t.Errorf("Put = %s, %v", sum, err)
 			}
 		})
 	}
 	wg.Wait()
-	sum := string(SumOf(data))
+	sum := string(sumOf(data))
 	want := []string{"sha256", "sha256/" + sum[:2], "sha256/" + sum[:2] + "/" + sum}
 	if diff := cmp.Diff(want, tree(t, s.Root())); diff != "" {
 		t.Errorf("tree (-want +got):\n%s", diff)
@@ -350,7 +350,7 @@ func TestHasAndPathValidateSum(t *testing.T) {
 
 func TestOpenMissing(t *testing.T) {
 	s := openStore(t)
-	sum := SumOf([]byte("never stored"))
+	sum := sumOf([]byte("never stored"))
 	if s.Has(sum) {
 		t.Error("Has = true for a blob never stored")
 	}
@@ -408,7 +408,7 @@ func TestVerify(t *testing.T) {
 	good := mustPut(t, s, []byte("good"))
 	corrupt := mustPut(t, s, []byte("corrupt me"))
 	unindexed := mustPut(t, s, []byte("nobody's"))
-	missing := SumOf([]byte("never stored"))
+	missing := sumOf([]byte("never stored"))
 
 	ix := NewIndex()
 	ix.Add("src-a", Entry{SHA256: good}, "")
@@ -437,7 +437,7 @@ func TestVerify(t *testing.T) {
 		wrongShard = "ff"
 	}
 	want := []Problem{
-		{s.Path(corrupt), "corrupt: bytes hash to " + SumOf(tampered).String()},
+		{s.Path(corrupt), "corrupt: bytes hash to " + sumOf(tampered).String()},
 		{s.Path(missing), "missing: indexed by src-c, src-d but not in the store"},
 		{s.Path(unindexed), "unindexed: no source in the index names this blob"},
 		{write(".tmp-put-12345", []byte("half a bo")), "leftover temp file of an interrupted write"},
@@ -606,7 +606,7 @@ func TestPutReadsASmallBodyBeforeTouchingTheDisk(t *testing.T) {
 	dir := filepath.Join(s.Root(), "sha256")
 	r := &endReader{data: []byte("a page of rates"), dir: dir}
 	sum, size, err := s.Put(context.Background(), r)
-	if err != nil || sum != SumOf([]byte("a page of rates")) || size != 15 {
+	if err != nil || sum != sumOf([]byte("a page of rates")) || size != 15 {
 		t.Fatalf("Put = %s, %d, %v", sum, size, err)
 	}
 	if r.touched {
@@ -622,7 +622,7 @@ func TestPutReadsASmallBodyBeforeTouchingTheDisk(t *testing.T) {
 	}
 	// A body past one buffer streams through a temp file as before.
 	big := body(3*copyBufSize+7, 9)
-	if got, n, err := s.Put(context.Background(), &endReader{data: big, dir: dir}); err != nil || got != SumOf(big) || n != int64(len(big)) {
+	if got, n, err := s.Put(context.Background(), &endReader{data: big, dir: dir}); err != nil || got != sumOf(big) || n != int64(len(big)) {
 		t.Errorf("large Put = %s, %d, %v", got, n, err)
 	}
 }
@@ -635,7 +635,7 @@ func TestPutRefusesABodyCutShort(t *testing.T) {
 	if sum, _, err := s.Put(context.Background(), r); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Fatalf("Put of a body cut short = %s, %v; want io.ErrUnexpectedEOF", sum, err)
 	}
-	if s.Has(SumOf([]byte("half a"))) {
+	if s.Has(sumOf([]byte("half a"))) {
 		t.Error("the fragment was stored")
 	}
 }

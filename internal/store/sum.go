@@ -1,30 +1,10 @@
 package store
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-)
-
 // Sum is the SHA-256 of a blob as 64 lower-case hex digits: its name in
 // the store. The zero Sum ("") means "no bytes"; any other value that is
 // not 64 lower-case hex digits is invalid, and Path and Short are safe on
 // it (they never slice past its end nor name a file outside the store).
 type Sum string
-
-// SumOf returns the Sum of b.
-func SumOf(b []byte) Sum {
-	s := sha256.Sum256(b)
-	return Sum(hex.EncodeToString(s[:]))
-}
-
-// ParseSum returns s as a Sum, or an error saying what is wrong with it.
-func ParseSum(s string) (Sum, error) {
-	if !validSum(s) {
-		return "", fmt.Errorf("%q is not a SHA-256: want 64 lower-case hex digits", s)
-	}
-	return Sum(s), nil
-}
 
 // Valid reports whether s is 64 lower-case hex digits.
 func (s Sum) Valid() bool { return validSum(string(s)) }

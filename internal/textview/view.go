@@ -82,14 +82,6 @@ func Compile(s Spec) (*View, error) {
 	return v, nil
 }
 
-// Spec returns what v was compiled from (the zero Spec for the default).
-func (v *View) Spec() Spec {
-	if v == nil {
-		return Spec{}
-	}
-	return v.spec
-}
-
 // dropFrom removes every element a Drop selector matches.
 func (v *View) dropFrom(doc *html.Node) {
 	for _, sel := range v.drop {

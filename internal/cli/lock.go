@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"errors"
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"os"
+	"path/filepath"
+)
+
+// errNoFileLock: this system offers no file lock the run can rely on.
+var errNoFileLock = errors.New("no file lock on this system: a run cannot keep another from sharing the state")
+
+// lockState takes an exclusive lock on the state directory so that two runs
+// on one machine never share a host; the cache branch's lease
+// does the same across machines.
+func lockState(path string) (func(), error) {
+	if err := atomicfile.Check(path); err != nil {
+		return nil, cannotRun("%w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, cannotRun("state directory unwritable: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, cannotRun("state directory unwritable: %w", err)
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		if errors.Is(err, errNoFileLock) {
+			return nil, cannotRun("%s: %w", path, err)
+		}
+		return nil, cannotRun("another run holds %s: wait for it to finish", path)
+	}
+	return func() { unlockFile(f); f.Close() }, nil
+}
