@@ -25,8 +25,8 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil || !ok || got.Text != "Basic rate 20%\n" || got.Reason != "" {
 		t.Errorf("Load: %+v %v %v", got, ok, err)
 	}
-	// Kept texts are never rewritten.
-	if _, err := Save(root, sum, Result{Text: "other\n"}); err != nil {
+	// Kept texts are never rewritten by the same engine.
+	if _, err := Save(root, sum, Result{Kind: KindHTML, Text: "other\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, _ := Load(root, sum); got.Text != "Basic rate 20%\n" {
@@ -34,7 +34,7 @@ func TestSaveLoad(t *testing.T) {
 	}
 	// No temp files are left.
 	entries, _ := os.ReadDir(filepath.Dir(p))
-	if len(entries) != 1 {
+	if len(entries) != 2 { // the .txt and its .engine
 		t.Errorf("files beside the text: %v", entries)
 	}
 
@@ -49,6 +49,33 @@ func TestSaveLoad(t *testing.T) {
 	}
 	if _, err := TextPath(root, "../../etc/passwd"); err == nil {
 		t.Error("a bad sum gave a path")
+	}
+}
+
+// TestSaveLoadOtherEngine: a text another engine derived (pdftotext of
+// another version, or the built-in extractor) is not this process's
+// text: Load does not return it, and Save replaces it, reason and all.
+func TestSaveLoadOtherEngine(t *testing.T) {
+	root := t.TempDir()
+	sum := strings.Repeat("ef", 32)
+	old := Result{Kind: KindPDF, Engine: "pdftotext 0.1 -layout", Text: "Basic rate 20 %\n", Reason: "text of the first 2 pages only", Truncated: true}
+	p, err := Save(root, sum, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := Load(root, sum); ok || err != nil {
+		t.Fatalf("another engine's text was loaded: ok %v, err %v", ok, err)
+	}
+	now := Result{Kind: KindPDF, Engine: Engine(KindPDF), Text: "Basic rate | 20%\n"}
+	if _, err := Save(root, sum, now); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := Load(root, sum)
+	if err != nil || !ok || got.Text != now.Text || got.Reason != "" || got.Engine != Engine(KindPDF) {
+		t.Errorf("after the switch: %+v %v %v", got, ok, err)
+	}
+	if _, err := os.Stat(ReasonPath(p)); err == nil {
+		t.Error("the old engine's reason is still there")
 	}
 }
 
