@@ -179,8 +179,9 @@ type run struct {
 	gates  map[string]*gate.Gate
 	robots map[string]*robotsEntry
 	// unkept are blobs stored by this run and then not kept (same text);
-	// docs holds, per source, the two documents of its last same-text
-	// fetch, for a view suggestion.
+	// docs holds, per source, where the two blobs of its last same-text
+	// fetch are (not their bytes), for a view suggestion; the entry goes
+	// as soon as the fetch is recorded.
 	unkept []string
 	docs   map[string][]textview.Doc
 }
