@@ -175,7 +175,7 @@ func runChild(ctx context.Context, cmd func(ctx context.Context) *exec.Cmd, in i
 		}
 		return n, err
 	})
-	tail := &tailBuffer{max: 8 << 10}
+	tail := &tailBuffer{max: 4 << 10}
 	c.Stderr = tail
 	stdout, err := c.StdoutPipe()
 	if err != nil {
@@ -233,21 +233,32 @@ type readerFunc func([]byte) (int, error)
 
 func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
 
-// tailBuffer keeps the last max bytes written to it.
+// tailBuffer keeps the first and the last max bytes written to it: where
+// a program says why it ends (a Go runtime's "fatal error" comes first,
+// before its goroutines' stacks; a status line comes last).
 type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
+	mu   sync.Mutex
+	head []byte
+	buf  []byte
+	max  int
+	cut  bool
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	n := len(p)
+	if room := t.max - len(t.head); room > 0 {
+		k := min(room, len(p))
+		t.head = append(t.head, p[:k]...)
+		p = p[k:]
+	}
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > 2*t.max {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+		t.cut = true
 	}
-	return len(p), nil
+	return n, nil
 }
 
 func (t *tailBuffer) String() string {
@@ -256,8 +267,23 @@ func (t *tailBuffer) String() string {
 	b := t.buf
 	if len(b) > t.max {
 		b = b[len(b)-t.max:]
+		t.cut = true
 	}
-	return string(b)
+	if t.cut {
+		return string(t.head) + "\n…\n" + string(b)
+	}
+	return string(t.head) + string(b)
+}
+
+// why is the line of a child's stderr that says why it ended: a Go
+// runtime's fatal error or panic, else the last line.
+func why(stderr string) string {
+	for l := range strings.Lines(stderr) {
+		if strings.HasPrefix(l, "fatal error: ") || strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "runtime: ") {
+			return lastLine(l)
+		}
+	}
+	return lastLine(stderr)
 }
 
 // lastLine is the last non-empty line of s, cut to a readable length.
@@ -274,7 +300,7 @@ func lastLine(s string) string {
 
 // overMemory reports a child's stderr that says it ran out of memory.
 func overMemory(stderr string) bool {
-	for _, s := range []string{"out of memory", "bad_alloc", "Cannot allocate memory", "cannot allocate memory", "Out of memory"} {
+	for _, s := range []string{"out of memory", "bad_alloc", "Cannot allocate memory", "cannot allocate memory", "Out of memory", "failed to reserve", "failed to create new OS thread"} {
 		if strings.Contains(stderr, s) {
 			return true
 		}

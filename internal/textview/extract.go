@@ -321,7 +321,7 @@ func runGoChild(ctx context.Context, req childRequest, in io.Reader, lim Limits)
 	case r.exit != nil && (overCPU(r.exit) || strings.Contains(r.stderr, "SIGXCPU")):
 		o.err = errCPU
 	default:
-		return outcome{panic: fmt.Sprintf("%s: %s", r.exit, lastLine(r.stderr))}
+		return outcome{panic: fmt.Sprintf("%s: %s", r.exit, why(r.stderr))}
 	}
 	return o
 }
