@@ -232,3 +232,25 @@ func XLSX(sheets int, inflated int64) []byte {
 	z.Close()
 	return b.Bytes()
 }
+
+// Plain is an ordinary one-page PDF, the bombs' harmless neighbour: lines
+// of text, one under the other, each line's cells (split at " | ") set
+// 150 points apart. id goes in the trailer's /ID, so two calls with the
+// same lines and another id give other bytes with the same text.
+func Plain(lines []string, id string) []byte {
+	var content strings.Builder
+	for i, l := range lines {
+		for j, cell := range strings.Split(l, " | ") {
+			esc := strings.NewReplacer(`\`, `\\`, "(", `\(`, ")", `\)`).Replace(cell)
+			fmt.Fprintf(&content, "BT /F1 10 Tf %d %d Td (%s) Tj ET\n", 72+150*j, 720-14*i, esc)
+		}
+	}
+	b := build([]string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		stream("", []byte(content.String())),
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	})
+	return bytes.Replace(b, []byte("/Root 1 0 R >>"), []byte(fmt.Sprintf("/Root 1 0 R /ID [(%s) (%s)] >>", id, id)), 1)
+}
