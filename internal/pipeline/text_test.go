@@ -25,7 +25,7 @@ import (
 
 // textRig is a run on a loopback server whose documents a test sets.
 type textRig struct {
-	t    *testing.T
+	t    testing.TB
 	mu   sync.Mutex
 	docs map[string]servedDoc
 	set  *manifest.Set
@@ -43,7 +43,7 @@ type servedDoc struct {
 	body []byte
 }
 
-func newTextRig(t *testing.T, docs map[string]servedDoc) *textRig {
+func newTextRig(t testing.TB, docs map[string]servedDoc) *textRig {
 	r := &textRig{t: t, docs: docs}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()

@@ -136,6 +136,9 @@ func ExtractDoc(ctx context.Context, d Doc, lim Limits) Result {
 // compressed streams can inflate a thousandfold, always go to a child.
 const inProcessMax = 1 << 20
 
+// childSlot holds the one extraction running in a child.
+var childSlot = make(chan struct{}, 1)
+
 // sniffSize is how much of a document kindOf needs.
 const sniffSize = 64 << 10
 
@@ -191,6 +194,18 @@ func extract(ctx context.Context, d Doc, v *View, lim Limits) (res Result) {
 		res.Reason = fmt.Sprintf("text extraction stopped before it began (%v); no text is derived", err)
 		return res
 	}
+	child := kind == KindPDF && pdftotext().path != "" || isolate && self() != "" && (kind == KindPDF || kind == KindXLSX || d.size() > inProcessMax)
+	if child {
+		// One extracting child at a time, whatever the number of hosts
+		// fetching: the run's memory is its own plus one child's bound.
+		select {
+		case childSlot <- struct{}{}:
+			defer func() { <-childSlot }()
+		case <-ctx.Done():
+			res.Reason = fmt.Sprintf("text extraction stopped before it began (%v); no text is derived", context.Cause(ctx))
+			return res
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
 
@@ -202,7 +217,7 @@ func extract(ctx context.Context, d Doc, v *View, lim Limits) (res Result) {
 	switch {
 	case kind == KindPDF && pdftotext().path != "":
 		o = runPdftotext(ctx, pdftotext().path, body, lim)
-	case isolate && self() != "" && (kind == KindPDF || kind == KindXLSX || d.size() > inProcessMax):
+	case child:
 		o = runGoChild(ctx, childRequest{Mode: "go", Kind: kind, ContentType: d.ContentType, Drop: drop, Limits: lim}, body, lim)
 	default:
 		raw := d.Raw
