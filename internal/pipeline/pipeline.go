@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -152,6 +153,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	if err := o.Ledger.Prepare(ledger.Day(r.start), hosts); err != nil {
 		return &r.res, fmt.Errorf("%w: ledger unwritable, nothing sent: %w", ErrFatal, err)
+	}
+	if e := textview.Engine(textview.KindPDF); !strings.HasPrefix(e, "pdftotext ") {
+		r.log("", "PDF text by the %s", e)
 	}
 	var wg sync.WaitGroup
 	for _, hp := range plan {

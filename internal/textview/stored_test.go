@@ -2,6 +2,7 @@ package textview
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,5 +115,41 @@ func TestDerive(t *testing.T) {
 	_, res, err = Derive(t.Context(), root, sum, []byte("<p>other</p>"), "text/html", Limits{})
 	if err != nil || res.Text != "Basic rate 20%\n" {
 		t.Errorf("second Derive: %q, %v", res.Text, err)
+	}
+}
+
+// countingReader is a document of n bytes that starts as a PDF, counting
+// what is read of it.
+type countingReader struct {
+	n, read int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.read >= c.n {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), c.n-c.read)
+	for i := range p[:k] {
+		p[i] = ' '
+	}
+	if c.read == 0 {
+		copy(p, "%PDF-1.7\n")
+	}
+	c.read += k
+	return int(k), nil
+}
+
+func (c *countingReader) Close() error { return nil }
+
+// TestExtractDocTooBig: a held blob over the input limit is told by its
+// size and its first bytes: a 1 GiB document costs a look at 64 KiB.
+func TestExtractDocTooBig(t *testing.T) {
+	r := &countingReader{n: 1 << 30}
+	res := ExtractDoc(t.Context(), Doc{Open: func() (io.ReadCloser, error) { return r, nil }, Size: r.n, ContentType: "application/pdf"}, Limits{})
+	if res.Text != "" || !strings.Contains(res.Reason, "1073741824 bytes is over the 67108864-byte limit") {
+		t.Errorf("got %q, %q", res.Text, res.Reason)
+	}
+	if r.read > sniffSize {
+		t.Errorf("%d bytes read of a document too big to extract", r.read)
 	}
 }
