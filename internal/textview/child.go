@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"sync"
 	"time"
@@ -41,7 +42,7 @@ type childRequest struct {
 
 // childStatus is how a Go extraction in a child ended.
 type childStatus struct {
-	Code string // "", "text", "page", "none", "error", "panic"
+	Code string // "", "text", "page", "none", "error", "panic", "memory"
 	Err  string
 	Size int
 }
@@ -79,6 +80,7 @@ func childMain(spec string) int {
 		fmt.Fprintf(os.Stderr, "textview child: limits: %v\n", err)
 		return 125
 	}
+	go watchMemory(lim.MaxMemory)
 	raw, err := io.ReadAll(io.LimitReader(os.Stdin, lim.MaxInput+1))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "textview child: read the document: %v\n", err)
@@ -126,6 +128,23 @@ func childMain(spec string) int {
 	js, _ := json.Marshal(st)
 	fmt.Fprintf(os.Stderr, "\n%s%s\n", statusPrefix, js)
 	return 0
+}
+
+// watchMemory ends this child, saying why, once the memory the Go runtime
+// has mapped comes near the bound: at the bound itself the runtime is
+// refused pages where it cannot always say so (a collector thread dies of
+// it), so the parent could not tell memory from damage.
+func watchMemory(bound int64) {
+	s := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+	for {
+		metrics.Read(s)
+		if int64(s[0].Value.Uint64()) > bound/10*8 {
+			js, _ := json.Marshal(childStatus{Code: "memory"})
+			fmt.Fprintf(os.Stderr, "\n%s%s\n", statusPrefix, js)
+			os.Exit(0)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 }
 
 var (

@@ -1,6 +1,7 @@
 package textview
 
 import (
+	"os"
 	"syscall"
 	"time"
 	"unsafe"
@@ -29,4 +30,13 @@ func execLimited(path string, argv, env []string, memory int64, cpu time.Duratio
 	_, _, errno := syscall.RawSyscall(syscall.SYS_EXECVE,
 		uintptr(unsafe.Pointer(p)), uintptr(unsafe.Pointer(&av[0])), uintptr(unsafe.Pointer(&ev[0])))
 	return errno
+}
+
+// nearMemory reports a child whose peak resident memory reached half its
+// memory bound: one that died of it, whatever it said (the Go runtime,
+// refused a page, does not always say "out of memory", and has mapped
+// more than it holds resident).
+func nearMemory(ps *os.ProcessState, bound int64) bool {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	return ok && bound > 0 && ru.Maxrss*1024 >= bound/2
 }

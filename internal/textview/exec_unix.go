@@ -3,6 +3,7 @@
 package textview
 
 import (
+	"os"
 	"syscall"
 	"time"
 )
@@ -15,3 +16,7 @@ func execLimited(path string, argv, env []string, memory int64, cpu time.Duratio
 	}
 	return syscall.Exec(path, argv, env)
 }
+
+// nearMemory: the peak resident memory is not told here in a unit to
+// trust, so only what the child says counts.
+func nearMemory(ps *os.ProcessState, bound int64) bool { return false }

@@ -328,6 +328,8 @@ func runGoChild(ctx context.Context, req childRequest, in io.Reader, lim Limits)
 			o.err = fmt.Errorf("%w: %s", errNoText, strings.TrimPrefix(r.status.Err, errNoText.Error()+": "))
 		case "panic":
 			return outcome{panic: r.status.Err}
+		case "memory":
+			o = outcome{err: errMemory}
 		default:
 			o.err = errors.New(r.status.Err)
 		}
@@ -335,6 +337,8 @@ func runGoChild(ctx context.Context, req childRequest, in io.Reader, lim Limits)
 		o.err = errMemory
 	case r.exit != nil && (overCPU(r.exit) || strings.Contains(r.stderr, "SIGXCPU")):
 		o.err = errCPU
+	case r.exit != nil && nearMemory(r.exit, lim.MaxMemory):
+		o.err = errMemory
 	default:
 		return outcome{panic: fmt.Sprintf("%s: %s", r.exit, why(r.stderr))}
 	}

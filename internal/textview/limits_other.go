@@ -21,3 +21,5 @@ func execLimited(path string, argv, env []string, memory int64, cpu time.Duratio
 const canWrap = false
 
 func overCPU(ps *os.ProcessState) bool { return false }
+
+func nearMemory(ps *os.ProcessState, bound int64) bool { return false }

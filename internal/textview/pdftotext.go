@@ -51,6 +51,8 @@ func runPdftotext(ctx context.Context, path string, in io.Reader, lim Limits) ou
 		o.err = errMemory
 	case r.exit != nil && overCPU(r.exit):
 		o.err = errCPU
+	case r.exit != nil && nearMemory(r.exit, lim.MaxMemory):
+		o.err = errMemory
 	default:
 		why := lastLine(r.stderr)
 		if why == "" {
