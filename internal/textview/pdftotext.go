@@ -33,6 +33,11 @@ func runPdftotext(ctx context.Context, path string, in io.Reader, lim Limits) ou
 	out := &lines{max: lim.MaxText}
 	p := &pageWriter{out: out, maxPages: lim.MaxPages}
 	r := runChild(ctx, cmd, in, lim.MaxText, p.line)
+	if r.stopped == nil {
+		if err := p.flush(); err != nil {
+			r.stopped = err
+		}
+	}
 	o := outcome{text: out.String(), size: out.size}
 	switch {
 	case r.startErr != nil:
@@ -63,13 +68,17 @@ func runPdftotext(ctx context.Context, path string, in io.Reader, lim Limits) ou
 	return o
 }
 
-// pageWriter turns pdftotext's lines into this package's.
+// pageWriter turns pdftotext's lines into this package's. A page's lines
+// are held until its end (they are bounded by the text limit), so that a
+// page set in two columns of prose can be read column by column.
 type pageWriter struct {
 	out      *lines
 	maxPages int
 	page     int  // pages begun
 	pending  bool // a form feed ended a page; the next line begins one
 	glyphs   bool // some text seen
+	held     []string
+	heldSize int
 }
 
 func (p *pageWriter) line(s string) error {
@@ -77,6 +86,9 @@ func (p *pageWriter) line(s string) error {
 	for i, part := range parts {
 		if i > 0 {
 			p.pending = true
+			if err := p.flush(); err != nil {
+				return err
+			}
 			if i == len(parts)-1 && part == "" {
 				break // the form feed ends the line: the page may be the last
 			}
@@ -90,14 +102,172 @@ func (p *pageWriter) line(s string) error {
 				return err
 			}
 		}
-		if l := cells(part); l != "" {
+		if strings.TrimSpace(part) != "" {
 			p.glyphs = true
-			if err := p.out.add(l); err != nil {
-				return err
+			p.held = append(p.held, strings.TrimRightFunc(part, isSpace))
+			if p.heldSize += len(part) + 1; p.heldSize > p.out.max {
+				return p.flush() // past the limit anyway: out says so
 			}
 		}
 	}
 	return nil
+}
+
+// flush writes the held lines of a page, in reading order.
+func (p *pageWriter) flush() error {
+	defer func() { p.held, p.heldSize = p.held[:0], 0 }()
+	for _, l := range readingOrder(p.held) {
+		if err := p.out.add(cells(l)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readingOrder returns a page's layout lines with each block of two
+// columns of prose read left column first. A gutter is a character column
+// in the middle half of the page that lines leave blank between two wide
+// stretches of text (a quarter of the page each, with no wide gap inside:
+// prose, not a table's cells); a block is a run of lines that leave it
+// blank, read column-wise only when most of its lines with text on both
+// sides are such prose. Table rows, whose cells are narrow, stay whole.
+func readingOrder(page []string) []string {
+	rows := make([][]rune, len(page))
+	width := 0
+	for i, l := range page {
+		rows[i] = []rune(l)
+		width = max(width, len(rows[i]))
+	}
+	if width < 40 {
+		return page
+	}
+	margin := width
+	for _, r := range rows {
+		if i := strings.IndexFunc(string(r), func(c rune) bool { return !isSpace(c) }); i >= 0 {
+			margin = min(margin, len([]rune(string(r)[:i])))
+		}
+	}
+	lo, hi := width/4, width*3/4
+	votes := make([]int, hi-lo+1)
+	for _, r := range rows {
+		for _, g := range proseGaps(r, width, margin, false) {
+			for x := max(g[0], lo); x <= min(g[1], hi); x++ {
+				votes[x-lo]++
+			}
+		}
+	}
+	best, at := 0, 0
+	for i, v := range votes {
+		if v > best {
+			best, at = v, i
+		}
+	}
+	if best < 3 {
+		return page
+	}
+	end := at
+	for end+1 < len(votes) && votes[end+1] == best {
+		end++
+	}
+	gutter := lo + (at+end)/2
+	blank := func(r []rune) bool { return gutter >= len(r) || isSpace(r[gutter]) }
+	// A line stays in a block when it leaves the gutter blank and is
+	// either on one side only or two columns of prose (one of them may
+	// be a paragraph's short last line); anything else (a table row
+	// across the gutter) ends the block and stays whole.
+	inBlock := func(r []rune) (in, prose bool) {
+		if !blank(r) {
+			return false, false
+		}
+		l, rt := splitAt(r, gutter)
+		if strings.TrimSpace(l) == "" || strings.TrimSpace(rt) == "" {
+			return true, false
+		}
+		if len(proseGaps(r, width, margin, true)) > 0 {
+			return true, len(proseGaps(r, width, margin, false)) > 0
+		}
+		return false, false
+	}
+	var out []string
+	for i := 0; i < len(rows); {
+		if in, _ := inBlock(rows[i]); !in {
+			out = append(out, page[i])
+			i++
+			continue
+		}
+		j, prose := i, 0
+		for j < len(rows) {
+			in, p := inBlock(rows[j])
+			if !in {
+				break
+			}
+			if p {
+				prose++
+			}
+			j++
+		}
+		if prose < 2 {
+			out = append(out, page[i:j]...)
+			i = j
+			continue
+		}
+		var right []string
+		for ; i < j; i++ {
+			l, r := splitAt(rows[i], gutter)
+			if strings.TrimSpace(l) != "" {
+				out = append(out, l)
+			}
+			if strings.TrimSpace(r) != "" {
+				right = append(right, r)
+			}
+		}
+		out = append(out, right...)
+	}
+	return out
+}
+
+// proseGaps is the wide gap (three spaces or more) of a line of two
+// columns of prose, as [first, last] character columns: a line of exactly
+// two wide stretches of text (a quarter of the page or more each, without
+// a wide gap inside; with oneWide, one of them may be narrow), the first
+// starting at the page's left margin. A table row has more cells, or
+// narrower ones, or starts indented.
+func proseGaps(r []rune, width, margin int, oneWide bool) [][2]int {
+	type span struct{ from, to int } // text between wide gaps
+	var spans []span
+	start, spaces := -1, 0
+	for i, c := range r {
+		if isSpace(c) {
+			spaces++
+			continue
+		}
+		if start < 0 {
+			start = i
+		} else if spaces >= 3 {
+			spans = append(spans, span{start, i - spaces - 1})
+			start = i
+		}
+		spaces = 0
+	}
+	if start >= 0 {
+		spans = append(spans, span{start, len(r) - 1 - spaces})
+	}
+	if len(spans) != 2 {
+		return nil
+	}
+	a, b := spans[0], spans[1]
+	wideA, wideB := 4*(a.to-a.from+1) >= width, 4*(b.to-b.from+1) >= width
+	if a.from > margin+width/10 || !(wideA && wideB || oneWide && (wideA || wideB)) {
+		return nil
+	}
+	return [][2]int{{a.to + 1, b.from - 1}}
+}
+
+func splitAt(r []rune, x int) (string, string) {
+	if x >= len(r) {
+		return string(r), ""
+	}
+	return string(r[:x]), string(r[x:])
 }
 
 // cells trims a layout line and joins what wide gaps part with " | ".

@@ -25,6 +25,13 @@ func TestExtractPDFToText(t *testing.T) {
 			t.Errorf("no %q in:\n%s", want, res.Text)
 		}
 	}
+	// Two columns of prose: the whole left column before the right one.
+	left := strings.Index(res.Text, "The basic rate applies to taxable income above the\nPersonal Allowance.")
+	leftEnd := strings.LastIndex(res.Text, "\ntotal.\n")
+	right := strings.Index(res.Text, "\nEmployers deduct tax through the payroll each\nmonth.")
+	if left < 0 || leftEnd < left || right < leftEnd {
+		t.Errorf("columns not read in order (left %d..%d, right %d):\n%s", left, leftEnd, right, res.Text)
+	}
 	if strings.Count(res.Text, "[page ") != 2 || strings.Contains(res.Text, "\f") {
 		t.Errorf("pages not marked right:\n%s", res.Text)
 	}
