@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -162,6 +163,9 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.Ledger.Prepare(ledger.Day(r.start), hosts); err != nil {
 		return &r.res, fmt.Errorf("%w: ledger unwritable, nothing sent: %w", ErrFatal, err)
 	}
+	if e := textview.Engine(textview.KindPDF); !strings.HasPrefix(e, "pdftotext ") {
+		r.log("", "PDF text by the %s", e)
+	}
 	var wg sync.WaitGroup
 	for _, hp := range plan {
 		wg.Go(func() {
@@ -225,8 +229,9 @@ type run struct {
 	gates  map[string]*gate.Gate
 	robots map[string]*robotsEntry
 	// unkept are blobs stored by this run and then not kept (same text);
-	// docs holds, per source, the two documents of its last same-text
-	// fetch, for a view suggestion.
+	// docs holds, per source, where the two blobs of its last same-text
+	// fetch are (not their bytes), for a view suggestion; the entry goes
+	// as soon as the fetch is recorded.
 	unkept []string
 	docs   map[string][]textview.Doc
 }

@@ -132,16 +132,15 @@ func sameText(ctx context.Context, s *store.Store, set *manifest.Set, st *state.
 	if err != nil {
 		return false
 	}
-	old, err := readBlob(s, held.SHA256)
+	old, err := blobDoc(s, held.SHA256, held.ContentType)
 	if err != nil {
 		return false
 	}
-	cur, err := readBlob(s, blob)
+	cur, err := blobDoc(s, blob, held.ContentType)
 	if err != nil {
 		return false
 	}
-	c := textview.Compare(ctx, view, textview.Doc{Raw: old, ContentType: held.ContentType}, textview.Doc{Raw: cur, ContentType: held.ContentType},
-		string(held.SHA256), string(blob), textLimits, textview.DiffOptions{})
+	c := textview.Compare(ctx, view, old, cur, string(held.SHA256), string(blob), textLimits, textview.DiffOptions{})
 	return !c.Changed
 }
 

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
@@ -15,14 +16,20 @@ import (
 // textLimits bound the text work on one document during a run.
 var textLimits = textview.Limits{}
 
-// readBlob returns the held bytes of sum, re-hashed on the way.
-func readBlob(s *store.Store, sum store.Sum) ([]byte, error) {
-	rc, err := s.Open(sum)
+// blobDoc is the held blob sum as a document to extract: read from the
+// store (re-hashed on the way) by the extraction itself, streamed to the
+// process that extracts it, so a big blob is never held in the run's
+// memory, and one over the input limit is not read past its first bytes.
+func blobDoc(s *store.Store, sum store.Sum, contentType string) (textview.Doc, error) {
+	fi, err := os.Stat(s.Path(sum))
 	if err != nil {
-		return nil, err
+		return textview.Doc{}, err
 	}
-	defer rc.Close()
-	return io.ReadAll(rc)
+	return textview.Doc{
+		Open:        func() (io.ReadCloser, error) { return s.Open(sum) },
+		Size:        fi.Size(),
+		ContentType: contentType,
+	}, nil
 }
 
 // compareText decides whether the new bytes of src (resp, just stored)
@@ -35,30 +42,25 @@ func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.
 		r.log(src.Host, "%s: view unusable (%v): the bytes decide; fix the view in its manifest", src.ID, err)
 		return textview.Comparison{}, false
 	}
-	old, err := readBlob(r.o.Store, prior.SHA256)
+	old, err := blobDoc(r.o.Store, prior.SHA256, prior.ContentType)
 	if err != nil {
 		r.log(src.Host, "%s: held bytes %.12s unreadable for the text comparison (%v): the bytes decide", src.ID, prior.SHA256, err)
 		return textview.Comparison{}, false
 	}
-	cur, err := readBlob(r.o.Store, store.Sum(resp.SHA256))
+	cur, err := blobDoc(r.o.Store, store.Sum(resp.SHA256), resp.ContentType)
 	if err != nil {
 		r.log(src.Host, "%s: new bytes %.12s unreadable for the text comparison (%v): the bytes decide", src.ID, resp.SHA256, err)
 		return textview.Comparison{}, false
 	}
-	c := textview.Compare(ctx, view,
-		textview.Doc{Raw: old, ContentType: prior.ContentType},
-		textview.Doc{Raw: cur, ContentType: resp.ContentType},
-		string(prior.SHA256), resp.SHA256, textLimits, textview.DiffOptions{})
+	c := textview.Compare(ctx, view, old, cur, string(prior.SHA256), resp.SHA256, textLimits, textview.DiffOptions{})
 	if c.Changed {
 		return c, true
 	}
 	if src.View.IsZero() {
-		// Kept for the suggestion, should the source start blinking now.
+		// Kept for the suggestion, should the source start blinking now:
+		// where the blobs are, not their bytes (read back if needed).
 		r.mu.Lock()
-		r.docs[src.ID] = []textview.Doc{
-			{Raw: old, ContentType: prior.ContentType},
-			{Raw: cur, ContentType: resp.ContentType},
-		}
+		r.docs[src.ID] = []textview.Doc{old, cur}
 		r.mu.Unlock()
 	}
 	return c, true
@@ -71,12 +73,12 @@ func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentT
 	if res, ok, err := textview.Load(r.o.Store.Root(), sum); err == nil && ok {
 		return textview.Hash((*textview.View)(nil).NormalizeText(res.Text)) // kept: no need to read the blob
 	}
-	raw, err := readBlob(r.o.Store, store.Sum(sum))
+	doc, err := blobDoc(r.o.Store, store.Sum(sum), contentType)
 	if err != nil {
 		r.log(src.Host, "%s: no text derived from %.12s: blob unreadable: %v", src.ID, sum, err)
 		return ""
 	}
-	_, res, err := textview.Derive(ctx, r.o.Store.Root(), sum, raw, contentType, textLimits)
+	_, res, err := textview.DeriveDoc(ctx, r.o.Store.Root(), sum, doc, textLimits)
 	if ctx.Err() != nil {
 		return "" // stopped: the text is unknown, not empty
 	}

@@ -29,14 +29,17 @@ type Comparison struct {
 // through the source's view v (nil: the default view). oldName and newName
 // label the diff (e.g. the text files' paths).
 func Compare(ctx context.Context, v *View, old, new Doc, oldName, newName string, lim Limits, opt DiffOptions) Comparison {
-	c := Comparison{
-		Old: v.Normalize(ctx, old.Raw, old.ContentType, lim),
-		New: v.Normalize(ctx, new.Raw, new.ContentType, lim),
-	}
-	if v == nil {
-		c.DefaultView = Hash(c.New.Text)
+	c := Comparison{Old: v.NormalizeDoc(ctx, old, lim)}
+	if v == nil || len(v.drop) == 0 {
+		// The view's Ignore and the default view both apply to the one
+		// text: the new bytes are extracted once.
+		c.New = extract(ctx, new, nil, lim)
+		text := c.New.Text
+		c.New.Text = v.NormalizeText(text)
+		c.DefaultView = Hash((*View)(nil).NormalizeText(text))
 	} else {
-		c.DefaultView = Hash((*View)(nil).Normalize(ctx, new.Raw, new.ContentType, lim).Text)
+		c.New = v.NormalizeDoc(ctx, new, lim)
+		c.DefaultView = Hash((*View)(nil).NormalizeDoc(ctx, new, lim).Text)
 	}
 	switch {
 	case !c.Old.OK() || !c.New.OK():

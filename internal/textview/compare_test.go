@@ -10,14 +10,16 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
-// TestCompareExtractors is the comparison behind the choice of PDF
-// library: github.com/ledongthuc/pdf (used) against github.com/dslipak/pdf,
+// TestCompareExtractors is the comparison behind the choice of the
+// built-in PDF library (used where pdftotext is not): github.com/ledongthuc/pdf
+// against github.com/dslipak/pdf,
 // the two maintained pure-Go PDF readers with text positions. Both are read
 // on the generated PDFs through their own plain-text output and through
 // this package's layout; and both are given damaged copies (cut at many
 // places, bytes flipped) to count the panics that reach the caller. It
 // logs the comparison and checks what the choice relies on.
 func TestCompareExtractors(t *testing.T) {
+	t.Setenv(PDFToTextEnv, "off")
 	docs := map[string][]byte{
 		"table":   makePDF(t, tablePage),
 		"columns": makePDF(t, columnsPage),

@@ -3,10 +3,14 @@ package textview
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
+	"os"
+	"os/exec"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,7 +20,9 @@ import (
 // path, so a change in what Extract produces for the same bytes (a new rule
 // for tables, a new library version) must bump it: texts of an older version
 // are then derived anew instead of being compared with different output.
-const Version = "v1"
+// The engine outside this module (pdftotext, whose version a machine
+// decides) is kept with each text instead (Engine), with the same effect.
+const Version = "v2"
 
 // Kind is the family of a document, as far as text goes.
 type Kind string
@@ -47,15 +53,24 @@ type Limits struct {
 	// Timeout bounds the time spent on one document, on top of any
 	// deadline of the caller's context.
 	Timeout time.Duration
+	// MaxMemory bounds the memory of the process that extracts one
+	// document (its data segment, where it can be bounded; see setLimits).
+	MaxMemory int64
+	// MaxCPU bounds the CPU time of that process.
+	MaxCPU time.Duration
 }
 
 // DefaultLimits are generous for tax-office documents (a 50 MiB body is the
-// fetcher's own default ceiling) and small enough for a CI runner.
+// fetcher's own default ceiling) and small enough for a CI runner: with
+// the run's own memory, an extraction at its memory bound stays under
+// 512 MiB.
 var DefaultLimits = Limits{
-	MaxInput: 64 << 20,
-	MaxText:  16 << 20,
-	MaxPages: 5000,
-	Timeout:  60 * time.Second,
+	MaxInput:  64 << 20,
+	MaxText:   16 << 20,
+	MaxPages:  5000,
+	Timeout:   60 * time.Second,
+	MaxMemory: 320 << 20,
+	MaxCPU:    60 * time.Second,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -70,6 +85,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.Timeout <= 0 {
 		l.Timeout = DefaultLimits.Timeout
+	}
+	if l.MaxMemory <= 0 {
+		l.MaxMemory = DefaultLimits.MaxMemory
+	}
+	if l.MaxCPU <= 0 {
+		l.MaxCPU = DefaultLimits.MaxCPU
 	}
 	return l
 }
@@ -86,6 +107,8 @@ type Result struct {
 	// Truncated is set when Text stops early (MaxText, MaxPages or the
 	// deadline was reached part way): what is there is right, but not all.
 	Truncated bool
+	// Engine names what derived the text (see Engine).
+	Engine string
 }
 
 // OK reports whether the document's whole text was read.
@@ -97,21 +120,72 @@ func (r Result) OK() bool { return r.Reason == "" }
 // missing or generic the bytes are sniffed. Extract never panics and never
 // fails: a document that cannot be read comes back with a Reason.
 func Extract(ctx context.Context, raw []byte, contentType string, lim Limits) Result {
-	return extract(ctx, raw, contentType, nil, lim)
+	return extract(ctx, Doc{Raw: raw, ContentType: contentType}, nil, lim)
 }
+
+// ExtractDoc is Extract of a Doc, which may be read through its Open: the
+// bytes then stream to the extracting process and are never all in this
+// one.
+func ExtractDoc(ctx context.Context, d Doc, lim Limits) Result {
+	return extract(ctx, d, nil, lim)
+}
+
+// inProcessMax is the largest HTML or plain text extracted in this
+// process: the work on an uncompressed text is bounded by its size, and a
+// child costs more than such a page. PDFs and XLSX workbooks, whose
+// compressed streams can inflate a thousandfold, always go to a child.
+const inProcessMax = 1 << 20
+
+// childSlot holds the one extraction running in a child.
+var childSlot = make(chan struct{}, 1)
+
+// sniffSize is how much of a document kindOf needs.
+const sniffSize = 64 << 10
+
+// outcome is how one extraction ended, before it is said as a Result.
+type outcome struct {
+	text  string
+	size  int
+	err   error
+	panic any
+}
+
+var (
+	errMemory = errors.New("memory bound")
+	errCPU    = errors.New("CPU time bound")
+)
 
 // extract is Extract with the elements that drop matches removed first
 // (HTML only).
-func extract(ctx context.Context, raw []byte, contentType string, v *View, lim Limits) (res Result) {
+func extract(ctx context.Context, d Doc, v *View, lim Limits) (res Result) {
 	lim = lim.withDefaults()
-	kind, detail := kindOf(raw, contentType)
+	head := d.Raw
+	var body io.Reader = bytes.NewReader(d.Raw)
+	if d.Raw == nil && d.Open != nil {
+		rc, err := d.Open()
+		if err != nil {
+			res.Reason = fmt.Sprintf("cannot read the held bytes (%v); no text is derived", err)
+			return res
+		}
+		defer rc.Close()
+		head = make([]byte, sniffSize)
+		n, err := io.ReadFull(rc, head)
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+			res.Reason = fmt.Sprintf("cannot read the held bytes (%v); no text is derived", err)
+			return res
+		}
+		head = head[:n]
+		body = io.MultiReader(bytes.NewReader(head), rc)
+	}
+	kind, detail := kindOf(head, d.ContentType)
 	res.Kind = kind
+	res.Engine = Engine(kind)
 	if kind == KindNone {
 		res.Reason = detail
 		return res
 	}
-	if int64(len(raw)) > lim.MaxInput {
-		res.Reason = fmt.Sprintf("%d bytes is over the %d-byte limit for text extraction; the bytes are held, but no text is derived", len(raw), lim.MaxInput)
+	if size := d.size(); size > lim.MaxInput {
+		res.Reason = fmt.Sprintf("%d bytes is over the %d-byte limit for text extraction; the bytes are held, but no text is derived", size, lim.MaxInput)
 		return res
 	}
 	// A run already stopping derives nothing: without this check the
@@ -120,37 +194,45 @@ func extract(ctx context.Context, raw []byte, contentType string, v *View, lim L
 		res.Reason = fmt.Sprintf("text extraction stopped before it began (%v); no text is derived", err)
 		return res
 	}
+	child := kind == KindPDF && pdftotext().path != "" || isolate && self() != "" && (kind == KindPDF || kind == KindXLSX || d.size() > inProcessMax)
+	if child {
+		// One extracting child at a time, whatever the number of hosts
+		// fetching: the run's memory is its own plus one child's bound.
+		select {
+		case childSlot <- struct{}{}:
+			defer func() { <-childSlot }()
+		case <-ctx.Done():
+			res.Reason = fmt.Sprintf("text extraction stopped before it began (%v); no text is derived", context.Cause(ctx))
+			return res
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
 	defer cancel()
 
-	// The libraries do not take a context and may loop on damaged input,
-	// so the work runs on its own goroutine and is abandoned (left to end
-	// by itself) when the deadline passes: a run never waits on one
-	// document longer than lim.Timeout.
-	type outcome struct {
-		text  string
-		size  int
-		err   error
-		panic any
-	}
-	done := make(chan outcome, 1)
-	run := extractors[kind]
-	go func() {
-		out := &lines{max: lim.MaxText}
-		defer func() {
-			if p := recover(); p != nil {
-				done <- outcome{panic: p}
-			}
-		}()
-		err := run(ctx, raw, contentType, v, lim, out)
-		done <- outcome{text: out.String(), size: out.size, err: err}
-	}()
 	var o outcome
-	select {
-	case o = <-done:
-	case <-ctx.Done():
-		res.Reason = fmt.Sprintf("text extraction did not finish in time (%v, the limit is %s per document); no text is derived", context.Cause(ctx), lim.Timeout)
-		return res
+	var drop []string
+	if v != nil {
+		drop = v.spec.Drop
+	}
+	switch {
+	case kind == KindPDF && pdftotext().path != "":
+		o = runPdftotext(ctx, pdftotext().path, body, lim)
+	case child:
+		o = runGoChild(ctx, childRequest{Mode: "go", Kind: kind, ContentType: d.ContentType, Drop: drop, Limits: lim}, body, lim)
+	default:
+		raw := d.Raw
+		if raw == nil {
+			b, err := io.ReadAll(io.LimitReader(body, lim.MaxInput+1))
+			if err != nil {
+				res.Reason = fmt.Sprintf("cannot read the held bytes (%v); no text is derived", err)
+				return res
+			}
+			raw = b
+		}
+		o = extractHere(ctx, kind, raw, d.ContentType, v, lim)
+	}
+	if ctx.Err() != nil && o.err == nil && o.panic == nil && o.text == "" {
+		o.err = ctx.Err()
 	}
 	if o.panic != nil {
 		res.Reason = fmt.Sprintf("the %s extractor failed on these bytes (%v); no text is derived: the document may be damaged", kind, o.panic)
@@ -168,6 +250,14 @@ func extract(ctx context.Context, raw []byte, contentType string, v *View, lim L
 	case errors.Is(err, errNoText):
 		res.Text = ""
 		res.Reason = err.Error()
+	case errors.Is(err, errMemory):
+		res.Text = ""
+		res.Reason = fmt.Sprintf("text extraction needed more than its memory bound (%d MiB per document) and was ended; the bytes are held, but no text is derived", lim.MaxMemory>>20)
+	case errors.Is(err, errCPU):
+		res.Text = ""
+		res.Reason = fmt.Sprintf("text extraction used more than its CPU time bound (%s per document) and was ended; the bytes are held, but no text is derived", lim.MaxCPU)
+	case ctx.Err() != nil && o.text == "":
+		res.Reason = fmt.Sprintf("text extraction did not finish in time (%v, the limit is %s per document); no text is derived", context.Cause(ctx), lim.Timeout)
 	case ctx.Err() != nil:
 		res.Truncated = res.Text != ""
 		res.Reason = fmt.Sprintf("text extraction stopped (%v, the limit is %s per document); the text is incomplete", context.Cause(ctx), lim.Timeout)
@@ -176,6 +266,83 @@ func extract(ctx context.Context, raw []byte, contentType string, v *View, lim L
 		res.Reason = fmt.Sprintf("cannot read the %s: %v", kind, err)
 	}
 	return res
+}
+
+// extractHere extracts in this process, on a goroutine of its own that is
+// abandoned (left to end by itself) when the deadline passes: the
+// libraries do not take a context and may loop on damaged input. Only
+// where no child can be started.
+func extractHere(ctx context.Context, kind Kind, raw []byte, contentType string, v *View, lim Limits) outcome {
+	done := make(chan outcome, 1)
+	run := extractors[kind]
+	go func() {
+		out := &lines{max: lim.MaxText}
+		defer func() {
+			if p := recover(); p != nil {
+				done <- outcome{panic: p}
+			}
+		}()
+		err := run(ctx, raw, contentType, v, lim, out)
+		done <- outcome{text: out.String(), size: out.size, err: err}
+	}()
+	select {
+	case o := <-done:
+		return o
+	case <-ctx.Done():
+		return outcome{err: context.DeadlineExceeded}
+	}
+}
+
+// runGoChild extracts in a child process (see childEnv).
+func runGoChild(ctx context.Context, req childRequest, in io.Reader, lim Limits) outcome {
+	js, err := json.Marshal(req)
+	if err != nil {
+		return outcome{err: err}
+	}
+	out := &lines{max: lim.MaxText}
+	r := runChild(ctx, func(ctx context.Context) *exec.Cmd {
+		c := exec.CommandContext(ctx, self())
+		c.Env = append(os.Environ(), childEnv+"="+string(js))
+		return c
+	}, in, lim.MaxText, out.add)
+	o := outcome{text: out.String(), size: out.size}
+	switch {
+	case r.startErr != nil:
+		// No child to be had (no process left, say): this process does
+		// it, bounded in time and output.
+		return outcome{err: fmt.Errorf("start the extracting process: %w", r.startErr)}
+	case r.inputErr != nil:
+		return outcome{err: fmt.Errorf("read the held bytes: %w", r.inputErr)}
+	case r.stopped != nil:
+		o.err = r.stopped
+	case ctx.Err() != nil:
+		o.err = ctx.Err()
+	case r.status != nil && r.exit != nil && r.exit.Success():
+		switch r.status.Code {
+		case "":
+		case "text":
+			o.err = errTextLimit
+		case "page":
+			o.err = errPageLimit
+		case "none":
+			o.err = fmt.Errorf("%w: %s", errNoText, strings.TrimPrefix(r.status.Err, errNoText.Error()+": "))
+		case "panic":
+			return outcome{panic: r.status.Err}
+		case "memory":
+			o = outcome{err: errMemory}
+		default:
+			o.err = errors.New(r.status.Err)
+		}
+	case overMemory(r.stderr):
+		o.err = errMemory
+	case r.exit != nil && (overCPU(r.exit) || strings.Contains(r.stderr, "SIGXCPU")):
+		o.err = errCPU
+	case r.exit != nil && nearMemory(r.exit, lim.MaxMemory):
+		o.err = errMemory
+	default:
+		return outcome{panic: fmt.Sprintf("%s: %s", r.exit, why(r.stderr))}
+	}
+	return o
 }
 
 // extractors write the text of one kind of document into out.

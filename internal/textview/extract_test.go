@@ -42,7 +42,9 @@ func TestExtractHTMLCharset(t *testing.T) {
 	}
 }
 
+// TestExtractPDF is the built-in extractor, used where pdftotext is not.
 func TestExtractPDF(t *testing.T) {
+	t.Setenv(PDFToTextEnv, "off")
 	raw := makePDF(t, tablePage, columnsPage, mixedPage)
 	res := Extract(t.Context(), raw, "application/pdf", Limits{})
 	if !res.OK() || res.Kind != KindPDF {
@@ -196,7 +198,9 @@ func TestExtractAbandonsStuckExtractor(t *testing.T) {
 	}
 	old := extractors[KindPDF]
 	extractors[KindPDF] = stuck
-	defer func() { extractors[KindPDF] = old }()
+	isolate = false
+	t.Setenv(PDFToTextEnv, "off")
+	defer func() { extractors[KindPDF], isolate = old, true }()
 
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
@@ -216,7 +220,8 @@ func TestExtractRecoversPanics(t *testing.T) {
 		m["boom"]++ // a nil-map panic, as a library bug would
 		return nil
 	}
-	defer func() { extractors[KindHTML] = old }()
+	isolate = false
+	defer func() { extractors[KindHTML], isolate = old, true }()
 	res := Extract(t.Context(), []byte("<p>x</p>"), "text/html", Limits{})
 	if res.Text != "" || !strings.Contains(res.Reason, "the html extractor failed on these bytes") {
 		t.Errorf("got %q, %q", res.Text, res.Reason)

@@ -3,6 +3,7 @@ package textview
 import (
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -48,8 +49,43 @@ func StartsBlinking(checks []Check) bool {
 
 // Doc is one fetched document: its bytes and the Content-Type served.
 type Doc struct {
-	Raw         []byte
+	Raw []byte
+	// Open, when Raw is nil, reads the bytes (a held blob, checked against
+	// its hash on the way), and Size is their length: such a document is
+	// streamed to the extracting process, never held here whole.
+	Open        func() (io.ReadCloser, error)
+	Size        int64
 	ContentType string
+}
+
+func (d Doc) size() int64 {
+	if d.Raw != nil || d.Open == nil {
+		return int64(len(d.Raw))
+	}
+	return d.Size
+}
+
+// readDoc reads a Doc's bytes through its Open, refusing more than max.
+func readDoc(d Doc, max int64) ([]byte, error) {
+	if d.Size > max {
+		return nil, fmt.Errorf("%d bytes is over the %d-byte limit", d.Size, max)
+	}
+	rc, err := d.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	raw, err := io.ReadAll(io.LimitReader(rc, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(raw)) > max {
+		return nil, fmt.Errorf("over the %d-byte limit", max)
+	}
+	if raw == nil {
+		raw = []byte{}
+	}
+	return raw, nil
 }
 
 // Suggest proposes a view for a source from consecutive fetches of it
@@ -61,6 +97,19 @@ type Doc struct {
 // a view that does not is still returned, for a person to finish.
 func Suggest(ctx context.Context, docs []Doc, lim Limits) (Spec, bool) {
 	var spec Spec
+	docs = slices.Clone(docs)
+	for i, d := range docs {
+		if d.Raw != nil || d.Open == nil {
+			continue
+		}
+		// Read back from the store, for the HTML comparison: only one
+		// source's pair at a time, and only within the input limit.
+		raw, err := readDoc(d, lim.withDefaults().MaxInput)
+		if err != nil {
+			return spec, false
+		}
+		docs[i].Raw = raw
+	}
 	addDrop := func(sel string) {
 		if sel != "" && !slices.Contains(spec.Drop, sel) && CheckSelector(sel) == nil {
 			spec.Drop = append(spec.Drop, sel)
@@ -86,8 +135,8 @@ func Suggest(ctx context.Context, docs []Doc, lim Limits) (Spec, bool) {
 			continue
 		}
 		// Other kinds: the changed lines of the text, generalised.
-		ta := extract(ctx, a.Raw, a.ContentType, nil, lim)
-		tb := extract(ctx, b.Raw, b.ContentType, nil, lim)
+		ta := extract(ctx, a, nil, lim)
+		tb := extract(ctx, b, nil, lim)
 		for _, o := range diffLines(splitLines((*View)(nil).NormalizeText(ta.Text)), splitLines((*View)(nil).NormalizeText(tb.Text)), 5000) {
 			if o.kind == '+' && hasDigit(o.text) {
 				addIgnore(generalize(o.text))
@@ -100,7 +149,7 @@ func Suggest(ctx context.Context, docs []Doc, lim Limits) (Spec, bool) {
 	}
 	first := ""
 	for i, d := range docs {
-		h := Hash(v.Normalize(ctx, d.Raw, d.ContentType, lim).Text)
+		h := Hash(v.NormalizeDoc(ctx, d, lim).Text)
 		if i == 0 {
 			first = h
 		} else if h != first {

@@ -33,19 +33,39 @@ func ReasonPath(textPath string) string {
 	return strings.TrimSuffix(textPath, ".txt") + ".reason"
 }
 
+// EnginePath is where the engine that derived the text at textPath (a
+// TextPath) is named: one line, the document's kind and its Engine.
+func EnginePath(textPath string) string {
+	return strings.TrimSuffix(textPath, ".txt") + ".engine"
+}
+
 // Save keeps res as the text of blob rawSum under root, writing through a
 // temp file and a rename: Text in the .txt file (even when empty, so that
-// "derived, no text" is told from "not derived yet") and Reason, when
-// there is one, in the .reason file beside it. A text already kept is
-// left alone: the same bytes and the same Version give the same text.
-// It returns the .txt path.
+// "derived, no text" is told from "not derived yet"), Reason, when there
+// is one, in the .reason file beside it, and the engine in the .engine
+// file. A text already kept by the same engine is left alone: the same
+// bytes give the same text; one kept by another engine (pdftotext of
+// another version, or none) is replaced. It returns the .txt path.
 func Save(root, rawSum string, res Result) (string, error) {
 	p, err := TextPath(root, rawSum)
 	if err != nil {
 		return "", err
 	}
+	engine := string(res.Kind) + ": " + res.Engine
+	if res.Kind == "" || res.Engine == "" {
+		engine = stamp(res.Kind)
+	}
 	if _, err := os.Stat(p); err == nil {
-		return p, nil
+		if kept, err := os.ReadFile(EnginePath(p)); err == nil && strings.TrimSpace(string(kept)) == engine {
+			return p, nil
+		}
+		// Derived by another engine: the files are replaced, the reason
+		// first removed (the new text may have none).
+		for _, f := range []string{ReasonPath(p), EnginePath(p)} {
+			if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("text view: replace the text of %s: %w", rawSum, err)
+			}
+		}
 	}
 	if res.Reason != "" {
 		if err := atomicfile.WriteFile(ReasonPath(p), []byte(res.Reason+"\n"), 0o444); err != nil {
@@ -55,15 +75,31 @@ func Save(root, rawSum string, res Result) (string, error) {
 	if err := atomicfile.WriteFile(p, []byte(res.Text), 0o444); err != nil {
 		return "", fmt.Errorf("text view: keep the text of %s: %w", rawSum, err)
 	}
+	// The engine last: a text is only taken as kept once it is named.
+	if err := atomicfile.WriteFile(EnginePath(p), []byte(engine+"\n"), 0o444); err != nil {
+		return "", fmt.Errorf("text view: keep the engine of %s: %w", rawSum, err)
+	}
 	return p, nil
 }
 
 // Load returns the kept text of blob rawSum, and false when none is kept
-// for this Version (derive it with Extract and Save it).
+// for this Version and by the engine this process uses for its kind
+// (derive it with Extract and Save it).
 func Load(root, rawSum string) (Result, bool, error) {
 	p, err := TextPath(root, rawSum)
 	if err != nil {
 		return Result{}, false, err
+	}
+	engine, err := os.ReadFile(EnginePath(p))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Result{}, false, nil
+	}
+	if err != nil {
+		return Result{}, false, fmt.Errorf("text view: %w", err)
+	}
+	line := strings.TrimSpace(string(engine))
+	if !current(line) {
+		return Result{}, false, nil // another engine's: derived again
 	}
 	text, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -72,7 +108,8 @@ func Load(root, rawSum string) (Result, bool, error) {
 	if err != nil {
 		return Result{}, false, fmt.Errorf("text view: %w", err)
 	}
-	res := Result{Text: string(text)}
+	kind, eng, _ := strings.Cut(line, ": ")
+	res := Result{Text: string(text), Kind: Kind(kind), Engine: eng}
 	reason, err := os.ReadFile(ReasonPath(p))
 	switch {
 	case err == nil:
@@ -91,6 +128,12 @@ func Load(root, rawSum string) (Result, bool, error) {
 // extraction cut short by ctx (a run being stopped) returns is not kept:
 // it says nothing of the document, and the next run extracts it whole.
 func Derive(ctx context.Context, root, rawSum string, raw []byte, contentType string, lim Limits) (string, Result, error) {
+	return DeriveDoc(ctx, root, rawSum, Doc{Raw: raw, ContentType: contentType}, lim)
+}
+
+// DeriveDoc is Derive of a Doc, which may be read through its Open, only
+// when no text is kept.
+func DeriveDoc(ctx context.Context, root, rawSum string, d Doc, lim Limits) (string, Result, error) {
 	p, err := TextPath(root, rawSum)
 	if err != nil {
 		return "", Result{}, err
@@ -100,7 +143,7 @@ func Derive(ctx context.Context, root, rawSum string, raw []byte, contentType st
 	} else if ok {
 		return p, res, nil
 	}
-	res := Extract(ctx, raw, contentType, lim)
+	res := ExtractDoc(ctx, d, lim)
 	if ctx.Err() != nil {
 		return "", res, nil
 	}

@@ -2,6 +2,7 @@ package textview
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,8 +26,8 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil || !ok || got.Text != "Basic rate 20%\n" || got.Reason != "" {
 		t.Errorf("Load: %+v %v %v", got, ok, err)
 	}
-	// Kept texts are never rewritten.
-	if _, err := Save(root, sum, Result{Text: "other\n"}); err != nil {
+	// Kept texts are never rewritten by the same engine.
+	if _, err := Save(root, sum, Result{Kind: KindHTML, Text: "other\n"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _, _ := Load(root, sum); got.Text != "Basic rate 20%\n" {
@@ -34,7 +35,7 @@ func TestSaveLoad(t *testing.T) {
 	}
 	// No temp files are left.
 	entries, _ := os.ReadDir(filepath.Dir(p))
-	if len(entries) != 1 {
+	if len(entries) != 2 { // the .txt and its .engine
 		t.Errorf("files beside the text: %v", entries)
 	}
 
@@ -49,6 +50,33 @@ func TestSaveLoad(t *testing.T) {
 	}
 	if _, err := TextPath(root, "../../etc/passwd"); err == nil {
 		t.Error("a bad sum gave a path")
+	}
+}
+
+// TestSaveLoadOtherEngine: a text another engine derived (pdftotext of
+// another version, or the built-in extractor) is not this process's
+// text: Load does not return it, and Save replaces it, reason and all.
+func TestSaveLoadOtherEngine(t *testing.T) {
+	root := t.TempDir()
+	sum := strings.Repeat("ef", 32)
+	old := Result{Kind: KindPDF, Engine: "pdftotext 0.1 -layout", Text: "Basic rate 20 %\n", Reason: "text of the first 2 pages only", Truncated: true}
+	p, err := Save(root, sum, old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := Load(root, sum); ok || err != nil {
+		t.Fatalf("another engine's text was loaded: ok %v, err %v", ok, err)
+	}
+	now := Result{Kind: KindPDF, Engine: Engine(KindPDF), Text: "Basic rate | 20%\n"}
+	if _, err := Save(root, sum, now); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := Load(root, sum)
+	if err != nil || !ok || got.Text != now.Text || got.Reason != "" || got.Engine != Engine(KindPDF) {
+		t.Errorf("after the switch: %+v %v %v", got, ok, err)
+	}
+	if _, err := os.Stat(ReasonPath(p)); err == nil {
+		t.Error("the old engine's reason is still there")
 	}
 }
 
@@ -87,5 +115,41 @@ func TestDerive(t *testing.T) {
 	_, res, err = Derive(t.Context(), root, sum, []byte("<p>other</p>"), "text/html", Limits{})
 	if err != nil || res.Text != "Basic rate 20%\n" {
 		t.Errorf("second Derive: %q, %v", res.Text, err)
+	}
+}
+
+// countingReader is a document of n bytes that starts as a PDF, counting
+// what is read of it.
+type countingReader struct {
+	n, read int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.read >= c.n {
+		return 0, io.EOF
+	}
+	k := min(int64(len(p)), c.n-c.read)
+	for i := range p[:k] {
+		p[i] = ' '
+	}
+	if c.read == 0 {
+		copy(p, "%PDF-1.7\n")
+	}
+	c.read += k
+	return int(k), nil
+}
+
+func (c *countingReader) Close() error { return nil }
+
+// TestExtractDocTooBig: a held blob over the input limit is told by its
+// size and its first bytes: a 1 GiB document costs a look at 64 KiB.
+func TestExtractDocTooBig(t *testing.T) {
+	r := &countingReader{n: 1 << 30}
+	res := ExtractDoc(t.Context(), Doc{Open: func() (io.ReadCloser, error) { return r, nil }, Size: r.n, ContentType: "application/pdf"}, Limits{})
+	if res.Text != "" || !strings.Contains(res.Reason, "1073741824 bytes is over the 67108864-byte limit") {
+		t.Errorf("got %q, %q", res.Text, res.Reason)
+	}
+	if r.read > sniffSize {
+		t.Errorf("%d bytes read of a document too big to extract", r.read)
 	}
 }

@@ -98,7 +98,12 @@ func (v *View) dropFrom(doc *html.Node) {
 // matches, each line's white space collapsed to single spaces, empty lines
 // removed. A nil v is the default view.
 func (v *View) Normalize(ctx context.Context, raw []byte, contentType string, lim Limits) Result {
-	res := extract(ctx, raw, contentType, v, lim)
+	return v.NormalizeDoc(ctx, Doc{Raw: raw, ContentType: contentType}, lim)
+}
+
+// NormalizeDoc is Normalize of a Doc.
+func (v *View) NormalizeDoc(ctx context.Context, d Doc, lim Limits) Result {
+	res := extract(ctx, d, v, lim)
 	res.Text = v.NormalizeText(res.Text)
 	return res
 }

@@ -1,0 +1,5 @@
+//go:build race
+
+package textview
+
+const raceEnabled = true
