@@ -561,6 +561,16 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 			}
 		}
 	}
+	// What waits under pending/ is on the server already: named, not sent,
+	// so the bot branch's push carries only the reports and the index.
+	if cache != nil {
+		onCache := lister(cache)
+		for i, ch := range out {
+			if ch.Data != nil && strings.HasPrefix(ch.Path, "snapshots/sha256/") && onCache(pendingPath(ch.Path)) { // named by their hash
+				out[i].OnRemote = true
+			}
+		}
+	}
 	onMain, err := reportIn(base, BaseBranch)
 	if err != nil {
 		return nil, err

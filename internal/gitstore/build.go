@@ -76,9 +76,10 @@ func (ov *overlay) pack() ([]byte, error) {
 // node is a directory of the pending changes: its children are files to set
 // (data != nil), paths to delete (del) or directories with changes below.
 type node struct {
-	kids map[string]*node // non-nil for a directory
-	data []byte
-	del  bool
+	kids   map[string]*node // non-nil for a directory
+	data   []byte
+	del    bool
+	remote bool // the remote holds data already: named, not sent
 }
 
 func validPath(p string) error {
@@ -121,7 +122,7 @@ func plan(changes []Change) (*node, error) {
 			}
 			return nil, fmt.Errorf("conflicting changes: %q is changed twice", c.Path)
 		}
-		n.kids[leaf] = &node{data: c.Data, del: c.Data == nil}
+		n.kids[leaf] = &node{data: c.Data, del: c.Data == nil, remote: c.OnRemote}
 	}
 	return root, nil
 }
@@ -168,9 +169,12 @@ func buildDir(t *Tree, ov *overlay, old plumbing.Hash, n *node, prefix string) (
 			if has && cur.Mode == filemode.Regular && cur.Hash == plumbing.ComputeHash(plumbing.BlobObject, k.data) {
 				continue // unchanged
 			}
-			h, err := ov.blob(k.data)
-			if err != nil {
-				return plumbing.ZeroHash, err
+			h := plumbing.ComputeHash(plumbing.BlobObject, k.data)
+			if !k.remote {
+				var err error
+				if h, err = ov.blob(k.data); err != nil {
+					return plumbing.ZeroHash, err
+				}
 			}
 			entries[name] = object.TreeEntry{Name: name, Mode: filemode.Regular, Hash: h}
 		default:

@@ -78,6 +78,10 @@ var ErrTooLarge = errors.New("file too large for GitHub")
 type Change struct {
 	Path string
 	Data []byte
+	// OnRemote says the remote already holds Data as a blob (another of its
+	// branches has it): the commit names it without sending it again, so a
+	// push carries only what is new to the repository.
+	OnRemote bool
 }
 
 // Edit computes the changes to make on top of the branch's tip, given its

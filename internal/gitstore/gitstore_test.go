@@ -774,3 +774,34 @@ func TestNoFileOfAHundredMegabytes(t *testing.T) {
 		t.Error("a push was sent")
 	}
 }
+
+// TestOnRemoteIsNamedNotSent: a file the remote already holds on another
+// branch is named by the commit without being sent: the push is small, the
+// server (which checks that every object is there) accepts it, and the
+// file reads back whole. One the remote lacks is refused by the server.
+func TestOnRemoteIsNamedNotSent(t *testing.T) {
+	f := newFixture(t)
+	r := f.open(t)
+	big := bytesOf(1<<20, 7)
+	if _, err := r.Update(t.Context(), "fetch-cache", "the blob", sig(0), func(fs.FS) ([]Change, error) {
+		return []Change{{Path: "pending/sha256/ab/blob", Data: big}}, nil
+	}, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.srv.Commit(t, repoNm, "main", "start", map[string][]byte{"README.md": []byte("x\n")})
+	other := f.open(t)
+	if _, err := other.UpdateFrom(t.Context(), "update", "main", "named", sig(1), func(fs.FS) ([]Change, error) {
+		return []Change{{Path: "snapshots/sha256/ab/blob", Data: big, OnRemote: true}}, nil
+	}, 0); err != nil {
+		t.Fatalf("a commit naming a blob the server holds: %v", err)
+	}
+	if got, err := f.srv.Run(repoNm, "cat-file", "-s", "update:snapshots/sha256/ab/blob"); err != nil || got != "1048576" {
+		t.Errorf("the named blob on the branch: %q, %v", got, err)
+	}
+	third := f.open(t)
+	if _, err := third.UpdateFrom(t.Context(), "update2", "main", "dangling", sig(2), func(fs.FS) ([]Change, error) {
+		return []Change{{Path: "x", Data: []byte("the server never had this"), OnRemote: true}}, nil
+	}, 0); err == nil {
+		t.Error("a commit naming a blob the server lacks was accepted")
+	}
+}
