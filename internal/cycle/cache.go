@@ -24,7 +24,6 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
-	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // pull brings the cache branch's state, robots copies and today's ledgers
@@ -511,7 +510,7 @@ func (c *Cycle) restoreKept(ctx context.Context) error {
 	for _, id := range kept.IDs() {
 		for _, e := range kept.Entries(id) {
 			sums = append(sums, e.SHA256)
-			for _, tp := range []string{TextPath(string(e.SHA256)), textview.ReasonPath(TextPath(string(e.SHA256)))} {
+			for _, tp := range textFiles(TextPath(string(e.SHA256))) {
 				if data, err := os.ReadFile(filepath.Join(c.o.State, filepath.FromSlash(pendingPath(tp)))); err == nil {
 					if err := atomicfile.WriteFile(filepath.Join(c.o.Snapshots, filepath.FromSlash(strings.TrimPrefix(tp, "snapshots/"))), data, 0o644); err != nil {
 						return err

@@ -14,7 +14,6 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
-	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // ErrBrokenRecord: a bot commit would cite bytes no branch holds, or lose
@@ -151,7 +150,7 @@ func pendingTexts(cache fs.FS, sum string, onBase func(string) bool) []gitstore.
 		return nil
 	}
 	var out []gitstore.Change
-	for _, p := range []string{tp, textview.ReasonPath(tp)} {
+	for _, p := range textFiles(tp) {
 		if onBase(p) {
 			continue
 		}

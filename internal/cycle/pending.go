@@ -25,7 +25,6 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/store"
-	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 const (
@@ -185,7 +184,9 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 			}
 			out = append(out, gitstore.Change{Path: pendingPath("snapshots/" + e.SHA256.Path())})
 			if tp := TextPath(string(e.SHA256)); tp != "" {
-				out = append(out, gitstore.Change{Path: pendingPath(tp)}, gitstore.Change{Path: pendingPath(textview.ReasonPath(tp))})
+				for _, f := range textFiles(tp) {
+					out = append(out, gitstore.Change{Path: pendingPath(f)})
+				}
 			}
 		}
 	}

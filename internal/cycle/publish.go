@@ -542,7 +542,7 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 		var texts []string
 		for _, p := range fromBranch {
 			if tp := TextPath(path.Base(p)); tp != "" && !onBase(tp) {
-				texts = append(texts, tp)
+				texts = append(texts, textFiles(tp)...)
 			}
 		}
 		textsFetched := v.botTree.Fetch(ctx, texts...) == nil
@@ -556,8 +556,10 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 			if tp == "" || onBase(tp) || !textsFetched {
 				continue
 			}
-			if data, err := fs.ReadFile(v.botTree, tp); err == nil {
-				out = append(out, gitstore.Change{Path: tp, Data: data})
+			for _, f := range textFiles(tp) {
+				if data, err := fs.ReadFile(v.botTree, f); err == nil {
+					out = append(out, gitstore.Change{Path: f, Data: data})
+				}
 			}
 		}
 	}

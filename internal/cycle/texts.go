@@ -102,10 +102,20 @@ func derivedTexts(snapshots, sum string) map[string][]byte {
 	if rel == "" || err != nil {
 		return out
 	}
-	for r, l := range map[string]string{rel: local, textview.ReasonPath(rel): textview.ReasonPath(local)} {
+	locals := textFiles(local)
+	for i, r := range textFiles(rel) {
+		l := locals[i]
 		if data, err := os.ReadFile(l); err == nil {
 			out[r] = data
 		}
 	}
 	return out
+}
+
+// textFiles are the files of the derived text at a text path: the .txt,
+// the .reason when the text is missing or partial, and the .engine that
+// says what derived it (so that a runner that gets them need not derive
+// them again).
+func textFiles(textPath string) []string {
+	return []string{textPath, textview.ReasonPath(textPath), textview.EnginePath(textPath)}
 }
