@@ -3,6 +3,8 @@ package githubtest
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -192,7 +194,7 @@ func loadDescription() (*description, error) {
 			descErr = err
 			return
 		}
-		data, err = prune(data)
+		data, err = pruneCached(path, data)
 		if err != nil {
 			descErr = fmt.Errorf("%s: %w", path, err)
 			return
@@ -220,98 +222,146 @@ func loadDescription() (*description, error) {
 	return desc, descErr
 }
 
-// prune keeps the paths under keptPaths and the components they refer to,
-// and drops the examples (documentation, not constraints).
-func prune(data []byte) ([]byte, error) {
-	var doc map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
+// pruneVersion changes when prune does, so that no stale cache is used.
+const pruneVersion = "1"
+
+// pruneCached is prune, kept beside the description for the next test
+// binary (a file named by the description's hash and keptPaths): decoding
+// the 13 MB description under -race takes seconds, the pruned one a
+// fraction. Where the folder is not writable, nothing is kept.
+func pruneCached(path string, data []byte) ([]byte, error) {
+	h := sha256.New()
+	h.Write(data)
+	fmt.Fprintf(h, "\x00%s\x00%s", pruneVersion, strings.Join(keptPaths, "\x00"))
+	cache := filepath.Join(filepath.Dir(path), "githubtest-pruned-"+hex.EncodeToString(h.Sum(nil))[:24]+".json")
+	if b, err := os.ReadFile(cache); err == nil {
+		return b, nil
+	}
+	b, err := prune(data)
+	if err != nil {
 		return nil, err
 	}
-	paths, _ := doc["paths"].(map[string]any)
-	if len(paths) == 0 {
-		return nil, errors.New("no paths")
-	}
-	kept := map[string]any{}
-	for p, item := range paths {
-		for _, k := range keptPaths {
-			if strings.HasPrefix(p, k) {
-				kept[p] = item
-				break
-			}
+	if tmp, err := os.CreateTemp(filepath.Dir(path), ".githubtest-pruned-*"); err == nil {
+		_, werr := tmp.Write(b)
+		if cerr := tmp.Close(); werr == nil && cerr == nil {
+			werr = os.Rename(tmp.Name(), cache)
+		}
+		if werr != nil {
+			os.Remove(tmp.Name())
 		}
 	}
-	doc["paths"] = kept
-	delete(doc, "webhooks")
-	delete(doc, "x-webhooks")
-	comps, _ := doc["components"].(map[string]any)
+	return b, nil
+}
+
+// prune keeps the paths under keptPaths and the components they refer to,
+// and drops the examples (documentation, not constraints). Only what is
+// kept is decoded: the rest is scanned, not built, which is what makes the
+// load fast (under -race, decoding all of it would take seconds).
+func prune(data []byte) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, err
+	}
+	var paths map[string]json.RawMessage
+	if err := json.Unmarshal(top["paths"], &paths); err != nil || len(paths) == 0 {
+		return nil, fmt.Errorf("no paths (%v)", err)
+	}
+	var comps map[string]map[string]json.RawMessage
+	if err := json.Unmarshal(top["components"], &comps); err != nil {
+		return nil, fmt.Errorf("components: %w", err)
+	}
 	used := map[string]map[string]any{} // kind → name → value
-	var walk func(v any)
-	walk = func(v any) {
+	var walk func(v any) error
+	walk = func(v any) error {
 		switch v := v.(type) {
 		case map[string]any:
 			if ref, ok := v["$ref"].(string); ok {
-				parts := strings.Split(strings.TrimPrefix(ref, "#/components/"), "/")
-				if len(parts) == 2 {
-					kind, name := parts[0], parts[1]
+				kind, name, ok := strings.Cut(strings.TrimPrefix(ref, "#/components/"), "/")
+				if !ok || !strings.HasPrefix(ref, "#/components/") {
+					return fmt.Errorf("$ref %q: only references to components are followed", ref)
+				}
+				if _, seen := used[kind][name]; !seen {
+					raw, ok := comps[kind][name]
+					if !ok {
+						return fmt.Errorf("$ref %q: no such component", ref)
+					}
+					var c any
+					if err := json.Unmarshal(raw, &c); err != nil {
+						return fmt.Errorf("$ref %q: %w", ref, err)
+					}
+					dropExamples(c)
 					if used[kind] == nil {
 						used[kind] = map[string]any{}
 					}
-					if _, seen := used[kind][name]; !seen {
-						src, _ := comps[kind].(map[string]any)
-						used[kind][name] = src[name]
-						walk(src[name])
-					}
-				}
-			}
-			for _, k := range slices.Sorted(maps.Keys(v)) {
-				walk(v[k])
-			}
-		case []any:
-			for _, e := range v {
-				walk(e)
-			}
-		}
-	}
-	// Media types' examples are documentation; a schema's property could
-	// be called "examples", so only content objects lose theirs.
-	var dropExamples func(v any)
-	dropExamples = func(v any) {
-		switch v := v.(type) {
-		case map[string]any:
-			if content, ok := v["content"].(map[string]any); ok {
-				for _, mt := range content {
-					if mt, ok := mt.(map[string]any); ok {
-						delete(mt, "examples")
-						delete(mt, "example")
+					used[kind][name] = c
+					if err := walk(c); err != nil {
+						return err
 					}
 				}
 			}
 			for _, e := range v {
-				dropExamples(e)
+				if err := walk(e); err != nil {
+					return err
+				}
 			}
 		case []any:
 			for _, e := range v {
-				dropExamples(e)
+				if err := walk(e); err != nil {
+					return err
+				}
 			}
 		}
+		return nil
 	}
-	dropExamples(kept)
-	if comps != nil {
-		for _, kind := range []string{"responses", "parameters", "headers", "requestBodies"} {
-			if src, ok := comps[kind].(map[string]any); ok {
-				dropExamples(src)
-			}
+	kept := map[string]any{}
+	for p, raw := range paths {
+		if !slices.ContainsFunc(keptPaths, func(k string) bool { return strings.HasPrefix(p, k) }) {
+			continue
 		}
+		var item any
+		if err := json.Unmarshal(raw, &item); err != nil {
+			return nil, fmt.Errorf("path %s: %w", p, err)
+		}
+		dropExamples(item)
+		if err := walk(item); err != nil {
+			return nil, fmt.Errorf("path %s: %w", p, err)
+		}
+		kept[p] = item
 	}
-	walk(kept)
 	out := map[string]any{}
-	for kind, names := range used {
-		if kind != "examples" {
-			out[kind] = names
+	for k, v := range top {
+		switch k {
+		case "paths", "components", "webhooks", "x-webhooks":
+		default:
+			out[k] = v
 		}
 	}
-	doc["components"] = out
-	return json.Marshal(doc)
+	out["paths"] = kept
+	out["components"] = used
+	return json.Marshal(out)
+}
+
+// dropExamples removes the examples of media types, in place. A schema's
+// property could be called "examples", so only content objects lose theirs.
+func dropExamples(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		if content, ok := v["content"].(map[string]any); ok {
+			for _, mt := range content {
+				if mt, ok := mt.(map[string]any); ok {
+					delete(mt, "examples")
+					delete(mt, "example")
+				}
+			}
+		}
+		for _, e := range v {
+			dropExamples(e)
+		}
+	case []any:
+		for _, e := range v {
+			dropExamples(e)
+		}
+	}
 }
 
 // Validating wraps a fake's handler so that each request and each answer
