@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 )
 
 // The politeness benchmark's servers run in a process of their own, as an
@@ -26,7 +28,7 @@ func TestMain(m *testing.M) {
 		serveAuthorities(n, os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	os.Exit(githubtest.Main(m)) // with the count of calls held to GitHub's REST description
 }
 
 // serveAuthorities is the child: n loopback servers answering robots.txt

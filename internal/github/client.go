@@ -142,7 +142,7 @@ func (c *Client) EnsurePR(ctx context.Context, pr PR) (number int, url string, c
 		if err == nil {
 			number, url = p.GetNumber(), p.GetHTMLURL()
 			if len(pr.Labels) > 0 {
-				if _, _, err := c.gh.Issues.AddLabelsToIssue(ctx, c.owner, c.repo, number, pr.Labels); err != nil {
+				if err := c.addLabels(ctx, number, pr.Labels); err != nil {
 					return number, url, true, fmt.Errorf("github: pull request #%d (%s) was created, but adding labels %q failed (%w): %w",
 						number, url, pr.Labels, ErrLabels, c.explain(err, "check the label names"))
 				}
@@ -280,3 +280,19 @@ func hasStatus(err error, code int) bool {
 }
 
 func crlf(s string) string { return strings.ReplaceAll(s, "\r\n", "\n") }
+
+// addLabels adds labels to issue or pull request number. go-github's
+// AddLabelsToIssue sends a bare JSON array, which GitHub accepts but its
+// REST description does not list; this sends the documented form,
+// {"labels": [...]}.
+func (c *Client) addLabels(ctx context.Context, number int, labels []string) error {
+	u := fmt.Sprintf("repos/%v/%v/issues/%d/labels", c.owner, c.repo, number)
+	req, err := c.gh.NewRequest(http.MethodPost, u, struct {
+		Labels []string `json:"labels"`
+	}{labels})
+	if err != nil {
+		return err
+	}
+	_, err = c.gh.Do(ctx, req, nil)
+	return err
+}

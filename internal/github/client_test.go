@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 )
 
 const (
@@ -51,7 +52,7 @@ func TestEnsurePRCreatesAndLabels(t *testing.T) {
 	f := newFake(t)
 	f.on("GET", "/repos/octo/coverage/pulls", listQuery, 200, []any{})
 	f.on("POST", "/repos/octo/coverage/pulls", nil, 201, pull(f.srv.URL, 7, head, "main", "t", "b"))
-	f.on("POST", "/repos/octo/coverage/issues/7/labels", nil, 200, []any{map[string]any{"name": "taxkernelbot"}})
+	f.on("POST", "/repos/octo/coverage/issues/7/labels", nil, 200, objects(f.srv.URL).Labels([]string{"taxkernelbot"}))
 
 	n, u, created, err := newTestClient(t, f, "").EnsurePR(context.Background(), testPR())
 	if err != nil {
@@ -68,7 +69,7 @@ func TestEnsurePRCreatesAndLabels(t *testing.T) {
 	if d := cmp.Diff(want, reqs[1].Body); d != "" {
 		t.Errorf("create body (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]any{"taxkernelbot"}, reqs[2].Body); d != "" {
+	if d := cmp.Diff(map[string]any{"labels": []any{"taxkernelbot"}}, reqs[2].Body); d != "" {
 		t.Errorf("labels body (-want +got):\n%s", d)
 	}
 	checkAuth(t, f)
@@ -136,7 +137,7 @@ func TestEnsurePREnterpriseBasePath(t *testing.T) {
 			f := newFake(t)
 			f.on("GET", "/api/v3/repos/octo/coverage/pulls", listQuery, 200, []any{})
 			f.on("POST", "/api/v3/repos/octo/coverage/pulls", nil, 201, pull(f.srv.URL, 1, head, "main", "t", "b"))
-			f.on("POST", "/api/v3/repos/octo/coverage/issues/1/labels", nil, 200, []any{})
+			f.on("POST", "/api/v3/repos/octo/coverage/issues/1/labels", nil, 200, objects(f.srv.URL+"/api/v3").Labels([]string{"taxkernelbot"}))
 			n, _, created, err := newTestClient(t, f, apiPath).EnsurePR(context.Background(), testPR())
 			if err != nil || n != 1 || !created {
 				t.Fatalf("got #%d created=%v err=%v", n, created, err)
@@ -197,8 +198,8 @@ func TestEnsurePRCreateRaceEditsTheOther(t *testing.T) {
 	pr := testPR()
 	f.on("GET", "/repos/octo/coverage/pulls", listQuery, 200, []any{})
 	f.on("POST", "/repos/octo/coverage/pulls", nil, 422, map[string]any{
-		"message": "Validation Failed",
-		"errors":  []any{map[string]any{"resource": "PullRequest", "code": "custom", "message": "A pull request already exists for octo:taxkernelbot/update."}},
+		"message": "Validation Failed", "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+		"errors": []any{map[string]any{"resource": "PullRequest", "code": "custom", "message": "A pull request already exists for octo:taxkernelbot/update."}},
 	})
 	f.on("GET", "/repos/octo/coverage/pulls", listQuery, 200, []any{pull(f.srv.URL, 4, head, "main", "other run", "other body")})
 	f.on("PATCH", "/repos/octo/coverage/pulls/4", nil, 200, pull(f.srv.URL, 4, head, "main", pr.Title, pr.Body))
@@ -211,7 +212,7 @@ func TestEnsurePRCreateRaceEditsTheOther(t *testing.T) {
 func TestEnsurePRUnprocessableExplainsBranch(t *testing.T) {
 	f := newFake(t)
 	f.on("GET", "/repos/octo/coverage/pulls", listQuery, 200, []any{})
-	f.on("POST", "/repos/octo/coverage/pulls", nil, 422, map[string]any{"message": "Validation Failed"})
+	f.on("POST", "/repos/octo/coverage/pulls", nil, 422, githubtest.Error("Validation Failed"))
 	f.on("GET", "/repos/octo/coverage/pulls", listQuery, 200, []any{})
 	_, _, _, err := newTestClient(t, f, "").EnsurePR(context.Background(), testPR())
 	if err == nil || !strings.Contains(err.Error(), "was pushed") {

@@ -7,9 +7,10 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
-	"strconv"
 	"sync"
 	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 )
 
 // fakeAPI is a local GitHub REST API in the manner of cli/cli's httpmock:
@@ -49,7 +50,7 @@ type request struct {
 func newFake(t *testing.T) *fakeAPI {
 	t.Helper()
 	f := &fakeAPI{t: t}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.srv = httptest.NewServer(githubtest.Validating(t, http.HandlerFunc(f.serve)))
 	t.Cleanup(func() {
 		f.srv.Close()
 		f.mu.Lock()
@@ -137,15 +138,13 @@ func (f *fakeAPI) requests() []request {
 	return append([]request(nil), f.reqs...)
 }
 
-// pull is a pull request as the API returns it, reduced to what EnsurePR reads.
+// objects builds GitHub's answers for octo/coverage, complete as GitHub's
+// REST description requires them (every fake answer is validated).
+func objects(srvURL string) githubtest.Objects {
+	return githubtest.Objects{API: srvURL, Web: srvURL, Owner: "octo", Repo: "coverage"}
+}
+
+// pull is a pull request as the API returns it.
 func pull(srvURL string, number int, head, base, title, body string) map[string]any {
-	return map[string]any{
-		"number":   number,
-		"html_url": srvURL + "/octo/coverage/pull/" + strconv.Itoa(number),
-		"state":    "open",
-		"title":    title,
-		"body":     body,
-		"head":     map[string]any{"ref": head, "label": "octo:" + head},
-		"base":     map[string]any{"ref": base},
-	}
+	return objects(srvURL).Pull(githubtest.PR{Number: number, State: "open", Head: head, Base: base, Title: title, Body: body})
 }

@@ -350,7 +350,7 @@ func (c *Client) explainIssues(err error) error {
 	case hasStatus(err, http.StatusGone):
 		return fmt.Errorf("%w: %w (turn Issues on in Settings → General → Features to have sources failing for days reported as issues; nothing else needs them)", ErrIssuesOff, err)
 	case hasStatus(err, http.StatusNotFound):
-		return fmt.Errorf("%w: %w (give the workflow `permissions: issues: write`, or the App the Issues permission, to have sources failing for days reported as issues)", ErrIssuesOff, err)
+		return fmt.Errorf("%w: %w (turn Issues on in Settings → General → Features, and give the workflow `permissions: issues: write` or the App the Issues permission, to have sources failing for days reported as issues; nothing else needs them)", ErrIssuesOff, err)
 	}
 	if hasStatus(err, 403) {
 		return fmt.Errorf("%w (the token may not write issues: give the workflow `permissions: issues: write`)", err)

@@ -16,7 +16,7 @@ import (
 // or a token that cannot see them (404) is ErrIssuesOff, saying what to
 // change.
 func TestIssuesOffIsErrIssuesOff(t *testing.T) {
-	for status, want := range map[int]string{http.StatusGone: "turn Issues on", http.StatusNotFound: "issues: write"} {
+	for status, want := range map[int]string{http.StatusGone: "turn Issues on", http.StatusNotFound: "issues: write"} { // listing answers 404 either way
 		f := githubtest.New(t, "octo", "coverage", "tok")
 		f.IssuesOff(status)
 		c, err := NewClient(context.Background(), Config{Owner: "octo", Repo: "coverage", APIURL: f.URL, Token: "tok"}, nil, WithClock(clock.NewFake(issueNow)))

@@ -5,12 +5,12 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/escapetest"
+	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 )
 
 var (
@@ -31,8 +31,10 @@ func failingRates(days int) FailingSource {
 	}
 }
 
+var issueObjects = githubtest.Objects{API: "https://api.github.example", Web: "https://github.example", Owner: "octo", Repo: "coverage"}
+
 func issueJSON(number int, body string) map[string]any {
-	return map[string]any{"number": number, "state": "open", "body": body, "title": "t", "html_url": "https://github.example/octo/coverage/issues/" + strconv.Itoa(number)}
+	return issueObjects.Issue(githubtest.Issue{Number: number, State: "open", Title: "t", Body: body})
 }
 
 func opts() IssueOptions { return IssueOptions{After: 72 * time.Hour, Now: issueNow} }
@@ -79,7 +81,7 @@ func TestFailureIssueQuiet(t *testing.T) {
 	f.on("GET", issuesPath, issuesQuery, 200, []any{
 		issueJSON(7, issueBody(failingRates(4), issueNow.Add(-24*time.Hour))),
 		issueJSON(8, "labelled by a person, no marker"),
-		map[string]any{"number": 9, "body": markerLine(FailingSource{ID: "x"}), "pull_request": map[string]any{"url": "u"}},
+		issueObjects.PullAsIssue(githubtest.PR{Number: 9, State: "open", Title: "t", Body: markerLine(FailingSource{ID: "x"})}),
 	})
 	c := newTestClient(t, f, "")
 	quiet := failingRates(5)
@@ -96,7 +98,7 @@ func TestFailureIssueQuiet(t *testing.T) {
 func TestFailureIssueChanged(t *testing.T) {
 	f := newFake(t)
 	f.on("GET", issuesPath, issuesQuery, 200, []any{issueJSON(7, issueBody(failingRates(4), issueNow))})
-	f.on("POST", issuesPath+"/7/comments", nil, 201, map[string]any{"id": 1})
+	f.on("POST", issuesPath+"/7/comments", nil, 201, issueObjects.Comment(7, 1, "c"))
 	f.on("PATCH", issuesPath+"/7", nil, 200, issueJSON(7, ""))
 	c := newTestClient(t, f, "")
 	now := failingRates(4)
@@ -122,9 +124,9 @@ func TestFailureIssueClosedOnRecoveryAndDuplicates(t *testing.T) {
 	f := newFake(t)
 	body := issueBody(failingRates(4), issueNow)
 	f.on("GET", issuesPath, issuesQuery, 200, []any{issueJSON(9, body), issueJSON(7, body)})
-	f.on("POST", issuesPath+"/9/comments", nil, 201, map[string]any{"id": 1})
+	f.on("POST", issuesPath+"/9/comments", nil, 201, issueObjects.Comment(9, 1, "c"))
 	f.on("PATCH", issuesPath+"/9", nil, 200, issueJSON(9, ""))
-	f.on("POST", issuesPath+"/7/comments", nil, 201, map[string]any{"id": 2})
+	f.on("POST", issuesPath+"/7/comments", nil, 201, issueObjects.Comment(7, 2, "c"))
 	f.on("PATCH", issuesPath+"/7", nil, 200, issueJSON(7, ""))
 	c := newTestClient(t, f, "")
 	done, err := c.SyncFailureIssues(context.Background(), nil, opts())

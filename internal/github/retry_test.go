@@ -59,7 +59,7 @@ func TestSecondaryLimitHonoursRetryAfter(t *testing.T) {
 		map[string]any{"message": "You have exceeded a secondary rate limit.", "documentation_url": "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits"})
 	f.onHeader("POST", "/repos/octo/coverage/issues/3/comments", nil, 429, nil,
 		map[string]any{"message": "You have exceeded a secondary rate limit."})
-	f.on("POST", "/repos/octo/coverage/issues/3/comments", nil, 201, map[string]any{"id": 1})
+	f.on("POST", "/repos/octo/coverage/issues/3/comments", nil, 201, objects(f.srv.URL).Comment(3, 1, "hello"))
 	clk := clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	if err := retryingClient(t, f, clk).Comment(context.Background(), 3, "hello"); err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestLatestPRSeesMergedAndClosed(t *testing.T) {
 	merged := pull(f.srv.URL, 5, head, "main", "t", "b")
 	merged["state"], merged["merged_at"] = "closed", "2026-11-29T10:00:00Z"
 	merged["head"].(map[string]any)["sha"] = "abc"
-	merged["labels"] = []any{map[string]any{"name": "taxkernelbot:rebase"}}
+	merged["labels"] = objects(f.srv.URL).Labels([]string{"taxkernelbot:rebase"})
 	f.on("GET", "/repos/octo/coverage/pulls", allQuery, 200, []any{closed, merged})
 	pr, err := retryingClient(t, f, clock.NewFake(time.Now())).LatestPR(context.Background(), head)
 	if err != nil || pr.Number != 5 || pr.Open || !pr.Merged || pr.HeadSHA != "abc" || !pr.HasLabel("taxkernelbot:rebase") {

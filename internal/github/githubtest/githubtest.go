@@ -33,6 +33,7 @@ type PR struct {
 	State       string // "open" or "closed"
 	Merged      bool
 	Head, Base  string
+	HeadSHA     string // the head commit; when empty, one made up from Head
 	Title, Body string
 	Labels      []string
 	Comments    []string
@@ -102,7 +103,7 @@ type failure struct {
 // New starts a fake for owner/repo on 127.0.0.1, stopped when the test ends.
 func New(t testing.TB, owner, repo, token string) *Fake {
 	f := &Fake{Owner: owner, Repo: repo, Token: token, t: t}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.srv = httptest.NewServer(Validating(t, http.HandlerFunc(f.serve)))
 	t.Cleanup(f.srv.Close)
 	f.URL = f.srv.URL
 	return f
@@ -114,7 +115,7 @@ func New(t testing.TB, owner, repo, token string) *Fake {
 func (f *Fake) FailNext(method, path string, status int, header http.Header, message string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	body, _ := json.Marshal(map[string]string{"message": message, "documentation_url": "https://docs.github.com/rest"})
+	body, _ := json.Marshal(Error(message))
 	f.fails = append(f.fails, failure{method, path, status, header, string(body)})
 }
 
@@ -232,7 +233,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		f.reply(w, http.StatusUnauthorized, map[string]any{"message": "Bad credentials"})
 		return
 	}
-	var raw any // an object, or (labels) an array
+	var raw any // an object, or (labels, as GitHub also accepts) an array
 	if data, _ := io.ReadAll(r.Body); len(data) > 0 {
 		if err := json.Unmarshal(data, &raw); err != nil {
 			f.t.Errorf("githubtest: %s: body is not JSON: %v", call, err)
@@ -256,11 +257,13 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	mine := func(m []string) bool { return m != nil && m[1] == f.Owner && m[2] == f.Repo }
 	if f.issuesOff != 0 && (mine(reIssues.FindStringSubmatch(r.URL.Path)) || mine(reIssue.FindStringSubmatch(r.URL.Path))) {
-		msg := "Issues are disabled for this repo"
-		if f.issuesOff == http.StatusNotFound {
-			msg = "Not Found"
+		// GitHub's description lists 410 for the calls that write issues,
+		// and only 404 for listing them.
+		status, msg := f.issuesOff, "Issues are disabled for this repo"
+		if status == http.StatusNotFound || r.Method == http.MethodGet {
+			status, msg = http.StatusNotFound, "Not Found"
 		}
-		f.reply(w, f.issuesOff, map[string]any{"message": msg, "documentation_url": "https://docs.github.com/v3/issues/"})
+		f.reply(w, status, map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest/issues/issues"})
 		return
 	}
 	var m []string
@@ -281,15 +284,18 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		if v, ok := body["body"].(string); ok {
 			p.Body = v
 		}
-		f.reply(w, http.StatusOK, f.json(p))
+		f.reply(w, http.StatusOK, f.objects().Pull(*p))
 	case r.Method == "POST" && mine(reLabels.FindStringSubmatch(r.URL.Path)):
 		p := f.find(w, reLabels.FindStringSubmatch(r.URL.Path)[3])
 		if p == nil {
 			return
 		}
-		list, ok := raw.([]any)
+		list, ok := raw.([]any) // the bare array GitHub also accepts
 		if !ok {
-			f.t.Errorf("githubtest: %s: want a JSON array of label names", call)
+			list, ok = body["labels"].([]any) // the documented {"labels": [...]}
+		}
+		if !ok {
+			f.t.Errorf("githubtest: %s: want {\"labels\": [names]}", call)
 		}
 		var labels []string
 		for _, l := range list {
@@ -297,7 +303,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		p.Labels = append(p.Labels, labels...)
 		p.Events = append(p.Events, "labeled")
-		f.reply(w, http.StatusOK, labelsJSON(p.Labels))
+		f.reply(w, http.StatusOK, f.objects().Labels(p.Labels))
 	case r.Method == "DELETE" && mine(reLabel.FindStringSubmatch(r.URL.Path)):
 		m = reLabel.FindStringSubmatch(r.URL.Path)
 		p := f.find(w, m[3])
@@ -306,11 +312,11 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		i := slices.Index(p.Labels, m[4])
 		if i < 0 {
-			f.reply(w, http.StatusNotFound, map[string]any{"message": "Label does not exist"})
+			f.reply(w, http.StatusNotFound, Error("Label does not exist"))
 			return
 		}
 		p.Labels = slices.Delete(p.Labels, i, i+1)
-		f.reply(w, http.StatusOK, labelsJSON(p.Labels))
+		f.reply(w, http.StatusOK, f.objects().Labels(p.Labels))
 	case r.Method == "POST" && mine(reComments.FindStringSubmatch(r.URL.Path)):
 		num := reComments.FindStringSubmatch(r.URL.Path)[3]
 		var comments *[]string
@@ -322,7 +328,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		*comments = append(*comments, fmt.Sprint(body["body"]))
-		f.reply(w, http.StatusCreated, map[string]any{"id": len(*comments), "body": body["body"]})
+		n, _ := strconv.Atoi(num)
+		f.reply(w, http.StatusCreated, f.objects().Comment(n, len(*comments), fmt.Sprint(body["body"])))
 	case r.Method == "GET" && mine(reEvents.FindStringSubmatch(r.URL.Path)):
 		p := f.find(w, reEvents.FindStringSubmatch(r.URL.Path)[3])
 		if p == nil {
@@ -331,8 +338,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		out := []any{}
 		if page := r.URL.Query().Get("page"); page == "" || page == "1" { // one page holds them all
 			for i, ev := range p.Events {
-				out = append(out, map[string]any{"id": p.Number*1000 + i + 1, "event": ev,
-					"created_at": time.Date(2026, 1, 1, 0, i, 0, 0, time.UTC).Format(time.RFC3339)})
+				out = append(out, f.objects().Event(p.Number, i, ev))
 			}
 		}
 		f.reply(w, http.StatusOK, out)
@@ -346,7 +352,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			if l := q.Get("labels"); l != "" && !slices.Contains(is.Labels, l) {
 				continue
 			}
-			out = append(out, f.issueJSON(is))
+			out = append(out, f.objects().Issue(*is))
 		}
 		f.reply(w, http.StatusOK, out)
 	case r.Method == "POST" && mine(reIssues.FindStringSubmatch(r.URL.Path)):
@@ -358,11 +364,11 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		f.issues = append(f.issues, is)
-		f.reply(w, http.StatusCreated, f.issueJSON(is))
+		f.reply(w, http.StatusCreated, f.objects().Issue(*is))
 	case r.Method == "PATCH" && mine(reIssue.FindStringSubmatch(r.URL.Path)):
 		is := f.issue(reIssue.FindStringSubmatch(r.URL.Path)[3])
 		if is == nil {
-			f.reply(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+			f.reply(w, http.StatusNotFound, Error("Not Found"))
 			return
 		}
 		for k, dst := range map[string]*string{"state": &is.State, "state_reason": &is.StateReason, "title": &is.Title, "body": &is.Body} {
@@ -370,10 +376,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 				*dst = v
 			}
 		}
-		f.reply(w, http.StatusOK, f.issueJSON(is))
+		f.reply(w, http.StatusOK, f.objects().Issue(*is))
 	default:
 		f.t.Errorf("githubtest: unexpected call %s (not part of the fake API)", call)
-		f.reply(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+		f.reply(w, http.StatusNotFound, Error("Not Found"))
 	}
 }
 
@@ -383,7 +389,7 @@ func (f *Fake) list(w http.ResponseWriter, r *http.Request) {
 	if state == "" {
 		state = "open"
 	}
-	var out []any
+	out := []any{}                         // an empty list is [], never null
 	for i := len(f.prs) - 1; i >= 0; i-- { // newest first, as sort=created&direction=desc
 		p := f.prs[i]
 		if state != "all" && p.State != state {
@@ -392,7 +398,7 @@ func (f *Fake) list(w http.ResponseWriter, r *http.Request) {
 		if h := q.Get("head"); h != "" && h != f.Owner+":"+p.Head {
 			continue
 		}
-		out = append(out, f.json(p))
+		out = append(out, f.objects().Pull(*p))
 	}
 	f.reply(w, http.StatusOK, out)
 }
@@ -402,8 +408,8 @@ func (f *Fake) create(w http.ResponseWriter, body map[string]any) {
 	for _, p := range f.prs {
 		if p.State == "open" && p.Head == head && p.Base == base {
 			f.reply(w, http.StatusUnprocessableEntity, map[string]any{
-				"message": "Validation Failed",
-				"errors":  []any{map[string]any{"resource": "PullRequest", "code": "custom", "message": "A pull request already exists for " + f.Owner + ":" + head + "."}},
+				"message": "Validation Failed", "documentation_url": "https://docs.github.com/rest/pulls/pulls#create-a-pull-request",
+				"errors": []any{map[string]any{"resource": "PullRequest", "code": "custom", "message": "A pull request already exists for " + f.Owner + ":" + head + "."}},
 			})
 			return
 		}
@@ -411,7 +417,7 @@ func (f *Fake) create(w http.ResponseWriter, body map[string]any) {
 	f.next++
 	p := &PR{Number: f.next, State: "open", Head: head, Base: base, Title: fmt.Sprint(body["title"]), Body: fmt.Sprint(body["body"])}
 	f.prs = append(f.prs, p)
-	f.reply(w, http.StatusCreated, f.json(p))
+	f.reply(w, http.StatusCreated, f.objects().Pull(*p))
 }
 
 func (f *Fake) issue(num string) *Issue {
@@ -422,14 +428,6 @@ func (f *Fake) issue(num string) *Issue {
 		}
 	}
 	return nil
-}
-
-func (f *Fake) issueJSON(is *Issue) map[string]any {
-	return map[string]any{
-		"number": is.Number, "state": is.State, "title": is.Title, "body": is.Body,
-		"labels":   labelsJSON(is.Labels),
-		"html_url": fmt.Sprintf("%s/%s/%s/issues/%d", f.URL, f.Owner, f.Repo, is.Number),
-	}
 }
 
 // Issues returns a copy of every issue, oldest first.
@@ -459,34 +457,12 @@ func (f *Fake) find(w http.ResponseWriter, num string) *PR {
 			return p
 		}
 	}
-	f.reply(w, http.StatusNotFound, map[string]any{"message": "Not Found"})
+	f.reply(w, http.StatusNotFound, Error("Not Found"))
 	return nil
 }
 
-func (f *Fake) json(p *PR) map[string]any {
-	m := map[string]any{
-		"number":   p.Number,
-		"html_url": fmt.Sprintf("%s/%s/%s/pull/%d", f.URL, f.Owner, f.Repo, p.Number),
-		"state":    p.State,
-		"merged":   p.Merged,
-		"title":    p.Title,
-		"body":     p.Body,
-		"head":     map[string]any{"ref": p.Head, "label": f.Owner + ":" + p.Head},
-		"base":     map[string]any{"ref": p.Base},
-		"labels":   labelsJSON(p.Labels),
-	}
-	if p.Merged {
-		m["merged_at"] = "2026-11-30T12:00:00Z"
-	}
-	return m
-}
-
-func labelsJSON(labels []string) []any {
-	out := []any{}
-	for _, l := range labels {
-		out = append(out, map[string]any{"name": l})
-	}
-	return out
+func (f *Fake) objects() Objects {
+	return Objects{API: f.URL, Web: f.URL, Owner: f.Owner, Repo: f.Repo}
 }
 
 func (f *Fake) reply(w http.ResponseWriter, status int, v any) {
@@ -545,13 +521,15 @@ func (f *Fake) appCall(w http.ResponseWriter, r *http.Request, call string) bool
 	if !installation && !mint {
 		return false
 	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	if err := f.app.verifyJWT(strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")); err != nil {
 		f.t.Errorf("githubtest: %s: %v", call, err)
 		f.reply(w, http.StatusUnauthorized, map[string]any{"message": "A JSON web token could not be decoded"})
 		return true
 	}
 	if installation {
-		f.reply(w, http.StatusOK, map[string]any{"id": 1, "app_id": f.app.id})
+		appID, _ := strconv.ParseInt(f.app.id, 10, 64)
+		f.reply(w, http.StatusOK, f.objects().Installation(1, appID))
 		return true
 	}
 	now := f.app.now().UTC()
@@ -559,7 +537,7 @@ func (f *Fake) appCall(w http.ResponseWriter, r *http.Request, call string) bool
 	exp := now.Add(f.app.ttl)
 	f.app.issued[tok] = exp
 	f.app.log = append(f.app.log, fmt.Sprintf("%s minted at %s, until %s", tok, now.Format(time.RFC3339), exp.Format(time.RFC3339)))
-	f.reply(w, http.StatusCreated, map[string]any{"token": tok, "expires_at": exp.Format(time.RFC3339)})
+	f.reply(w, http.StatusCreated, f.objects().InstallationToken(tok, exp))
 	return true
 }
 
