@@ -261,7 +261,7 @@ func (o Objects) Installation(id int, appID int64) map[string]any {
 func (o Objects) InstallationToken(token string, exp time.Time) map[string]any {
 	return map[string]any{
 		"token": token, "expires_at": exp.UTC().Format(time.RFC3339),
-		"permissions": map[string]any{"contents": "write", "pull_requests": "write", "issues": "write"},
+		"permissions":          map[string]any{"contents": "write", "pull_requests": "write", "issues": "write"},
 		"repository_selection": "selected",
 	}
 }
