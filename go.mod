@@ -13,6 +13,7 @@ require (
 	github.com/go-pdf/fpdf v0.9.0
 	github.com/google/go-cmp v0.7.0
 	github.com/google/go-github/v60 v60.0.0
+	github.com/gorilla/feeds v1.2.0
 	github.com/jimsmart/grobotstxt v1.0.3
 	github.com/ledongthuc/pdf v0.0.0-20260907135840-6c8c28e0e8a0
 	github.com/nlnwa/gowarc/v3 v3.1.0

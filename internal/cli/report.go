@@ -17,7 +17,7 @@ type reportOptions struct {
 func cmdReport(ctx context.Context, io IO, args []string) error {
 	opts := reportOptions{IO: io}
 	fs := newFlags("report", "[flags]", io)
-	opts.register(fs, "manifests", "reports", "state")
+	opts.register(fs, "manifests", "snapshots", "reports", "state")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func runReport(_ context.Context, opts reportOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, time.Now()); err != nil {
+	if err := writePublicPages(opts.paths, opts.IO, set, st, rep, nil, time.Now()); err != nil {
 		return cannotRun("%w", err)
 	}
 	what := "unchanged"
