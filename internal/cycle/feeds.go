@@ -40,7 +40,7 @@ func (c *Cycle) feeds(ctx context.Context, cache fs.FS, v *view, local *store.In
 		if t == nil {
 			continue
 		}
-		_ = t.Fetch(ctx, paths...) // a text not fetched is one the entry says is missing
+		_ = t.Fetch(ctx, paths...) // a text not fetched is derived from the bytes below
 		trees = append(trees, t)
 	}
 	blob := blobReader(ctx, c.o.Snapshots, v.mainTree, v.botTree)
