@@ -5,6 +5,9 @@
 #     requests that our fetcher signed and sent to a loopback server;
 #   - warcio (Webrecorder's JavaScript WARC reader) reads back a WARC file
 #     written by `taxkernelbot warc`, every payload digest equal to our SHA-256.
+#   - feedparser (a JavaScript feed reader) reads the change feeds: the
+#     example index's and the repository's reports/feeds/, every one an
+#     Atom feed with the entries, ids, dates, links and text diffs we wrote.
 # The packages go into a temporary folder, never into the repository. The
 # versions are pinned so that a new release cannot change the verdict
 # unnoticed; raise them deliberately.
@@ -19,10 +22,10 @@ trap 'rm -rf "$npm_dir"' EXIT
 
 echo "== npm install (into $npm_dir)"
 npm install --prefix "$npm_dir" --no-audit --no-fund --silent \
-  http-message-sig@0.3.0 web-bot-auth@0.1.3 warcio@2.4.11
+  http-message-sig@0.3.0 web-bot-auth@0.1.3 warcio@2.4.11 feedparser@2.6.0
 npm ls --prefix "$npm_dir" --depth=0
 
 echo "== interoperability tests"
-TAXKERNELBOT_NPM_DIR="$npm_dir" go test -count=1 -v -run 'Interop' ./internal/fetch/ ./internal/warc/
+TAXKERNELBOT_NPM_DIR="$npm_dir" go test -count=1 -v -run 'Interop' ./internal/fetch/ ./internal/warc/ ./internal/public/
 
 echo "== interop ok"

@@ -87,7 +87,7 @@ func init() {
 	commands = map[string]command{
 		"run":      {"fetch the due sources, then write snapshots, state and reports", cmdRun},
 		"validate": {"check the manifests (no network)", cmdValidate},
-		"report":   {"rewrite reports/ from the manifests and the state (no network)", cmdReport},
+		"report":   {"rewrite reports/ from the manifests, the state and the index (no network)", cmdReport},
 		"cite":     {"print the citation of a source's held bytes (exit 3 while none are held yet)", cmdCite},
 		"verify":   {"re-hash every blob and check the index against the store", cmdVerify},
 		"robots":   {"explain the robots.txt decision for a URL from the kept copy (exit 3 while none is kept)", cmdRobots},

@@ -18,7 +18,7 @@ type reportOptions struct {
 func cmdReport(ctx context.Context, io IO, args []string) error {
 	opts := reportOptions{IO: io, Clock: clock.Real{}}
 	fs := newFlags("report", "[flags]", io)
-	opts.register(fs, "manifests", "reports", "state")
+	opts.register(fs, "manifests", "snapshots", "reports", "state")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func runReport(_ context.Context, opts reportOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	if err := writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, opts.Clock.Now()); err != nil {
+	if err := writePublicPages(opts.paths, opts.IO, set, st, rep, nil, opts.Clock.Now()); err != nil {
 		return cannotRun("%w", err)
 	}
 	what := "unchanged"

@@ -163,7 +163,7 @@ func runRun(ctx context.Context, opts runOptions) error {
 		func() error { return st.Save(opts.State) },
 		func() error { _, err := rep.Write(opts.Reports); return err },
 		func() error {
-			return writePublicPages(opts.Reports, opts.ledgerDir(), set, st, rep, opts.Clock.Now())
+			return writePublicPages(opts.paths, opts.IO, set, st, rep, ix, opts.Clock.Now())
 		},
 	)
 	if saved != nil {

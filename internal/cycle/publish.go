@@ -144,7 +144,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	// What the bot branch should propose now.
 	rep := dropUnheld(keepWhatMainKnows(report.Build(c.o.Set, st), v.onMain), v.onMain, c.holder(v, cache))
 	changes := report.Diff(v.onMain, rep)
-	pages, err := c.pages(cache, st, rep)
+	pages, err := c.pages(ctx, cache, st, rep, v, local)
 	if err != nil {
 		return "", st, err
 	}
@@ -421,9 +421,10 @@ func (c *Cycle) branchProposal(ctx context.Context, v *view, pages map[string][]
 }
 
 // pages renders the public pages (the rules, the hosts and their requests
-// per week, the index page) from the cache branch's state and ledgers:
-// the same picture whichever runner renders them.
-func (c *Cycle) pages(cache fs.FS, st *state.State, rep *report.Report) (map[string][]byte, error) {
+// per week, the index page, the change feeds) from the cache branch's
+// state and ledgers and the index the bot commit proposes: the same
+// picture whichever runner renders them.
+func (c *Cycle) pages(ctx context.Context, cache fs.FS, st *state.State, rep *report.Report, v *view, local *store.Index) (map[string][]byte, error) {
 	count := func(host, since, until string) (map[string]int, error) {
 		out := map[string]int{}
 		days, err := fs.ReadDir(cache, "ledgers")
@@ -459,6 +460,11 @@ func (c *Cycle) pages(cache fs.FS, st *state.State, rep *report.Report) (map[str
 	if err != nil {
 		return nil, err
 	}
+	feeds, err := c.feeds(ctx, cache, v, local)
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, feeds...)
 	out := make(map[string][]byte, len(files))
 	for _, f := range files {
 		out["reports/"+f.Name] = f.Data

@@ -1,7 +1,8 @@
 // Package public renders what site operators and contributors read about
 // the bot: reports/POLICY.md (the rules, from the values the gate
 // enforces), reports/hosts.md (each host's settings and how much it was
-// asked for) and reports/index.html (the page the User-Agent's URL leads
-// to). It only renders: the command line gathers the manifests, the state
-// and the ledger counts and hands them in.
+// asked for), reports/index.html (the page the User-Agent's URL leads
+// to) and reports/.well-known/security.txt (RFC 9116: who runs the bot
+// and how to reach them). It only renders: the command line gathers the
+// manifests, the state and the ledger counts and hands them in.
 package public

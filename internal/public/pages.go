@@ -19,7 +19,8 @@ const WeeksShown = 4
 type CountFunc func(host, since, until string) (map[string]int, error)
 
 // Pages renders every public page, as the reports directory holds them:
-// POLICY.md, hosts.md and index.html. now picks the weeks counted.
+// POLICY.md, hosts.md, index.html and .well-known/security.txt. now picks
+// the weeks counted and the step security.txt's Expires is in.
 func Pages(set *manifest.Set, st *state.State, rep *report.Report, count CountFunc, now time.Time) ([]File, error) {
 	rules := RulesOf(set)
 	weeks := CompleteWeeks(now, WeeksShown)
@@ -50,6 +51,7 @@ func Pages(set *manifest.Set, st *state.State, rep *report.Report, count CountFu
 		{Name: "POLICY.md", Data: rules.PolicyMarkdown()},
 		{Name: "hosts.md", Data: rules.HostsMarkdown(Hosts{Robots: RobotsStates(set, st), Weeks: weeks})},
 		{Name: "index.html", Data: index},
+		{Name: SecurityTxt, Data: rules.SecurityTxtFile(now)},
 	}, nil
 }
 

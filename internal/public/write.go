@@ -7,7 +7,8 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 )
 
-// File is one rendered page and its name under the reports directory.
+// File is one rendered page and its name under the reports directory,
+// with / between the names of a path (.well-known/security.txt).
 type File struct {
 	Name string
 	Data []byte
@@ -21,7 +22,12 @@ func Write(dir string, files ...File) ([]string, error) {
 	}
 	var wrote []string
 	for _, f := range files {
-		path := filepath.Join(dir, f.Name)
+		path := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if sub := filepath.Dir(path); sub != filepath.Clean(dir) {
+			if err := atomicfile.MkdirAll(sub, 0o755); err != nil {
+				return wrote, fmt.Errorf("create %s: %w", sub, err)
+			}
+		}
 		changed, err := atomicfile.WriteFileIfChanged(path, f.Data, 0o644)
 		if err != nil {
 			return wrote, fmt.Errorf("write %s: %w", path, err)

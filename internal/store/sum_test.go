@@ -1,8 +1,6 @@
 package store
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"strings"
 	"testing"
 )
@@ -27,8 +25,4 @@ func TestSumOnInvalidValues(t *testing.T) {
 	}
 }
 
-// sumOf returns the Sum of b.
-func sumOf(b []byte) Sum {
-	s := sha256.Sum256(b)
-	return Sum(hex.EncodeToString(s[:]))
-}
+func sumOf(b []byte) Sum { return SumOf(b) }

@@ -1,0 +1,256 @@
+package public
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"html/template"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gorilla/feeds"
+
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
+)
+
+// Feed files under the reports directory: one of every change, one per
+// jurisdiction, one per source.
+const (
+	FeedAll = "feeds/all.atom"
+	// FeedEntries is how many entries, newest first, each feed keeps.
+	FeedEntries = 50
+)
+
+// FeedOf is the feed file of a jurisdiction or, with source true, of a
+// source.
+func FeedOf(name string, source bool) string {
+	if source {
+		return "feeds/sources/" + name + ".atom"
+	}
+	return "feeds/" + name + ".atom"
+}
+
+// feedEpoch is the <updated> of a feed with no entry yet: a feed's dates
+// come from the index, never from the clock.
+var feedEpoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
+
+// FeedInput is what the change feeds are made of.
+type FeedInput struct {
+	Set   *manifest.Set
+	Index *store.Index
+	// Text returns the text derived from the blob sum (served as
+	// contentType), false when it cannot be had (the entry then says so
+	// instead of showing a diff).
+	Text func(sum, contentType string) (string, bool)
+	// Blob links the bytes of a hash on the repository's forge (e.g.
+	// github.Config.BlobURL of main); nil or "" for no link.
+	Blob func(sha256 string) string
+}
+
+// change is one entry: a source served new bytes (or returned to earlier
+// ones) on Date.
+type change struct {
+	src      manifest.Source
+	date     string
+	old, new store.Entry // old.SHA256 is "" for the first copy
+	returned bool
+}
+
+// Feeds renders the Atom feeds of document changes from the index's
+// history: every file, also those with no entry yet, so that a feed
+// reader can subscribe before the first change. Nothing in them comes
+// from the clock: an entry's id and date are its source, its hash and the
+// date of the index, and a feed's date is its newest entry's. A quiet day
+// renders the same bytes.
+func (r Rules) Feeds(in FeedInput) ([]File, error) {
+	var all []change
+	bySource := map[string][]change{}
+	for _, src := range in.Set.Sources {
+		hist := in.Index.History(src.ID)
+		for i, h := range hist {
+			c := change{src: src, date: h.Date, new: h.Entry}
+			if i > 0 {
+				c.old = hist[i-1].Entry
+				c.returned = h.Date != h.Entry.FirstSeen
+			}
+			all = append(all, c)
+			bySource[src.ID] = append(bySource[src.ID], c)
+		}
+	}
+	newestFirst := func(cs []change) []change {
+		cs = slices.Clone(cs)
+		slices.SortStableFunc(cs, func(a, b change) int {
+			return cmp.Or(strings.Compare(b.date, a.date), strings.Compare(a.src.ID, b.src.ID), strings.Compare(string(a.new.SHA256), string(b.new.SHA256)))
+		})
+		return cs[:min(len(cs), FeedEntries)]
+	}
+	var files []File
+	add := func(name, title, subtitle string, cs []change) error {
+		data, err := r.feed(in, name, title, subtitle, newestFirst(cs))
+		if err != nil {
+			return fmt.Errorf("render %s: %w", name, err)
+		}
+		files = append(files, File{Name: name, Data: data})
+		return nil
+	}
+	if err := add(FeedAll, "TaxKernelBot: changes of every document", "Every change of the documents TaxKernelBot keeps, newest first.", all); err != nil {
+		return nil, err
+	}
+	for _, m := range in.Set.Manifests {
+		var cs []change
+		for _, c := range all {
+			if c.src.Jurisdiction == m.Jurisdiction {
+				cs = append(cs, c)
+			}
+		}
+		if err := add(FeedOf(m.Jurisdiction, false), "TaxKernelBot: changes of "+m.Name+" documents", "Every change of the documents TaxKernelBot keeps for "+m.Name+", newest first.", cs); err != nil {
+			return nil, err
+		}
+	}
+	for _, src := range in.Set.Sources {
+		if err := add(FeedOf(src.ID, true), "TaxKernelBot: changes of "+src.Title, "Every change of "+src.URL+", newest first.", bySource[src.ID]); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// tagAuthority names the feeds in their tag: URIs (RFC 4151): the host of
+// the bot's page, else its mailbox.
+func (r Rules) tagAuthority() string {
+	if u := r.BotURL(); u != nil && u.Hostname() != "" {
+		return u.Hostname()
+	}
+	return r.From
+}
+
+// siteURL resolves a path of the published site against the bot's page,
+// "" when the User-Agent names no page.
+func (r Rules) siteURL(path string) string {
+	u := r.BotURL()
+	if u == nil {
+		return ""
+	}
+	return u.ResolveReference(&url.URL{Path: path}).String()
+}
+
+func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []change) ([]byte, error) {
+	updated := feedEpoch
+	if len(cs) > 0 {
+		updated = day(cs[0].date)
+	}
+	f := &feeds.Feed{
+		Title:       title,
+		Description: subtitle,
+		Author:      &feeds.Author{Name: "TaxKernelBot", Email: r.From},
+		Updated:     updated,
+	}
+	for _, c := range cs {
+		content, err := entryHTML(in, c)
+		if err != nil {
+			return nil, err
+		}
+		what := "changed"
+		switch {
+		case c.old.SHA256 == "":
+			what = "first copy"
+		case c.returned:
+			what = "back to an earlier version"
+		}
+		f.Items = append(f.Items, &feeds.Item{
+			Title:       fmt.Sprintf("%s (%s): %s on %s", c.src.Title, c.src.ID, what, c.date),
+			Link:        &feeds.Link{Href: c.src.URL},
+			Id:          fmt.Sprintf("tag:%s,2026:%s/%s/%s", r.tagAuthority(), c.src.ID, c.date, c.new.SHA256),
+			Updated:     day(c.date),
+			Description: summary(c),
+			Content:     content,
+		})
+	}
+	atom := (&feeds.Atom{Feed: f}).AtomFeed()
+	atom.Id = fmt.Sprintf("tag:%s,2026:%s", r.tagAuthority(), name)
+	atom.Link = nil
+	if self := r.siteURL(name); self != "" {
+		atom.Link = &feeds.AtomLink{Href: self, Rel: "self", Type: "application/atom+xml"}
+	}
+	s, err := feeds.ToXML(atom)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(s + "\n"), nil
+}
+
+func day(date string) time.Time {
+	t, err := time.Parse(time.DateOnly, date)
+	if err != nil {
+		return feedEpoch
+	}
+	return t
+}
+
+// summary is the entry's one line of plain text: old → new hash (HTML
+// escaped, as Atom's html summaries are read).
+func summary(c change) string {
+	if c.old.SHA256 == "" {
+		return template.HTMLEscapeString(fmt.Sprintf("First copy held: sha256 %s, %d bytes.", c.new.SHA256.Short(), c.new.Size))
+	}
+	return template.HTMLEscapeString(fmt.Sprintf("sha256 %s → %s (%d → %d bytes).", c.old.SHA256.Short(), c.new.SHA256.Short(), c.old.Size, c.new.Size))
+}
+
+var entryTemplate = template.Must(template.New("entry").Parse(`<p>{{.Title}} (<code>{{.ID}}</code>, {{.Jurisdiction}}) on {{.Date}}: <a href="{{.URL}}">the live page</a>.</p>
+<ul>
+{{- if .Old}}
+<li>before: <code>{{.Old}}</code>{{if .OldBlob}} (<a href="{{.OldBlob}}">bytes</a>){{end}}</li>
+{{- end}}
+<li>{{if .Old}}after{{else}}first copy{{end}}: <code>{{.New}}</code>, {{.Size}} bytes{{if .ContentType}}, {{.ContentType}}{{end}}{{if .NewBlob}} (<a href="{{.NewBlob}}">bytes</a>){{end}}</li>
+</ul>
+{{- if .Diff}}
+<pre>{{.Diff}}</pre>
+{{- else if .Why}}
+<p>{{.Why}}</p>
+{{- end}}
+`))
+
+func entryHTML(in FeedInput, c change) (string, error) {
+	blob := func(e store.Entry) string {
+		if in.Blob == nil || !e.SHA256.Valid() {
+			return ""
+		}
+		return in.Blob(string(e.SHA256))
+	}
+	data := map[string]any{
+		"Title": c.src.Title, "ID": c.src.ID, "Jurisdiction": c.src.Jurisdiction, "Date": c.date,
+		"URL": c.src.URL, "Old": string(c.old.SHA256), "OldBlob": blob(c.old),
+		"New": string(c.new.SHA256), "NewBlob": blob(c.new), "Size": c.new.Size, "ContentType": c.new.ContentType,
+	}
+	if c.old.SHA256 != "" {
+		oldText, okOld := text(in, c.old)
+		newText, okNew := text(in, c.new)
+		switch {
+		case !okOld || !okNew:
+			data["Why"] = "No text diff: the text of one of the two could not be read."
+		default:
+			d := textview.Diff(c.old.SHA256.Short(), c.new.SHA256.Short(), oldText, newText, textview.DiffOptions{})
+			if d.Changed() {
+				data["Diff"] = d.Unified
+			} else {
+				data["Why"] = "The text reads the same: only the bytes changed."
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := entryTemplate.Execute(&buf, data); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+func text(in FeedInput, e store.Entry) (string, bool) {
+	if in.Text == nil {
+		return "", false
+	}
+	return in.Text(string(e.SHA256), e.ContentType)
+}

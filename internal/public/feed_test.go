@@ -1,0 +1,170 @@
+package public_test
+
+import (
+	"bytes"
+	"encoding/xml"
+	"html"
+	"strings"
+	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/public"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+type atomFeed struct {
+	XMLName xml.Name `xml:"http://www.w3.org/2005/Atom feed"`
+	ID      string   `xml:"id"`
+	Title   string   `xml:"title"`
+	Updated string   `xml:"updated"`
+	Link    []struct {
+		Href string `xml:"href,attr"`
+		Rel  string `xml:"rel,attr"`
+	} `xml:"link"`
+	Entries []struct {
+		ID      string `xml:"id"`
+		Title   string `xml:"title"`
+		Updated string `xml:"updated"`
+		Link    struct {
+			Href string `xml:"href,attr"`
+		} `xml:"link"`
+		Summary string `xml:"summary"`
+		Content struct {
+			Type string `xml:"type,attr"`
+			Body string `xml:",chardata"`
+		} `xml:"content"`
+	} `xml:"entry"`
+}
+
+// feedExample is an index where xa-rates changed twice (and went back to
+// its first bytes) and xa-act has one copy, with the derived texts.
+func feedExample() (*store.Index, map[string]string) {
+	ix := store.NewIndex()
+	a, b := store.SumOf([]byte("a")), store.SumOf([]byte("b"))
+	act := store.SumOf([]byte("act"))
+	ix.Add("xa-rates", store.Entry{SHA256: a, Size: 1, ContentType: "text/html", FinalURL: "https://www.example.gov/rates", FirstSeen: "2026-11-01"}, "")
+	ix.Add("xa-rates", store.Entry{SHA256: b, Size: 1, ContentType: "text/html", FinalURL: "https://www.example.gov/rates", FirstSeen: "2026-11-03"}, a)
+	ix.Add("xa-rates", store.Entry{SHA256: a, Size: 1, FinalURL: "https://www.example.gov/rates", FirstSeen: "2026-11-05"}, b)
+	ix.Add("xa-act", store.Entry{SHA256: act, Size: 3, FinalURL: "https://www.example.gov/act", FirstSeen: "2026-11-02"}, "")
+	texts := map[string]string{
+		string(a): "Basic rate\n20% up to £37,700\n<script>alert(1)</script>\n",
+		string(b): "Basic rate\n20% up to £37,500\n<script>alert(1)</script>\n",
+	}
+	return ix, texts
+}
+
+func renderFeeds(t *testing.T) map[string][]byte {
+	t.Helper()
+	set := loadSet(t, "testdata/manifests")
+	ix, texts := feedExample()
+	files, err := public.RulesOf(set).Feeds(public.FeedInput{Set: set, Index: ix, Blob: github.Config{ServerURL: "https://github.com", Owner: "taxkernel", Repo: "taxkernelbot"}.BlobURL("main"),
+		Text: func(sum, _ string) (string, bool) { s, ok := texts[sum]; return s, ok }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, f := range files {
+		out[f.Name] = f.Data
+	}
+	return out
+}
+
+func parseFeed(t *testing.T, data []byte) atomFeed {
+	t.Helper()
+	var f atomFeed
+	if err := xml.Unmarshal(data, &f); err != nil {
+		t.Fatalf("not XML: %v\n%s", err, data)
+	}
+	return f
+}
+
+func TestFeeds(t *testing.T) {
+	files := renderFeeds(t)
+	for _, name := range []string{public.FeedAll, public.FeedOf("xa", false), public.FeedOf("xa-rates", true), public.FeedOf("xa-act", true), public.FeedOf("xa-tables", true)} {
+		if files[name] == nil {
+			t.Errorf("no %s among %d files", name, len(files))
+		}
+	}
+	all := parseFeed(t, files[public.FeedAll])
+	var ids []string
+	for _, e := range all.Entries {
+		ids = append(ids, e.ID)
+	}
+	if len(all.Entries) != 4 {
+		t.Fatalf("all.atom has %d entries, want 4: %v", len(all.Entries), ids)
+	}
+	// Newest first, dated by the index.
+	for i, want := range []string{"2026-11-05T00:00:00Z", "2026-11-03T00:00:00Z", "2026-11-02T00:00:00Z", "2026-11-01T00:00:00Z"} {
+		if all.Entries[i].Updated != want {
+			t.Errorf("entry %d updated %s, want %s", i, all.Entries[i].Updated, want)
+		}
+	}
+	if all.Updated != "2026-11-05T00:00:00Z" {
+		t.Errorf("the feed's updated is %s, want its newest entry's", all.Updated)
+	}
+	if all.ID != "tag:taxkernel.com,2026:feeds/all.atom" || len(all.Link) != 1 || all.Link[0].Href != "https://taxkernel.com/feeds/all.atom" || all.Link[0].Rel != "self" {
+		t.Errorf("feed id %q, links %+v", all.ID, all.Link)
+	}
+	changed := all.Entries[1]
+	b := store.SumOf([]byte("b"))
+	if !strings.HasSuffix(changed.ID, ":xa-rates/2026-11-03/"+string(b)) || !strings.HasPrefix(changed.ID, "tag:taxkernel.com,2026:") {
+		t.Errorf("entry id %q", changed.ID)
+	}
+	if !strings.Contains(changed.Title, "changed on 2026-11-03") || !strings.Contains(all.Entries[0].Title, "back to an earlier version") || !strings.Contains(all.Entries[3].Title, "first copy") {
+		t.Errorf("titles: %q / %q / %q", changed.Title, all.Entries[0].Title, all.Entries[3].Title)
+	}
+	body := html.UnescapeString(changed.Content.Body) // the HTML as a reader shows it
+	for _, want := range []string{
+		"-20% up to £37,700", "+20% up to £37,500", // the text diff
+		"https://github.com/taxkernel/taxkernelbot/blob/main/snapshots/" + b.Path(), // the blob
+		"https://www.example.gov/rates",                                             // the live page
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the entry's content lacks %q:\n%s", want, body)
+		}
+	}
+	if changed.Content.Type != "html" || strings.Contains(changed.Content.Body, "<script>") || !strings.Contains(changed.Content.Body, "&lt;script&gt;") {
+		t.Errorf("the document's text is not escaped in the content:\n%s", body)
+	}
+	if !strings.Contains(changed.Summary, "→") {
+		t.Errorf("summary %q has no old → new", changed.Summary)
+	}
+	if f := parseFeed(t, files[public.FeedOf("xa-rates", true)]); len(f.Entries) != 3 {
+		t.Errorf("xa-rates feed has %d entries, want 3", len(f.Entries))
+	}
+	empty := parseFeed(t, files[public.FeedOf("xa-tables", true)])
+	if len(empty.Entries) != 0 || empty.Updated != "2026-01-01T00:00:00Z" {
+		t.Errorf("a feed with no change yet: %d entries, updated %s", len(empty.Entries), empty.Updated)
+	}
+}
+
+// TestFeedsQuietDay: the same index renders the same bytes, whatever the
+// day; a new change only adds its entry.
+func TestFeedsQuietDay(t *testing.T) {
+	one, two := renderFeeds(t), renderFeeds(t)
+	for name, data := range one {
+		if !bytes.Equal(data, two[name]) {
+			t.Errorf("%s differs between two renderings of one index", name)
+		}
+	}
+}
+
+// TestFeedsHostileTitle: a manifest title with markup stays text in every
+// reader.
+func TestFeedsHostileTitle(t *testing.T) {
+	set := loadSet(t, "testdata/manifests")
+	for i := range set.Sources {
+		set.Sources[i].Title = `</title><script>x</script>]]>&`
+	}
+	ix, _ := feedExample()
+	files, err := public.RulesOf(set).Feeds(public.FeedInput{Set: set, Index: ix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if bytes.Contains(f.Data, []byte("<script>")) || bytes.Contains(f.Data, []byte("]]>")) {
+			t.Errorf("%s carries the title's markup raw:\n%s", f.Name, f.Data)
+		}
+		parseFeed(t, f.Data)
+	}
+}
