@@ -15,6 +15,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/capability"
 	"github.com/go-git/go-git/v5/plumbing/protocol/packp/sideband"
+	"github.com/go-git/go-git/v5/plumbing/transport"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
 
@@ -92,15 +93,11 @@ func (r *Repo) fallBack(why string) {
 // refetchWhole downloads every tip read so far whole: what a server that
 // will not send single objects still sends.
 func (r *Repo) refetchWhole(ctx context.Context) error {
-	sess, err := r.client.NewUploadPackSession(r.ep, r.auth)
+	sess, ar, err := r.upload(ctx)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		return err
-	}
 	for _, tip := range r.tips {
 		if err := r.fetchTip(ctx, ar, sess, tip); err != nil {
 			return err
@@ -109,18 +106,29 @@ func (r *Repo) refetchWhole(ctx context.Context) error {
 	return nil
 }
 
+// upload opens an upload-pack session and reads what the server
+// advertises; the caller closes the session.
+func (r *Repo) upload(ctx context.Context) (transport.UploadPackSession, *packp.AdvRefs, error) {
+	sess, err := r.client.NewUploadPackSession(r.ep, r.auth)
+	if err != nil {
+		return nil, nil, err
+	}
+	ar, err := sess.AdvertisedReferencesContext(ctx)
+	if err != nil {
+		sess.Close()
+		return nil, nil, err
+	}
+	return sess, ar, nil
+}
+
 // fetchObjects downloads the objects named by hashes (blobs of a tree
 // already held) in one request.
 func (r *Repo) fetchObjects(ctx context.Context, hashes []plumbing.Hash) error {
-	sess, err := r.client.NewUploadPackSession(r.ep, r.auth)
+	sess, ar, err := r.upload(ctx)
 	if err != nil {
 		return err
 	}
 	defer sess.Close()
-	ar, err := sess.AdvertisedReferencesContext(ctx)
-	if err != nil {
-		return err
-	}
 	req := uploadRequest(ar)
 	req.Wants = hashes
 	err = r.receive(ctx, sess, req)
