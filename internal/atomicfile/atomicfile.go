@@ -144,3 +144,22 @@ func Sweep(dir string) ([]string, error) {
 	}
 	return removed, nil
 }
+
+// SweepTree is Sweep in dir and every directory beneath it (links are not
+// followed): for a tree of generated files, such as the reports with their
+// per-jurisdiction parts and feeds.
+func SweepTree(dir string) ([]string, error) {
+	var removed []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == dir {
+			return fs.SkipAll
+		}
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		swept, err := Sweep(p)
+		removed = append(removed, swept...)
+		return err
+	})
+	return removed, err
+}

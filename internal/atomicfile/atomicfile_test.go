@@ -105,3 +105,30 @@ func TestWriteFileIfChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepTree: a killed write deep in a tree of reports leaves a temp
+// file that SweepTree removes; other files and a missing tree are fine.
+func TestSweepTree(t *testing.T) {
+	dir := t.TempDir()
+	deep := filepath.Join(dir, "feeds", "sources")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	left := filepath.Join(deep, TempPrefix+"t-a.atom-123")
+	keep := filepath.Join(deep, "t-a.atom")
+	for _, p := range []string{left, keep} {
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := SweepTree(dir)
+	if err != nil || len(removed) != 1 || removed[0] != left {
+		t.Fatalf("SweepTree = %v, %v; want %s removed", removed, err, left)
+	}
+	if _, err := os.Stat(keep); err != nil {
+		t.Errorf("a finished file went too: %v", err)
+	}
+	if _, err := SweepTree(filepath.Join(dir, "none")); err != nil {
+		t.Errorf("a missing tree: %v", err)
+	}
+}

@@ -111,7 +111,11 @@ func runRun(ctx context.Context, opts runOptions) error {
 		// And the temp files that killed writes of the state and the
 		// reports left: nothing reads them, nothing else would remove them.
 		for _, dir := range []string{opts.State, filepath.Join(opts.State, "robots"), opts.Reports} {
-			swept, err := atomicfile.Sweep(dir)
+			sweep := atomicfile.Sweep
+			if dir == opts.Reports { // its parts, feeds and .well-known too
+				sweep = atomicfile.SweepTree
+			}
+			swept, err := sweep(dir)
 			if err != nil {
 				return cannotRun("removing temp files of an interrupted run from %s: %w", dir, err)
 			}
