@@ -176,6 +176,11 @@ func stream(dict string, data []byte) string {
 	return fmt.Sprintf("<< /Length %d %s >>\nstream\n%s\nendstream", len(data), dict, data)
 }
 
+// Raw writes objs as objects 1..n of a PDF (object 1 the catalog) with a
+// correct cross-reference table: for tests that write a PDF's objects
+// themselves.
+func Raw(objs ...string) []byte { return build(objs) }
+
 // build writes objs as objects 1..n of a PDF with a cross-reference table.
 func build(objs []string) []byte {
 	var b bytes.Buffer

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/ledongthuc/pdf"
+
+	"github.com/taxkernel/taxkernelbot/internal/textbomb"
 )
 
 // TestLayoutDamagedGeometry: a page with an absurd width or glyphs at
@@ -29,22 +31,7 @@ func TestLayoutDamagedGeometry(t *testing.T) {
 
 // rawPDF writes a PDF from numbered object bodies (object i+1 is objs[i],
 // object 1 the catalog), with a correct cross-reference table.
-func rawPDF(objs ...string) []byte {
-	var b strings.Builder
-	b.WriteString("%PDF-1.4\n")
-	offsets := make([]int, len(objs))
-	for i, o := range objs {
-		offsets[i] = b.Len()
-		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", i+1, o)
-	}
-	xref := b.Len()
-	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(objs)+1)
-	for _, off := range offsets {
-		fmt.Fprintf(&b, "%010d 00000 n \n", off)
-	}
-	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(objs)+1, xref)
-	return []byte(b.String())
-}
+func rawPDF(objs ...string) []byte { return textbomb.Raw(objs...) }
 
 func textPage(parent int, content int) string {
 	return fmt.Sprintf("<< /Type /Page /Parent %d 0 R /Contents %d 0 R /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>", parent, content)
