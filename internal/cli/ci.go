@@ -113,19 +113,7 @@ func runCI(ctx context.Context, opts ciOptions) error {
 	if err != nil {
 		return err
 	}
-	co.Run = func(ctx context.Context, lim cycle.Limits) error {
-		err := runRun(ctx, runOptions{
-			paths: opts.paths, Only: opts.Only, MaxDuration: opts.MaxDuration, RunID: opts.RunID,
-			Clock: opts.Clock, Tick: opts.Tick, IO: opts.IO, DryRun: lim.DryRun,
-			Hosts: lim.Hosts, Spent: lim.Spent, Deadline: lim.Deadline, AfterRequest: lim.Progress,
-		})
-		if code := exitCode(err); code != ExitOK && code != ExitFailures {
-			// The cycle pushes the ledgers anyway: what was dispatched
-			// must reach the branch.
-			fmt.Fprintf(opts.IO.Err, "run: %v\n", err)
-		}
-		return err
-	}
+	co.Output = runOutput(opts.IO, false, opts.Tick)
 	_, err = cycle.Run(ctx, co)
-	return err // a cycle's own failures carry no code: exit 3
+	return sessionError(err) // a cycle's own failures carry no code: exit 3
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"runtime"
 	"sort"
@@ -55,10 +56,6 @@ func cannotRun(format string, args ...any) error {
 func nothingYet(format string, args ...any) error {
 	return withCode(ExitCannot, fmt.Errorf(format, args...))
 }
-
-// errFailuresRecorded is returned by a run that completed with failures;
-// what failed is already in the report.
-var errFailuresRecorded = withCode(ExitFailures, errors.New("the run completed with failures recorded (see the report)"))
 
 // IO is where a command writes, and the environment it reads.
 type IO struct {
@@ -136,6 +133,16 @@ func Main(ctx context.Context, args []string, io IO) int {
 		fmt.Fprintf(io.Err, "taxkernelbot %s: %s\n", args[0], workflow.Line(err.Error()))
 	}
 	return code
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // guard makes every line a command prints to a log (a pipe, a file:

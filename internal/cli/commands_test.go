@@ -136,20 +136,6 @@ func TestCiteVerifyRobotsReport(t *testing.T) {
 	}
 }
 
-func TestRunRefusesWhileAnotherRunHoldsTheState(t *testing.T) {
-	a := newAuthority(t, map[string]http.HandlerFunc{"/": text("x")})
-	w := newWorkspace(t, testPolicy, "", src{"t-doc", a.url("/doc"), ""})
-	unlock, err := lockState(w.lockPath())
-	must(t, err)
-	defer unlock()
-	if code := w.run(ctx); code != ExitCannot {
-		t.Fatalf("exit %d, want 3 while another run holds the state", code)
-	}
-	if len(a.seen()) != 0 {
-		t.Fatal("a request was made while another run held the state")
-	}
-}
-
 func TestRunStoreUnwritableExit3(t *testing.T) {
 	a := newAuthority(t, map[string]http.HandlerFunc{"/": text("x")})
 	w := newWorkspace(t, testPolicy, "", src{"t-doc", a.url("/doc"), ""})

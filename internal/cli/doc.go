@@ -4,6 +4,12 @@
 // mapped to exit codes in one place, exitCode, which Main, demo, ci and the
 // tests share.
 //
+// What calls what: `run` loads the manifests and hands a session.Options
+// to session.Run, which owns the run (lock, recover, pipeline.Run, save);
+// `ci` and `publish` hand a cycle.Options to the cycle package, which
+// calls session.Run itself between its lease and its pushes. The errors
+// of a session carry their kind, mapped to exit codes by sessionError.
+//
 // What a command prints quotes servers and contributors. Main guards its
 // output (guard): a log gets every line through workflow.Writer, so that no
 // message gives a GitHub runner a command; on a terminal, the print sites

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+	"github.com/taxkernel/taxkernelbot/internal/session"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
@@ -22,8 +24,14 @@ func TestExitCodeMapping(t *testing.T) {
 		{"nil", nil, ExitOK},
 		{"--help", flag.ErrHelp, ExitOK},
 		{"--help wrapped", fmt.Errorf("cite: %w", flag.ErrHelp), ExitOK},
-		{"failures recorded", errFailuresRecorded, ExitFailures},
-		{"failures recorded, wrapped", fmt.Errorf("run 2: %w", errFailuresRecorded), ExitFailures},
+		{"failures recorded", sessionError(session.ErrFailures), ExitFailures},
+		{"failures recorded, wrapped", fmt.Errorf("run 2: %w", sessionError(fmt.Errorf("%w; the report is r.md", session.ErrFailures))), ExitFailures},
+		{"run interrupted", sessionError(fmt.Errorf("%w: ctx", session.ErrInterrupted)), ExitFailures},
+		{"run option wrong", sessionError(fmt.Errorf("%w: --only", session.ErrUsage)), ExitUsage},
+		{"run could not start", sessionError(fmt.Errorf("%w: lock", session.ErrCannot)), ExitCannot},
+		{"run stopped by a fatal error", sessionError(fmt.Errorf("%w: ledger", pipeline.ErrFatal)), ExitCannot},
+		{"a cycle's own failure", sessionError(errors.New("push refused")), ExitCannot},
+		{"a code of its own", sessionError(usageError("bad")), ExitUsage},
 		{"usage", usageError("no source %q", "x"), ExitUsage},
 		{"usage, wrapped", fmt.Errorf("demo: %w", usageError("bad")), ExitUsage},
 		{"cannot run", cannotRun("lease held"), ExitCannot},

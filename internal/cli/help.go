@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
-
-	"github.com/taxkernel/taxkernelbot/internal/manifest"
 )
 
 // examples are shown by each command's --help.
@@ -43,22 +41,6 @@ var examples = map[string][]string{
 		"taxkernelbot keys generate > key.pem          # then store it as the secret TAXKERNELBOT_SIGNING_KEY",
 		"TAXKERNELBOT_SIGNING_KEY=\"$(cat key.pem)\" taxkernelbot keys directory -o reports/.well-known/http-message-signatures-directory",
 	},
-}
-
-// onlyHint suggests the source id or jurisdiction closest to a mistyped
-// --only, e.g. "UK" → "uk".
-func onlyHint(set *manifest.Set, only string) string {
-	var names []string
-	for _, m := range set.Manifests {
-		names = append(names, m.Jurisdiction)
-	}
-	for _, s := range set.Sources {
-		names = append(names, s.ID)
-	}
-	if hint := manifest.Suggest(only, names); hint != "" {
-		return "; " + hint
-	}
-	return "; use a source id or a jurisdiction from the manifests (taxkernelbot validate lists the count)"
 }
 
 func cmdVersion(_ context.Context, io IO, args []string) error {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/session"
 )
 
 // paths are the four roots every command works under.
@@ -30,7 +31,11 @@ func (p *paths) register(fs *flagSet, which ...string) {
 
 func (p paths) indexPath() string { return filepath.Join(p.Snapshots, "index.json") }
 func (p paths) ledgerDir() string { return filepath.Join(p.State, "ledgers") }
-func (p paths) lockPath() string  { return filepath.Join(p.State, "lock") }
+
+// dirs are the directories a run works in.
+func (p paths) dirs() session.Dirs {
+	return session.Dirs{Snapshots: p.Snapshots, Reports: p.Reports, State: p.State}
+}
 
 // loadManifests loads and prints the diagnostics; errors mean exit 2.
 func loadManifests(dir string, io IO) (*manifest.Set, error) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 )
 
@@ -35,4 +36,9 @@ func cmdPolicy(ctx context.Context, io IO, args []string) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "%s %s\n", filepath.Join(opts.Reports, page.Name), what)
 	return nil
+}
+
+// policyPage is reports/POLICY.md for set.
+func policyPage(set *manifest.Set) public.File {
+	return public.File{Name: "POLICY.md", Data: public.RulesOf(set).PolicyMarkdown()}
 }

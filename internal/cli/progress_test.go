@@ -6,16 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-	"testing/synctest"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
-	"github.com/taxkernel/taxkernelbot/internal/escape/escapetest"
-	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 )
 
 // slowPolicy spaces requests 12 s apart: each wait is longer than the 10 s
@@ -67,14 +62,6 @@ func TestProgressLogOnFakeClock(t *testing.T) {
 	}
 }
 
-// screen plays what a terminal shows for out: the live view's "up n
-// lines, erase below" escape removes the lines it drew.
-func screen(t *testing.T, out string) []string {
-	t.Helper()
-	shown, _ := playScreen(t, out)
-	return shown
-}
-
 // playScreen returns what the terminal shows at the end, and every line
 // it showed on the way.
 func playScreen(t *testing.T, out string) (shown, ever []string) {
@@ -102,73 +89,6 @@ func playScreen(t *testing.T, out string) (shown, ever []string) {
 		out = rest
 	}
 	return shown, ever
-}
-
-// On a terminal, event lines scroll above a live view of every host —
-// state, requests sent, what is left of today's budget, next dispatch —
-// that is redrawn in place, and removed at the end.
-func TestProgressTerminalView(t *testing.T) {
-	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	clk := clock.NewFake(start)
-	var buf bytes.Buffer
-	p := newProgress(&buf, clk, true, 0)
-	p.hostEvent(pipeline.HostEvent{Host: "www.gov.uk", Kind: pipeline.HostDispatched, At: start, Until: start, Left: 199})
-	p.hostEvent(pipeline.HostEvent{Host: "www.ird.govt.nz", Kind: pipeline.HostDispatched, At: start, Until: start, Left: 49})
-	p.update(pipeline.Result{Due: 5, Dispatches: 2})
-	clk.Advance(2 * time.Second)
-	p.event("www.ird.govt.nz", "nz-paye robots.txt → 503")
-	p.hostEvent(pipeline.HostEvent{Host: "www.ird.govt.nz", Kind: pipeline.HostWaiting, At: clk.Now(), Until: start.Add(4 * time.Minute), Reason: "backoff", Left: 49})
-	p.event("www.gov.uk", "uk-rates https://www.gov.uk/rates → 200 new sha256 0123456789ab (10 bytes)")
-	p.update(pipeline.Result{Due: 5, Dispatches: 2, Checked: 1})
-	p.hostEvent(pipeline.HostEvent{Host: "www.gov.uk", Kind: pipeline.HostWaiting, At: clk.Now(), Until: start.Add(7 * time.Second), Reason: "spacing", Left: 199})
-	p.hostEvent(pipeline.HostEvent{Host: "www.irs.gov", Kind: pipeline.HostDone, At: clk.Now(), Left: -1})
-
-	want := []string{
-		"10:00:02  www.ird.govt.nz  nz-paye robots.txt → 503",
-		"10:00:02  www.ird.govt.nz  waits 3m58s for the backoff after failed requests, until 10:04:00 UTC",
-		"10:00:02  www.gov.uk  uk-rates https://www.gov.uk/rates → 200 new sha256 0123456789ab (10 bytes)",
-		"── 1/5 checked, 2 request(s), 0 failing, 0 deferred ──",
-		"  www.gov.uk                   waiting       1 sent   199 left today  next 10:00:07 UTC (in 5s, spacing)",
-		"  www.ird.govt.nz              backoff       1 sent    49 left today  next 10:04:00 UTC (in 3m58s, backoff)",
-		"  www.irs.gov                  done          0 sent     - left today  ",
-	}
-	if diff := cmp.Diff(want, screen(t, buf.String())); diff != "" {
-		t.Fatalf("screen (-want +got):\n%s", diff)
-	}
-	// The countdown moves with the clock; done leaves the event lines only.
-	clk.Advance(3 * time.Second)
-	p.tick()
-	if got := screen(t, buf.String())[4]; !strings.Contains(got, "(in 2s, spacing)") {
-		t.Errorf("after 3 s the view shows %q, want the countdown at 2s", got)
-	}
-	p.done()
-	if got := screen(t, buf.String()); len(got) != 3 {
-		t.Errorf("after done the screen holds %q, want the 3 event lines", got)
-	}
-}
-
-// The log's summary comes every 30 s on the real clock even while every
-// host waits and nothing else happens (testing/synctest's bubble moves
-// the clock; nothing sleeps for real).
-func TestProgressSummaryWhileHostsWait(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var buf bytes.Buffer
-		p := newProgress(&buf, clock.Real{}, false, time.Second)
-		stop := p.start(t.Context())
-		now := time.Now()
-		p.hostEvent(pipeline.HostEvent{Host: "www.gov.uk", Kind: pipeline.HostWaiting, At: now, Until: now.Add(70 * time.Second), Reason: "retry-after", Left: 10})
-		time.Sleep(65 * time.Second)
-		synctest.Wait()
-		stop()
-		want := []string{
-			now.UTC().Format(time.RFC3339) + "  www.gov.uk  waits 1m10s for the server's Retry-After, until " + now.Add(70*time.Second).UTC().Format("15:04:05 UTC"),
-			now.Add(30*time.Second).UTC().Format(time.RFC3339) + "  summary: 0/0 checked, 0 request(s), 0 failing, 0 deferred; hosts: 1 backoff",
-			now.Add(60*time.Second).UTC().Format(time.RFC3339) + "  summary: 0/0 checked, 0 request(s), 0 failing, 0 deferred; hosts: 1 backoff",
-		}
-		if diff := cmp.Diff(want, strings.Split(strings.TrimSpace(buf.String()), "\n")); diff != "" {
-			t.Fatalf("log (-want +got):\n%s", diff)
-		}
-	})
 }
 
 // A real run on a terminal: the live view follows the host through its
@@ -210,23 +130,5 @@ func TestProgressTerminalRun(t *testing.T) {
 	err := runRun(context.Background(), runOptions{paths: w.paths, MaxDuration: time.Minute, Clock: w.clock, IO: IO{Out: &out, Err: &out}})
 	if exitCode(err) != ExitFailures || !strings.Contains(fmt.Sprint(err), "the report is "+filepath.Join(w.Reports, "coverage.md")) {
 		t.Errorf("run with a failure: exit %d, error %q; want 1 and where the report is", exitCode(err), err)
-	}
-}
-
-// TestProgressTerminalInert: on a terminal, where no guard stands between
-// the run and the screen, a host's event line shows a server's escape
-// sequences as text; only the live view's own redraw codes remain.
-func TestProgressTerminalInert(t *testing.T) {
-	var b strings.Builder
-	p := newProgress(&b, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), true, time.Second)
-	p.hostEvent(pipeline.HostEvent{Host: "evil.example\x1b]0;title\x07", Kind: pipeline.HostDispatched})
-	p.event("evil.example", "t-a → HTTP 503 (Retry-After: 1 \x1b[2J\x1b[H\x1b[31m)\n::error::x")
-	p.done()
-	own := regexp.MustCompile("\x1b\\[[0-9]+F\x1b\\[J")
-	if c := escapetest.Controls(own.ReplaceAllString(b.String(), "")); len(c) > 0 {
-		t.Errorf("control characters on the terminal: %q\n%q", c, b.String())
-	}
-	if !strings.Contains(b.String(), `\x1b[2J`) {
-		t.Errorf("the escape is not shown:\n%q", b.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/session"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
@@ -42,7 +43,7 @@ func runReport(_ context.Context, opts reportOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	if err := writePublicPages(opts.paths, opts.IO, set, st, rep, nil, opts.Clock.Now()); err != nil {
+	if err := session.WritePages(opts.dirs(), opts.IO.Getenv, set, st, rep, nil, opts.Clock.Now()); err != nil {
 		return cannotRun("%w", err)
 	}
 	what := "unchanged"

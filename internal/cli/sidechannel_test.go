@@ -1,15 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"io"
-	"strings"
 	"testing"
-	"testing/synctest"
-	"time"
-
-	"github.com/taxkernel/taxkernelbot/internal/clock"
-	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 )
 
 // TestFlagsWithoutArgumentsRefuseThemEveryTime: a command that takes only
@@ -26,25 +19,4 @@ func TestFlagsWithoutArgumentsRefuseThemEveryTime(t *testing.T) {
 	if fs := newFlags("cite", "[flags] ID", IO{Out: io.Discard, Err: io.Discard}); parse(fs, []string{"an-id"}) != nil {
 		t.Fatal("a command that takes an argument refused one")
 	}
-}
-
-// wallClock is the real clock under another type, as a caller may wrap it.
-type wallClock struct{ clock.Real }
-
-// TestProgressTicksOnAnyClockGivenATick: the summary of a waiting run
-// comes from the tick the run asks for, whatever type its clock is.
-func TestProgressTicksOnAnyClockGivenATick(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		var buf bytes.Buffer
-		p := newProgress(&buf, wallClock{}, false, time.Second)
-		stop := p.start(t.Context())
-		now := time.Now()
-		p.hostEvent(pipeline.HostEvent{Host: "www.gov.uk", Kind: pipeline.HostWaiting, At: now, Until: now.Add(70 * time.Second), Reason: "spacing", Left: 10})
-		time.Sleep(35 * time.Second)
-		synctest.Wait()
-		stop()
-		if !strings.Contains(buf.String(), "summary:") {
-			t.Fatalf("no summary after 35 s of waiting:\n%s", buf.String())
-		}
-	})
 }

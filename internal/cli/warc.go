@@ -9,6 +9,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/warc"
 )
@@ -112,4 +113,13 @@ func runWarc(ctx context.Context, opts warcOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Err, "warc: wrote %s: %d capture(s) (request and response), %d revisit(s), %d source(s)\n", opts.Out, captures, revisits, len(sources))
 	return nil
+}
+
+func hasJurisdiction(ms []manifest.Manifest, j string) bool {
+	for _, m := range ms {
+		if m.Jurisdiction == j {
+			return true
+		}
+	}
+	return false
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/session"
 )
 
 // The branches the bot writes, and the label that hands its branch back.
@@ -66,7 +67,8 @@ type Limits struct {
 // Runner performs one fetch run in the state directory with the limits
 // given, and saves the state, the index and the reports, also when
 // interrupted. Its error is returned by Run as it is (exit codes of a run
-// belong to the run).
+// belong to the run). It is a seam for tests: the cycle's run is
+// session.Run.
 type Runner func(ctx context.Context, lim Limits) error
 
 // PullRequests is the part of the GitHub API a cycle uses; *github.Client
@@ -108,8 +110,11 @@ type Options struct {
 	Remote gitstore.Remote
 	GitHub PullRequests
 	Links  github.Config // where blobs and the workflow run are linked from
-	Run    Runner
-	Log    io.Writer
+	// Output is where the fetch run prints and the environment it reads.
+	Output session.Output
+	// Run replaces the fetch run (tests); nil: session.Run.
+	Run Runner
+	Log io.Writer
 	// StepSummary is the file the cycle appends its Markdown summary to
 	// ($GITHUB_STEP_SUMMARY), "" for none.
 	StepSummary string
@@ -171,6 +176,9 @@ func open(o Options) (*Cycle, error) {
 	}
 	if o.Log == nil {
 		o.Log = io.Discard
+	}
+	if o.Output.Err == nil {
+		o.Output.Err = io.Discard
 	}
 	if o.PushAttempts <= 0 {
 		o.PushAttempts = 4
@@ -261,7 +269,7 @@ func (c *Cycle) fetch(ctx context.Context, out *Outcome) (runErr, err error) {
 		return nil, cannot("carry the blobs of %s: %v", BotBranch, explainGit(err))
 	}
 	if c.o.DryRun {
-		return c.o.Run(ctx, Limits{DryRun: true, Hosts: c.o.Shard.Owns}), nil
+		return c.run(ctx, Limits{DryRun: true, Hosts: c.o.Shard.Owns}), nil
 	}
 	if halted != "" {
 		c.note("no request this run: %s", halted)
@@ -279,7 +287,7 @@ func (c *Cycle) fetch(ctx context.Context, out *Outcome) (runErr, err error) {
 	}
 	c.logf("lease %s taken until %s for %d host(s)", c.o.Shard.Name(), c.lease.Expires.UTC().Format(time.RFC3339), len(c.lease.Reservations))
 	c.lastPush = c.o.Clock.Now()
-	runErr = c.o.Run(ctx, Limits{
+	runErr = c.run(ctx, Limits{
 		Hosts:    c.o.Shard.Owns,
 		Spent:    c.lease.GateSpent(func(host string) int { return c.o.Set.Host(host).DailyCap }),
 		Deadline: c.lease.StopBy(c.o.Margin),
@@ -297,6 +305,27 @@ func (c *Cycle) fetch(ctx context.Context, out *Outcome) (runErr, err error) {
 		return runErr, err
 	}
 	return runErr, nil
+}
+
+// run is the fetch run: o.Run when set, else a session in the cycle's
+// directories.
+func (c *Cycle) run(ctx context.Context, lim Limits) error {
+	if c.o.Run != nil {
+		return c.o.Run(ctx, lim)
+	}
+	_, err := session.Run(ctx, session.Options{
+		Dirs:   session.Dirs{Snapshots: c.o.Snapshots, Reports: c.o.Reports, State: c.o.State},
+		Output: c.o.Output,
+		Set:    c.o.Set, Only: c.o.Only, MaxDuration: c.o.MaxDuration, DryRun: lim.DryRun,
+		RunID: c.o.RunID, Clock: c.o.Clock,
+		Hosts: lim.Hosts, Spent: lim.Spent, Deadline: lim.Deadline, AfterRequest: lim.Progress,
+	})
+	if err != nil && !errors.Is(err, session.ErrFailures) && !errors.Is(err, session.ErrInterrupted) {
+		// Said now, not only at the end: the cycle pushes the ledgers
+		// anyway, as what was dispatched must reach the branch.
+		fmt.Fprintf(c.o.Output.Err, "run: %v\n", err)
+	}
+	return err
 }
 
 // pushIfDue pushes the ledgers when PushEvery has passed since the last

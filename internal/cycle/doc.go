@@ -29,7 +29,10 @@
 // reviewer's "no" (GitHub's events say head_ref_deleted); a re-run counts
 // what the attempt it takes over sent, not what it reserved.
 //
-// Everything the cycle touches is injected: the clock, the fetch run
-// (Runner), the git remote and the GitHub API (PullRequests), so that each
-// step is tested on its own against a real git server and a fake API.
+// The fetch run is session.Run, which the `run` command calls too; the cycle
+// gives it the lease's limits (the shard's hosts, the reservation, the
+// time to stop by). Everything the cycle touches is injected: the clock,
+// the fetch run (Runner, nil for session.Run), the git remote and the
+// GitHub API (PullRequests), so that each step is tested on its own
+// against a real git server and a fake API.
 package cycle

@@ -68,20 +68,17 @@ func copyInto(ctx context.Context, snapshots string, sums []store.Sum, from stri
 }
 
 // plan returns the host of each source a run now would request.
-func plan(ctx context.Context, o Options) ([]string, error) {
+func plan(_ context.Context, o Options) ([]string, error) {
 	st, err := state.Load(o.State)
 	if err != nil {
 		return nil, err
 	}
-	res, err := pipeline.Run(ctx, pipeline.Options{
-		Set: o.Set, Store: store.ReadOnly(o.Snapshots), Index: store.NewIndex(), State: st,
-		Clock: o.Clock, Only: o.Only, DryRun: true, Hosts: o.Shard.Owns,
+	due := pipeline.Due(pipeline.Options{
+		Set: o.Set, Store: store.ReadOnly(o.Snapshots), State: st,
+		Clock: o.Clock, Only: o.Only, Hosts: o.Shard.Owns,
 	})
-	if err != nil {
-		return nil, err
-	}
-	hosts := make([]string, len(res.Planned))
-	for i, p := range res.Planned {
+	hosts := make([]string, len(due))
+	for i, p := range due {
 		hosts[i] = p.Host
 	}
 	return hosts, nil

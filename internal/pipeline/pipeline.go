@@ -45,10 +45,7 @@ type Options struct {
 	Only string
 	// Deadline: a host whose next wait would end after it is deferred.
 	Deadline time.Time
-	// DryRun makes Run return what is due (as Due does) without a
-	// request or a write.
-	DryRun bool
-	RunID  string
+	RunID    string
 	// Spent returns the dispatches already spent on host on a UTC day
 	// ("YYYY-MM-DD"); default: the ledger's dispatch lines.
 	Spent func(host, day string) (int, error)
@@ -137,11 +134,6 @@ func planned(hosts []hostPlan) []Planned {
 // failures are recorded in the state, not returned.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	o = withDefaults(o)
-	if o.DryRun {
-		res := &Result{Planned: Due(o)}
-		res.Due = len(res.Planned)
-		return res, nil
-	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	r := newRun(o, o.Ledger, cancel)

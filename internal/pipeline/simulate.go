@@ -71,7 +71,7 @@ func Simulate(ctx context.Context, o Options) ([]HostPlan, error) {
 	st := o.State.Clone()
 	rec := &recorder{lines: map[string][]ledger.Line{}}
 	sim := o
-	sim.State, sim.Ledger, sim.Index, sim.DryRun = st, nil, store.NewIndex(), false
+	sim.State, sim.Ledger, sim.Index = st, nil, store.NewIndex()
 	sim.HTTP = simFetcher{}
 	sim.Log, sim.Progress, sim.HostEvent = nil, nil, nil
 	if sim.Spent == nil {

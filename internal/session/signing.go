@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"fmt"
@@ -12,13 +12,10 @@ import (
 // requestSigner returns the fetcher's signing hook from the key in
 // TAXKERNELBOT_SIGNING_KEY and the policy's key directory, or nil when no
 // key is set; either way it says once which it is.
-func requestSigner(io IO, p policy.Policy, now func() time.Time) (func(*http.Request) error, error) {
-	var raw string
-	if io.Getenv != nil {
-		raw = io.Getenv(sign.KeyEnv)
-	}
+func requestSigner(out Output, p policy.Policy, now func() time.Time) (func(*http.Request) error, error) {
+	raw := out.getenv(sign.KeyEnv)
 	if raw == "" {
-		fmt.Fprintf(io.Err, "run: requests are not signed: %s is not set (see README, \"Signed requests\")\n", sign.KeyEnv)
+		fmt.Fprintf(out.Err, "run: requests are not signed: %s is not set (see README, \"Signed requests\")\n", sign.KeyEnv)
 		return nil, nil
 	}
 	key, err := sign.ParseKey(raw)
@@ -33,6 +30,6 @@ func requestSigner(io IO, p policy.Policy, now func() time.Time) (func(*http.Req
 	if p.SignDirectory != "" {
 		where = "key directory " + p.SignDirectory
 	}
-	fmt.Fprintf(io.Err, "run: signing every request with key %s, %s\n", s.KeyID(), where)
+	fmt.Fprintf(out.Err, "run: signing every request with key %s, %s\n", s.KeyID(), where)
 	return s.Sign, nil
 }

@@ -1,4 +1,4 @@
-package cli
+package session
 
 import (
 	"context"
@@ -19,20 +19,15 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
-// policyPage is reports/POLICY.md for set.
-func policyPage(set *manifest.Set) public.File {
-	return public.File{Name: "POLICY.md", Data: public.RulesOf(set).PolicyMarkdown()}
-}
-
-// writePublicPages regenerates the public pages under the reports
+// WritePages regenerates the public pages under the reports
 // directory from the local ledgers, and the change feeds from the local
 // index and derived texts, each only when it changed, so they change in
 // the bot's pull request exactly when what they show does. ix is the
 // index in memory, nil to read the one on disk.
-func writePublicPages(p paths, io IO, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time) error {
+func WritePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time) error {
 	count := public.CountFunc(func(string, string, string) (map[string]int, error) { return nil, nil })
-	if _, err := os.Stat(p.ledgerDir()); err == nil { // no ledgers yet: no requests, and nothing to create
-		l, err := ledger.Open(p.ledgerDir())
+	if _, err := os.Stat(p.LedgerDir()); err == nil { // no ledgers yet: no requests, and nothing to create
+		l, err := ledger.Open(p.LedgerDir())
 		if err != nil {
 			return err
 		}
@@ -44,12 +39,12 @@ func writePublicPages(p paths, io IO, set *manifest.Set, st *state.State, rep *r
 		return err
 	}
 	if ix == nil {
-		if ix, err = store.LoadIndex(p.indexPath()); err != nil {
+		if ix, err = store.LoadIndex(p.IndexPath()); err != nil {
 			return err
 		}
 	}
 	feeds, err := public.RulesOf(set).Feeds(public.FeedInput{
-		Set: set, Index: ix, Blob: repository(io).BlobURL("main"),
+		Set: set, Index: ix, Blob: repository(getenv).BlobURL("main"),
 		Text: func(sum, contentType string) (string, bool) {
 			path, err := textview.TextPath(p.Snapshots, sum)
 			if err != nil {
@@ -77,16 +72,16 @@ func writePublicPages(p paths, io IO, set *manifest.Set, st *state.State, rep *r
 
 // repository is where the feeds link blobs: the repository Actions names
 // (GITHUB_SERVER_URL, GITHUB_REPOSITORY), else the bot's own.
-func repository(io IO) github.Config {
+func repository(getenv func(string) string) github.Config {
 	c := github.Config{ServerURL: github.DefaultServerURL}
 	c.Owner, c.Repo, _ = strings.Cut(policy.IdentityRepository, "/")
-	if io.Getenv == nil {
+	if getenv == nil {
 		return c
 	}
-	if owner, repo, ok := strings.Cut(strings.TrimSpace(io.Getenv("GITHUB_REPOSITORY")), "/"); ok && owner != "" && repo != "" && !strings.Contains(repo, "/") {
+	if owner, repo, ok := strings.Cut(strings.TrimSpace(getenv("GITHUB_REPOSITORY")), "/"); ok && owner != "" && repo != "" && !strings.Contains(repo, "/") {
 		c.Owner, c.Repo = owner, repo
 	}
-	if u, err := url.Parse(strings.TrimSpace(io.Getenv("GITHUB_SERVER_URL"))); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.User == nil {
+	if u, err := url.Parse(strings.TrimSpace(getenv("GITHUB_SERVER_URL"))); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && u.User == nil {
 		c.ServerURL = strings.TrimRight(u.String(), "/")
 	}
 	return c

@@ -1,10 +1,9 @@
-package cli
+package session
 
 import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -59,16 +58,6 @@ type hostView struct {
 
 func newProgress(w io.Writer, clk clock.Clock, tty bool, tick time.Duration) *progress {
 	return &progress{w: w, clk: clk, tty: tty, every: tick, hosts: map[string]*hostView{}, nextSummary: clk.Now().Add(summaryEvery)}
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // start ticks the progress every p.every until the returned stop is

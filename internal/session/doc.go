@@ -1,0 +1,17 @@
+// Package session is one fetch run in a working directory, from start to
+// saved: it checks the options against the manifests, loads the state,
+// the store and the index, locks the state directory against another run
+// on the machine, opens the ledger, recovers what an interrupted run left
+// (blobs no index names, temp files), signs requests when a key is set,
+// runs the pipeline with a progress view, and saves the ledger, the index,
+// the state, the reports and the public pages, also after an
+// interruption, so that nothing fetched is lost. A dry run plans instead
+// (pipeline.Simulate) and prints the plan, sending and writing nothing.
+//
+// The command line (cli: flags, exit codes) and the scheduled cycle
+// (cycle: cache branch, lease, pull request) both call Run; session
+// imports neither. What a run prints goes to the writers of Output, its
+// time comes from the injected clock and its environment from Getenv.
+// Errors carry their kind (ErrUsage, ErrCannot, ErrInterrupted,
+// ErrFailures) for errors.Is, so that each caller maps them in one place.
+package session

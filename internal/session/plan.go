@@ -1,0 +1,151 @@
+package session
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
+	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// CheckOnly says, as an ErrUsage, when only ("" for all) names neither a
+// source id nor a jurisdiction of set, with the closest name.
+func CheckOnly(set *manifest.Set, only string) error {
+	if only == "" {
+		return nil
+	}
+	if _, ok := set.Source(only); ok {
+		return nil
+	}
+	for _, m := range set.Manifests {
+		if m.Jurisdiction == only {
+			return nil
+		}
+	}
+	return usageError("--only %q names no source id and no jurisdiction%s", only, onlyHint(set, only))
+}
+
+// onlyHint suggests the source id or jurisdiction closest to a mistyped
+// --only, e.g. "UK" → "uk".
+func onlyHint(set *manifest.Set, only string) string {
+	var names []string
+	for _, m := range set.Manifests {
+		names = append(names, m.Jurisdiction)
+	}
+	for _, s := range set.Sources {
+		names = append(names, s.ID)
+	}
+	if hint := manifest.Suggest(only, names); hint != "" {
+		return "; " + hint
+	}
+	return "; use a source id or a jurisdiction from the manifests (taxkernelbot validate lists the count)"
+}
+
+// printPlan prints, host by host, what a run now would request (robots.txt
+// included) and how long the politeness rules make it take, and what it
+// would leave and why: the run's own gates decide, on a clock that does
+// not wait, so the plan is what the run does when every server answers
+// as usual.
+func printPlan(ctx context.Context, opts Options, set *manifest.Set, st *state.State, s *store.Store) error {
+	spent := opts.Spent
+	if spent == nil {
+		spent = ledgerSpent(opts.LedgerDir())
+	}
+	plans, err := pipeline.Simulate(ctx, pipeline.Options{
+		Set: set, Store: s, State: st, Clock: opts.Clock, Only: opts.Only,
+		Deadline: deadline(opts), Hosts: opts.Hosts, Spent: spent,
+	})
+	if err != nil {
+		return cannotRun("plan: %w", err)
+	}
+	w := bufio.NewWriter(opts.Output.Out) // a line per request, written in large pieces
+	requests, deferred, excluded := 0, 0, 0
+	for _, p := range plans {
+		requests += len(p.Requests)
+		deferred += len(p.Deferred)
+		excluded += len(p.Excluded)
+	}
+	fmt.Fprintf(w, "dry run: %d request(s) to %d host(s), %d source(s) deferred, %d excluded; nothing sent, nothing written\n", requests, len(plans), deferred, excluded)
+	for _, p := range plans {
+		if len(p.Requests)+len(p.Deferred)+len(p.Excluded) == 0 && opts.Only == "" {
+			continue // nothing due: listed with --only
+		}
+		fmt.Fprintf(w, "\n%s: %d request(s), about %s of politeness\n", p.Host, len(p.Requests), roughly(p.Took()))
+		for _, r := range p.Requests {
+			what := r.Source
+			if r.Purpose == ledger.PurposeRobots {
+				what = "robots.txt"
+			}
+			fmt.Fprintf(w, "  +%-8s %-10s %s  %s\n", roughly(r.At), r.Purpose, what, terminal.Text(r.URL))
+		}
+		for _, d := range p.Deferred {
+			fmt.Fprintf(w, "  deferred  %s: %s\n", d.ID, terminal.Text(d.Why))
+		}
+		for _, d := range p.Excluded {
+			fmt.Fprintf(w, "  excluded  %s: %s\n", d.ID, d.Why)
+		}
+		for _, d := range p.Skipped {
+			fmt.Fprintf(w, "  skipped   %s: %s\n", d.ID, terminal.Text(d.Why))
+		}
+	}
+	if err := w.Flush(); err != nil {
+		return cannotRun("plan: %w", err)
+	}
+	return nil
+}
+
+// roughly rounds d for reading: to the second, or to the millisecond
+// under a second (the demo's and the tests' policies).
+func roughly(d time.Duration) time.Duration {
+	if d < time.Second {
+		return d.Round(time.Millisecond)
+	}
+	return d.Round(time.Second)
+}
+
+// ledgerSpent counts a host's dispatch lines on a day in the ledgers
+// under dir, without opening them for writing. Each day's directory is
+// listed once, so that the many hosts without a file that day cost no
+// open each.
+func ledgerSpent(dir string) func(host, day string) (int, error) {
+	var mu sync.Mutex
+	days := map[string]map[string]bool{} // day → its files
+	return func(host, day string) (int, error) {
+		mu.Lock()
+		files, ok := days[day]
+		if !ok {
+			entries, err := os.ReadDir(filepath.Join(dir, day))
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				mu.Unlock()
+				return 0, err
+			}
+			files = map[string]bool{}
+			for _, e := range entries {
+				files[e.Name()] = true
+			}
+			days[day] = files
+		}
+		mu.Unlock()
+		if !files[ledger.FileName(host)] {
+			return 0, nil
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(ledger.Path(day, host))))
+		if err != nil {
+			return 0, err
+		}
+		u, err := lease.CountLedger(data, host)
+		return u.Total, err
+	}
+}

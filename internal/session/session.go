@@ -1,0 +1,246 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/fetch"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// Dirs are the directories a run works in.
+type Dirs struct {
+	Snapshots string // the content-addressed store and index.json
+	Reports   string // coverage.json, coverage.md and the public pages
+	State     string // ledgers, robots copies, validators, backoff
+}
+
+func (d Dirs) IndexPath() string { return filepath.Join(d.Snapshots, "index.json") }
+func (d Dirs) LedgerDir() string { return filepath.Join(d.State, "ledgers") }
+func (d Dirs) lockPath() string  { return filepath.Join(d.State, "lock") }
+
+// Output is where a run prints and the environment it reads.
+type Output struct {
+	// Out gets the dry run's plan; Err the progress and the run's notes.
+	Out, Err io.Writer
+	// Getenv reads the signing key and the repository the feeds link to;
+	// nil: an empty environment.
+	Getenv func(string) string
+	// Terminal shows the live view on Err (the caller knows whether Err
+	// is a terminal); otherwise Err gets timestamped log lines.
+	Terminal bool
+	// Tick is how often the progress is refreshed while every host waits
+	// (a second, on the wall clock); 0: only as the run's events come.
+	Tick time.Duration
+}
+
+func (o Output) getenv(key string) string {
+	if o.Getenv == nil {
+		return ""
+	}
+	return o.Getenv(key)
+}
+
+// Options is one run.
+type Options struct {
+	Dirs
+	Output
+	Set *manifest.Set // the manifests, loaded; required
+
+	// Only limits the run to one source id or one jurisdiction.
+	Only string
+	// MaxDuration: no dispatch after this long; hosts that would wait
+	// past it are deferred.
+	MaxDuration time.Duration
+	// DryRun plans and prints what would be requested, without a request
+	// or a write.
+	DryRun bool
+	RunID  string      // written into ledger lines
+	Clock  clock.Clock // default clock.Real
+
+	// Set by the cycle: the hosts of its shard, the budget its lease
+	// reserved, and the time its lease lets it send until.
+	Hosts    func(host string) bool
+	Spent    func(host, day string) (int, error)
+	Deadline time.Time
+	// AfterRequest is called after each request the run completes.
+	AfterRequest func()
+}
+
+// Result is what a run did.
+type Result struct {
+	pipeline.Result
+	// Report is coverage.md's path ("" for a dry run).
+	Report string
+}
+
+// Run is one fetch run: load, lock, recover, fetch, then save the ledger,
+// the index, the state, the reports and the pages — also after an
+// interruption, so nothing fetched is lost. Its error has a kind (see
+// ErrUsage, ErrCannot, ErrInterrupted, ErrFailures; pipeline.ErrFatal is
+// one of ErrCannot's).
+func Run(ctx context.Context, o Options) (Result, error) {
+	if o.Clock == nil {
+		o.Clock = clock.Real{}
+	}
+	if o.Output.Out == nil {
+		o.Output.Out = io.Discard
+	}
+	if o.Output.Err == nil {
+		o.Output.Err = io.Discard
+	}
+	set := o.Set
+	if err := CheckOnly(set, o.Only); err != nil {
+		return Result{}, err
+	}
+	st, err := state.Load(o.State)
+	if err != nil {
+		return Result{}, cannotRun("%w", err)
+	}
+	s := store.ReadOnly(o.Snapshots)
+	if !o.DryRun {
+		if s, err = store.Open(o.Snapshots); err != nil {
+			return Result{}, cannotRun("%w", err)
+		}
+	}
+	ix, err := store.LoadIndex(o.IndexPath())
+	if err != nil {
+		return Result{}, cannotRun("%w", err)
+	}
+	if o.DryRun {
+		return Result{}, printPlan(ctx, o, set, st, s)
+	}
+	unlock, err := lockState(o.lockPath())
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	led, err := ledger.Open(o.LedgerDir())
+	if err != nil {
+		return Result{}, cannotRun("%w", err)
+	}
+	defer led.Close()
+	if err := recoverInterrupted(ctx, o, s, ix, st); err != nil {
+		return Result{}, err
+	}
+	p := set.Policy
+	signer, err := requestSigner(o.Output, p, o.Clock.Now)
+	if err != nil {
+		return Result{}, err
+	}
+	client := fetch.New(fetch.Config{
+		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
+		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
+	})
+	prog := newProgress(o.Output.Err, o.Clock, o.Terminal, o.Tick)
+	stopTicks := prog.start(ctx)
+	res, runErr := pipeline.Run(ctx, pipeline.Options{
+		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
+		Clock: o.Clock, Only: o.Only, RunID: o.RunID,
+		Deadline:  deadline(o),
+		Hosts:     o.Hosts,
+		Spent:     o.Spent,
+		Log:       prog.event,
+		HostEvent: prog.hostEvent,
+		Progress: func(r pipeline.Result) {
+			prog.update(r)
+			if o.AfterRequest != nil {
+				o.AfterRequest()
+			}
+		},
+	})
+	stopTicks()
+	prog.done()
+	out := Result{Result: *res, Report: filepath.Join(o.Reports, "coverage.md")}
+	// Save even after an interruption or a fatal error: what was fetched and
+	// dispatched must not be lost. The files are independent and written
+	// at once; closing the ledger makes its result lines (never fsynced on
+	// their own) durable, and a failure there is reported like any other.
+	rep := report.Build(set, st)
+	saved := all(
+		led.Close, // the result lines, written without an fsync of their own
+		func() error { return ix.Save(o.IndexPath()) },
+		func() error { return st.Save(o.State) },
+		func() error { _, err := rep.Write(o.Reports); return err },
+		func() error {
+			return WritePages(o.Dirs, o.Getenv, set, st, rep, ix, o.Clock.Now())
+		},
+	)
+	if saved != nil {
+		return out, cannotRun("%w", saved)
+	}
+	prog.finish("run: %d request(s), %d source(s) checked, %d failing, %d deferred",
+		res.Dispatches, res.Checked, res.Failed, res.Deferred)
+	md := out.Report
+	prog.finish("run: report in %s (and coverage.json beside it)", md)
+	// The error is the caller's to print, after, as the last line: it says
+	// where too.
+	switch {
+	case errors.Is(runErr, pipeline.ErrFatal):
+		return out, &kindError{ErrCannot, runErr}
+	case runErr != nil:
+		return out, &kindError{ErrInterrupted, fmt.Errorf("interrupted (%w): state, index and reports saved; the report is %s", runErr, md)}
+	case res.Failed > 0:
+		return out, fmt.Errorf("%w; the report is %s", ErrFailures, md)
+	}
+	return out, nil
+}
+
+// recoverInterrupted puts back what a run killed before saving left: a
+// run killed between storing a blob and saving the index left blobs no
+// index names; adopt what the ledger or the state proves, remove the
+// rest, before anything new is stored. And the temp files that killed
+// writes of the state and the reports left: nothing reads them, nothing
+// else would remove them.
+func recoverInterrupted(ctx context.Context, o Options, s *store.Store, ix *store.Index, st *state.State) error {
+	rec, err := pipeline.Recover(ctx, s, ix, o.LedgerDir(), st, o.Set)
+	if err != nil {
+		return cannotRun("recovering the store after an interrupted run: %w", err)
+	}
+	for _, dir := range []string{o.State, filepath.Join(o.State, "robots"), o.Reports} {
+		sweep := atomicfile.Sweep
+		if dir == o.Reports { // its parts, feeds and .well-known too
+			sweep = atomicfile.SweepTree
+		}
+		swept, err := sweep(dir)
+		if err != nil {
+			return cannotRun("removing temp files of an interrupted run from %s: %w", dir, err)
+		}
+		rec.Removed = append(rec.Removed, swept...)
+	}
+	if n, m := len(rec.Adopted), len(rec.Removed); n+m > 0 {
+		fmt.Fprintf(o.Output.Err, "run: after an interrupted run, %d blob(s) put back into the index, %d unproven blob(s) or temp file(s) removed\n", n, m)
+	}
+	return nil
+}
+
+func deadline(o Options) time.Time {
+	d := o.Clock.Now().Add(o.MaxDuration)
+	if !o.Deadline.IsZero() && o.Deadline.Before(d) {
+		return o.Deadline
+	}
+	return d
+}
+
+// all runs fs at once and returns their errors joined, in fs's order.
+func all(fs ...func() error) error {
+	errs := make([]error, len(fs))
+	var wg sync.WaitGroup
+	for i, f := range fs {
+		wg.Go(func() { errs[i] = f() })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}

@@ -1,0 +1,230 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// testPolicy is a millisecond policy for loopback servers.
+const testPolicy = `user_agent: "TaxKernelBot/1.0 (+https://taxkernel.com/bot)"
+from: contact@taxkernel.com
+delay: {min: 5ms, max: 10ms}
+daily_cap: 100
+backoff_max: 50ms
+pause_after_403: 3
+robots_ttl: 24h
+timeout: 2s
+max_body: 64KiB
+allow_private_networks: true
+`
+
+// server is a loopback tax office that counts what it is asked.
+type server struct {
+	*httptest.Server
+	mu    sync.Mutex
+	paths []string
+}
+
+func newServer(t *testing.T, h http.HandlerFunc) *server {
+	s := &server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.paths = append(s.paths, r.URL.Path)
+		s.mu.Unlock()
+		h(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *server) seen() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.paths...)
+}
+
+func (s *server) host() string { return strings.TrimPrefix(s.URL, "http://") }
+
+// options is a session in a fresh working directory over the sources
+// (id → URL), on clk, printing to out.
+func options(t *testing.T, clk clock.Clock, out *bytes.Buffer, sources ...[2]string) Options {
+	t.Helper()
+	dir := t.TempDir()
+	manifests := filepath.Join(dir, "manifests")
+	var b strings.Builder
+	b.WriteString("jurisdiction: test\nname: Test\ntimezone: UTC\nsources:\n")
+	for _, s := range sources {
+		fmt.Fprintf(&b, "  - id: %s\n    url: %s\n    kind: rates-page\n    title: %s\n    recheck: 1ms\n", s[0], s[1], s[0])
+	}
+	must(t, os.MkdirAll(manifests, 0o755))
+	must(t, os.WriteFile(filepath.Join(manifests, "policy.yaml"), []byte(testPolicy), 0o644))
+	must(t, os.WriteFile(filepath.Join(manifests, "test.yaml"), []byte(b.String()), 0o644))
+	set, diags := manifest.Load(manifests)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	return Options{
+		Dirs: Dirs{
+			Snapshots: filepath.Join(dir, "snapshots"),
+			Reports:   filepath.Join(dir, "reports"),
+			State:     filepath.Join(dir, "state"),
+		},
+		Output: Output{Out: out, Err: out},
+		Set:    set, MaxDuration: time.Minute, RunID: "test", Clock: clk,
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSavedAfterCancel: a session whose ctx is cancelled after its first
+// document saves the state, the index and the report all the same, with
+// the document it fetched, and says it was interrupted.
+func TestSavedAfterCancel(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "rates for "+r.URL.Path)
+	})
+	var out bytes.Buffer
+	o := options(t, clk, &out, [2]string{"t-a", srv.URL + "/a"}, [2]string{"t-b", srv.URL + "/b"})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	// robots.txt, then the first document: the run is cancelled as its
+	// check is logged (recorded in the state just before), while the
+	// second waits for its spacing.
+	o.Output.Err = cancelOn{&out, "t-a " + srv.URL + "/a → 200", cancel}
+	res, err := Run(ctx, o)
+	if !errors.Is(err, ErrInterrupted) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v, want an interruption by the cancel\n%s", err, out.String())
+	}
+	if got := srv.seen(); len(got) != 2 || got[1] != "/a" {
+		t.Fatalf("the server saw %q, want robots.txt and /a only", got)
+	}
+	if res.Report != filepath.Join(o.Reports, "coverage.md") {
+		t.Errorf("Result.Report %q", res.Report)
+	}
+	st, err := state.Load(o.State)
+	must(t, err)
+	if s := st.Source("t-a"); s.Status != state.Fresh || s.SHA256 == "" {
+		t.Errorf("state of t-a after the cancel: %+v, want fresh with its hash", s)
+	}
+	ix, err := store.LoadIndex(o.IndexPath())
+	must(t, err)
+	if len(ix.Entries("t-a")) == 0 {
+		t.Error("the index does not name t-a's document")
+	}
+	data, err := os.ReadFile(filepath.Join(o.Reports, "coverage.json"))
+	must(t, err)
+	rep, err := report.Parse(data)
+	must(t, err)
+	statuses := map[string]string{}
+	for _, e := range rep.Sources {
+		statuses[e.ID] = string(e.Status)
+	}
+	if statuses["t-a"] != "fresh" {
+		t.Errorf("report after the cancel: %v, want t-a fresh", statuses)
+	}
+}
+
+// cancelOn writes to w and cancels once a write holds line.
+type cancelOn struct {
+	w      *bytes.Buffer
+	line   string
+	cancel func()
+}
+
+func (c cancelOn) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte(c.line)) {
+		c.cancel()
+	}
+	return c.w.Write(p)
+}
+
+// TestRunRefusesWhileAnotherRunHoldsTheState: the lock keeps a second run
+// on the machine from sharing the state; it sends nothing.
+func TestRunRefusesWhileAnotherRunHoldsTheState(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "x") })
+	var out bytes.Buffer
+	o := options(t, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), &out, [2]string{"t-doc", srv.URL + "/doc"})
+	unlock, err := lockState(o.lockPath())
+	must(t, err)
+	defer unlock()
+	if _, err := Run(t.Context(), o); !errors.Is(err, ErrCannot) || !strings.Contains(err.Error(), "another run holds") {
+		t.Fatalf("Run: %v, want ErrCannot while another run holds the state", err)
+	}
+	if len(srv.seen()) != 0 {
+		t.Fatal("a request was made while another run held the state")
+	}
+}
+
+// TestLedgerSpentCountsTheDaysDispatches: the dry run's count of what a
+// host already spent reads its ledger of the day, and finds nothing for a
+// host or a day without one.
+func TestLedgerSpentCountsTheDaysDispatches(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "x")
+	})
+	var out bytes.Buffer
+	o := options(t, clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)), &out, [2]string{"t-a", srv.URL + "/a"}, [2]string{"t-b", srv.URL + "/b"})
+	if _, err := Run(t.Context(), o); err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	spent := ledgerSpent(o.LedgerDir())
+	for _, c := range []struct {
+		host, day string
+		want      int
+	}{{srv.host(), "2026-11-30", 3}, {"other.example", "2026-11-30", 0}, {srv.host(), "2026-11-29", 0}} {
+		if got, err := spent(c.host, c.day); err != nil || got != c.want {
+			t.Errorf("%s on %s: %d, %v; want %d", c.host, c.day, got, err, c.want)
+		}
+	}
+}
+
+// TestErrorKinds: each way a session ends has its kind, and the message is
+// the cause's, unprefixed.
+func TestErrorKinds(t *testing.T) {
+	var out bytes.Buffer
+	o := options(t, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), &out, [2]string{"t-doc", "http://127.0.0.1:1/doc"})
+	o.Only = "T-DOC"
+	_, err := Run(t.Context(), o)
+	if !errors.Is(err, ErrUsage) || !strings.HasPrefix(err.Error(), `--only "T-DOC" names no source id`) {
+		t.Errorf("an --only that names nothing: %v, want ErrUsage", err)
+	}
+	o.Only = ""
+	o.Output.Getenv = func(k string) string { return map[string]string{"TAXKERNELBOT_SIGNING_KEY": "not a key"}[k] }
+	if _, err := Run(t.Context(), o); !errors.Is(err, ErrUsage) {
+		t.Errorf("a signing key that does not parse: %v, want ErrUsage", err)
+	}
+	if errors.Is(&kindError{ErrCannot, pipeline.ErrFatal}, ErrUsage) {
+		t.Error("a kind is not another")
+	}
+}
