@@ -1,7 +1,6 @@
 package atomicfile
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -40,6 +39,15 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 // Commit flushes the data to disk, renames the temp file to its final name
 // and flushes the directory entry, so the new file survives a power cut.
 func (f *File) Commit() error {
+	if err := f.commitRename(); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(f.final))
+}
+
+// commitRename is Commit but for the directory's flush, which the caller
+// owes (WriteFilesIfChanged flushes each directory once for many files).
+func (f *File) commitRename() error {
 	if f.done {
 		return errors.New("atomicfile: commit after commit or abort")
 	}
@@ -58,7 +66,7 @@ func (f *File) Commit() error {
 		os.Remove(f.Name())
 		return fmt.Errorf("write %s: %w", f.final, err)
 	}
-	return SyncDir(filepath.Dir(f.final))
+	return nil
 }
 
 // Abort discards the temp file. It is safe to call after Commit, which makes
@@ -90,17 +98,11 @@ func WriteFile(path string, data []byte, perm fs.FileMode) error {
 // bytes would touch the mtime, which tools watching the directory (and
 // git's index) take for a change, and costs an fsync for nothing.
 func WriteFileIfChanged(path string, data []byte, perm fs.FileMode) (bool, error) {
-	if err := Check(path); err != nil {
-		return false, err
+	changed, err := writeIfChanged(path, data, perm)
+	if !changed || err != nil {
+		return changed, err
 	}
-	old, err := os.ReadFile(path)
-	switch {
-	case err == nil && bytes.Equal(old, data):
-		return false, nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return false, err
-	}
-	return true, WriteFile(path, data, perm)
+	return true, SyncDir(filepath.Dir(path))
 }
 
 // SyncDir flushes a directory's entries (new names, renames) to disk.

@@ -1,0 +1,56 @@
+package atomicfile
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestWriteFilesIfChanged: new and changed files are written, unchanged
+// ones are left alone (their mtime too), and an error names the first
+// file that failed while the others are written all the same.
+func TestWriteFilesIfChanged(t *testing.T) {
+	dir := t.TempDir()
+	same, changed, fresh := filepath.Join(dir, "same.xml"), filepath.Join(dir, "changed.xml"), filepath.Join(dir, "sub", "new.xml")
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(same, []byte("a"), 0o644))
+	must(os.WriteFile(changed, []byte("old"), 0o644))
+	must(os.MkdirAll(filepath.Dir(fresh), 0o755))
+	before, err := os.Stat(same)
+	must(err)
+	wrote, err := WriteFilesIfChanged([]Named{{same, []byte("a")}, {changed, []byte("new")}, {fresh, []byte("n")}}, 0o644)
+	must(err)
+	if want := []bool{false, true, true}; !slices.Equal(wrote, want) {
+		t.Errorf("written %v, want %v", wrote, want)
+	}
+	for path, want := range map[string]string{same: "a", changed: "new", fresh: "n"} {
+		if got, err := os.ReadFile(path); err != nil || string(got) != want {
+			t.Errorf("%s holds %q, %v; want %q", path, got, err, want)
+		}
+	}
+	if after, err := os.Stat(same); err != nil || !after.ModTime().Equal(before.ModTime()) {
+		t.Errorf("the unchanged file was rewritten")
+	}
+	if left, err := Sweep(dir); err != nil || len(left) > 0 {
+		t.Errorf("temp files left: %v, %v", left, err)
+	}
+
+	// A directory where a file should be: that one fails, the next is written.
+	blocked := filepath.Join(dir, "blocked")
+	must(os.MkdirAll(filepath.Join(blocked, "x"), 0o755))
+	after := filepath.Join(dir, "after.xml")
+	wrote, err = WriteFilesIfChanged([]Named{{blocked, []byte("b")}, {after, []byte("c")}}, 0o644)
+	if err == nil || !strings.HasPrefix(err.Error(), "write "+blocked+": ") {
+		t.Errorf("error %v, want one that names %s", err, blocked)
+	}
+	if got, _ := os.ReadFile(after); string(got) != "c" || !wrote[1] {
+		t.Errorf("the file after the failing one: %q, written %v", got, wrote)
+	}
+}
