@@ -54,6 +54,9 @@ func (r *run) runHost(ctx context.Context, hp hostPlan) hostEnd {
 			return hostEnd{}
 		}
 		err := r.fetchSource(ctx, src)
+		if r.o.SourceDone != nil {
+			r.o.SourceDone(src.ID)
+		}
 		var stop *hostStop
 		if err == nil || !errors.As(err, &stop) {
 			continue

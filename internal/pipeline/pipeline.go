@@ -55,6 +55,11 @@ type Options struct {
 	Log func(host, msg string)
 	// Progress, when set, receives the counts each time they change.
 	Progress func(Result)
+	// SourceDone, when set, is called once each source's turn is over,
+	// whatever its outcome: its state and its index entries are final for
+	// the run, so what is made of them can be written while the hosts
+	// wait. It may be called concurrently and must not block.
+	SourceDone func(id string)
 	// HostEvent, when set, hears what each host is doing: a wait that
 	// begins, a dispatch, the end of its turn. It may be called
 	// concurrently and must not block.
@@ -155,9 +160,15 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	if err := o.Ledger.Prepare(ledger.Day(r.start), hosts); err != nil {
 		return &r.res, fmt.Errorf("%w: ledger unwritable, nothing sent: %w", ErrFatal, err)
 	}
-	if e := textview.Engine(textview.KindPDF); !strings.HasPrefix(e, "pdftotext ") {
-		r.log("", "PDF text by the %s", e)
-	}
+	// Finding pdftotext runs it (tens of milliseconds): not on the way to
+	// the first dispatch, which needs no text.
+	var engine sync.WaitGroup
+	engine.Go(func() {
+		if e := textview.Engine(textview.KindPDF); !strings.HasPrefix(e, "pdftotext ") {
+			r.log("", "PDF text by the %s", e)
+		}
+	})
+	defer engine.Wait()
 	var wg sync.WaitGroup
 	for _, hp := range plan {
 		wg.Go(func() {

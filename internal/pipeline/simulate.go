@@ -73,7 +73,7 @@ func Simulate(ctx context.Context, o Options) ([]HostPlan, error) {
 	sim := o
 	sim.State, sim.Ledger, sim.Index = st, nil, store.NewIndex()
 	sim.HTTP = simFetcher{}
-	sim.Log, sim.Progress, sim.HostEvent = nil, nil, nil
+	sim.Log, sim.Progress, sim.HostEvent, sim.SourceDone = nil, nil, nil, nil
 	if sim.Spent == nil {
 		sim.Spent = func(string, string) (int, error) { return 0, nil }
 	}

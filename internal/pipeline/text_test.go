@@ -91,7 +91,11 @@ func (r *textRig) run() *report.Report {
 	r.t.Helper()
 	if _, err := Run(r.t.Context(), Options{
 		Set: r.set, Store: r.st, Index: r.ix, Ledger: r.led, State: r.sta, HTTP: r.http, Clock: r.clk,
-		Log: func(host, msg string) { r.logs = append(r.logs, msg) },
+		Log: func(host, msg string) { // called concurrently
+			r.mu.Lock()
+			r.logs = append(r.logs, msg)
+			r.mu.Unlock()
+		},
 	}); err != nil {
 		r.t.Fatal(err)
 	}

@@ -49,6 +49,9 @@ type FeedInput struct {
 	// Blob links the bytes of a hash on the repository's forge (e.g.
 	// github.Config.BlobURL of main); nil or "" for no link.
 	Blob func(sha256 string) string
+	// Done, when set, names the sources whose own feed is already written
+	// (SourceFeed, as their history stood final): Feeds leaves those out.
+	Done func(id string) bool
 }
 
 // change is one entry: a source served new bytes (or returned to earlier
@@ -70,23 +73,9 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 	var all []change
 	bySource := map[string][]change{}
 	for _, src := range in.Set.Sources {
-		hist := in.Index.History(src.ID)
-		for i, h := range hist {
-			c := change{src: src, date: h.Date, new: h.Entry}
-			if i > 0 {
-				c.old = hist[i-1].Entry
-				c.returned = h.Date != h.Entry.FirstSeen
-			}
-			all = append(all, c)
-			bySource[src.ID] = append(bySource[src.ID], c)
-		}
-	}
-	newestFirst := func(cs []change) []change {
-		cs = slices.Clone(cs)
-		slices.SortStableFunc(cs, func(a, b change) int {
-			return cmp.Or(strings.Compare(b.date, a.date), strings.Compare(a.src.ID, b.src.ID), strings.Compare(string(a.new.SHA256), string(b.new.SHA256)))
-		})
-		return cs[:min(len(cs), FeedEntries)]
+		cs := changesOf(in.Index, src)
+		all = append(all, cs...)
+		bySource[src.ID] = cs
 	}
 	var files []File
 	add := func(name, title, subtitle string, cs []change) error {
@@ -112,11 +101,56 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 		}
 	}
 	for _, src := range in.Set.Sources {
-		if err := add(FeedOf(src.ID, true), "TaxKernelBot: changes of "+src.Title, "Every change of "+src.URL+", newest first.", bySource[src.ID]); err != nil {
+		if in.Done != nil && in.Done(src.ID) {
+			continue
+		}
+		f, err := r.sourceFeed(in, src, bySource[src.ID])
+		if err != nil {
 			return nil, err
 		}
+		files = append(files, f)
 	}
 	return files, nil
+}
+
+// SourceFeed renders the feed of one source, as Feeds does: a run writes
+// it as soon as the source's check is recorded, while its hosts wait,
+// rather than among a thousand at its end.
+func (r Rules) SourceFeed(in FeedInput, src manifest.Source) (File, error) {
+	return r.sourceFeed(in, src, changesOf(in.Index, src))
+}
+
+func (r Rules) sourceFeed(in FeedInput, src manifest.Source, cs []change) (File, error) {
+	name := FeedOf(src.ID, true)
+	data, err := r.feed(in, name, "TaxKernelBot: changes of "+src.Title, "Every change of "+src.URL+", newest first.", newestFirst(cs))
+	if err != nil {
+		return File{}, fmt.Errorf("render %s: %w", name, err)
+	}
+	return File{Name: name, Data: data}, nil
+}
+
+// changesOf is src's changes in ix, oldest first.
+func changesOf(ix *store.Index, src manifest.Source) []change {
+	hist := ix.History(src.ID)
+	cs := make([]change, 0, len(hist))
+	for i, h := range hist {
+		c := change{src: src, date: h.Date, new: h.Entry}
+		if i > 0 {
+			c.old = hist[i-1].Entry
+			c.returned = h.Date != h.Entry.FirstSeen
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// newestFirst is the FeedEntries newest of cs.
+func newestFirst(cs []change) []change {
+	cs = slices.Clone(cs)
+	slices.SortStableFunc(cs, func(a, b change) int {
+		return cmp.Or(strings.Compare(b.date, a.date), strings.Compare(a.src.ID, b.src.ID), strings.Compare(string(a.new.SHA256), string(b.new.SHA256)))
+	})
+	return cs[:min(len(cs), FeedEntries)]
 }
 
 // tagAuthority names the feeds in their tag: URIs (RFC 4151): the host of

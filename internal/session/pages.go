@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/github"
@@ -25,6 +26,12 @@ import (
 // the bot's pull request exactly when what they show does. ix is the
 // index in memory, nil to read the one on disk.
 func WritePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time) error {
+	return writePages(p, getenv, set, st, rep, ix, now, nil)
+}
+
+// writePages is WritePages but for the feeds of the sources done names,
+// already written (feedWriter).
+func writePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time, done func(id string) bool) error {
 	count := public.CountFunc(func(string, string, string) (map[string]int, error) { return nil, nil })
 	if _, err := os.Stat(p.LedgerDir()); err == nil { // no ledgers yet: no requests, and nothing to create
 		l, err := ledger.Open(p.LedgerDir())
@@ -43,7 +50,20 @@ func WritePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state
 			return err
 		}
 	}
-	feeds, err := public.RulesOf(set).Feeds(public.FeedInput{
+	in := feedInput(p, getenv, set, ix)
+	in.Done = done
+	feeds, err := public.RulesOf(set).Feeds(in)
+	if err != nil {
+		return err
+	}
+	_, err = public.Write(p.Reports, append(files, feeds...)...)
+	return err
+}
+
+// feedInput is what the feeds are made of: ix, the texts derived beside
+// the blobs (or from them), and links to the blobs on the repository.
+func feedInput(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index) public.FeedInput {
+	return public.FeedInput{
 		Set: set, Index: ix, Blob: repository(getenv).BlobURL("main"),
 		Text: func(sum, contentType string) (string, bool) {
 			path, err := textview.TextPath(p.Snapshots, sum)
@@ -62,12 +82,90 @@ func WritePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state
 			res := textview.Extract(context.Background(), raw, contentType, textview.Limits{})
 			return res.Text, res.OK()
 		},
-	})
-	if err != nil {
-		return err
 	}
-	_, err = public.Write(p.Reports, append(files, feeds...)...)
-	return err
+}
+
+// feedWriter writes each source's feed as soon as the source's turn is
+// over, while its host waits for the next dispatch: a first run has a
+// feed per source to write, a thousand files that would otherwise all
+// wait for the run's last answer. What it could not write is left to the
+// end (done does not name it), which then writes it or says why not.
+type feedWriter struct {
+	in    public.FeedInput
+	rules public.Rules
+	dir   string
+
+	mu      sync.Mutex
+	queue   []string
+	written map[string]bool
+	wake    chan struct{}
+	stopped chan struct{}
+}
+
+func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index) *feedWriter {
+	w := &feedWriter{
+		in: feedInput(p, getenv, set, ix), rules: public.RulesOf(set), dir: p.Reports,
+		written: map[string]bool{}, wake: make(chan struct{}, 1), stopped: make(chan struct{}),
+	}
+	go func() {
+		defer close(w.stopped)
+		for range w.wake {
+			w.flush()
+		}
+		w.flush()
+	}()
+	return w
+}
+
+// add queues id's feed; it never blocks (pipeline.Options.SourceDone).
+func (w *feedWriter) add(id string) {
+	w.mu.Lock()
+	w.queue = append(w.queue, id)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default: // a flush is due already; it takes id too
+	}
+}
+
+// flush writes the feeds queued so far, at once.
+func (w *feedWriter) flush() {
+	w.mu.Lock()
+	ids := w.queue
+	w.queue = nil
+	w.mu.Unlock()
+	var files []public.File
+	var made []string
+	for _, id := range ids {
+		src, ok := w.in.Set.Source(id)
+		if !ok {
+			continue
+		}
+		f, err := w.rules.SourceFeed(w.in, src)
+		if err != nil {
+			continue // the end renders it again and says why
+		}
+		files, made = append(files, f), append(made, id)
+	}
+	if len(files) == 0 {
+		return
+	}
+	if _, err := public.Write(w.dir, files...); err != nil {
+		return // the end writes them again and says why
+	}
+	w.mu.Lock()
+	for _, id := range made {
+		w.written[id] = true
+	}
+	w.mu.Unlock()
+}
+
+// stop waits for the feeds queued to be written and returns which were.
+// No add may follow.
+func (w *feedWriter) stop() (done func(id string) bool) {
+	close(w.wake)
+	<-w.stopped
+	return func(id string) bool { return w.written[id] }
 }
 
 // repository is where the feeds link blobs: the repository Actions names

@@ -144,16 +144,18 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
 		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
 	})
+	feeds := startFeedWriter(o.Dirs, o.Getenv, set, ix)
 	prog := newProgress(o.Output.Err, o.Clock, o.Terminal, o.Tick)
 	stopTicks := prog.start(ctx)
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
 		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
 		Clock: o.Clock, Only: o.Only, RunID: o.RunID,
-		Deadline:  deadline(o),
-		Hosts:     o.Hosts,
-		Spent:     o.Spent,
-		Log:       prog.event,
-		HostEvent: prog.hostEvent,
+		Deadline:   deadline(o),
+		Hosts:      o.Hosts,
+		Spent:      o.Spent,
+		Log:        prog.event,
+		HostEvent:  prog.hostEvent,
+		SourceDone: feeds.add,
 		Progress: func(r pipeline.Result) {
 			prog.update(r)
 			if o.AfterRequest != nil {
@@ -163,6 +165,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	})
 	stopTicks()
 	prog.done()
+	feedsDone := feeds.stop()
 	out := Result{Result: *res, Report: filepath.Join(o.Reports, "coverage.md")}
 	// Save even after an interruption or a fatal error: what was fetched and
 	// dispatched must not be lost. The files are independent and written
@@ -175,7 +178,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		func() error { return st.Save(o.State) },
 		func() error { _, err := rep.Write(o.Reports); return err },
 		func() error {
-			return WritePages(o.Dirs, o.Getenv, set, st, rep, ix, o.Clock.Now())
+			return writePages(o.Dirs, o.Getenv, set, st, rep, ix, o.Clock.Now(), feedsDone)
 		},
 	)
 	if saved != nil {

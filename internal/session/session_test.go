@@ -228,3 +228,80 @@ func TestErrorKinds(t *testing.T) {
 		t.Error("a kind is not another")
 	}
 }
+
+// TestFeedsWrittenDuringTheRunAreTheEndsOwn: each source's feed, written
+// while the run goes on, holds what the end would have written: the pages
+// rewritten afterwards from the saved state and index change nothing, and
+// each source's feed holds its first copy.
+func TestFeedsWrittenDuringTheRunAreTheEndsOwn(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "rates for "+r.URL.Path)
+	})
+	var out bytes.Buffer
+	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	o := options(t, clk, &out, [2]string{"t-a", srv.URL + "/a"}, [2]string{"t-b", srv.URL + "/b"})
+	if _, err := Run(t.Context(), o); err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+	feeds := func() map[string]string {
+		m := map[string]string{}
+		must(t, filepath.WalkDir(filepath.Join(o.Reports, "feeds"), func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			data, err := os.ReadFile(path)
+			m[path] = string(data)
+			return err
+		}))
+		return m
+	}
+	before := feeds()
+	for _, id := range []string{"t-a", "t-b"} {
+		if f := before[filepath.Join(o.Reports, "feeds", "sources", id+".atom")]; !strings.Contains(f, "first copy") {
+			t.Errorf("%s's feed holds no first copy:\n%s", id, f)
+		}
+	}
+	st, err := state.Load(o.State)
+	must(t, err)
+	ix, err := store.LoadIndex(o.IndexPath())
+	must(t, err)
+	must(t, WritePages(o.Dirs, nil, o.Set, st, report.Build(o.Set, st), ix, clk.Now()))
+	after := feeds()
+	if len(after) != len(before) {
+		t.Fatalf("%d feeds after the run, %d rewritten", len(before), len(after))
+	}
+	for path, data := range after {
+		if before[path] != data {
+			t.Errorf("%s differs from what the run wrote", path)
+		}
+	}
+}
+
+// TestFeedWriterLeavesToTheEndWhatItCouldNotWrite: a feed the writer
+// could not write is not named done, so that the end writes it (or says
+// why not).
+func TestFeedWriterLeavesToTheEndWhatItCouldNotWrite(t *testing.T) {
+	var out bytes.Buffer
+	o := options(t, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), &out, [2]string{"t-a", "http://127.0.0.1:1/a"}, [2]string{"t-b", "http://127.0.0.1:1/b"})
+	// A directory where t-b's feed should be.
+	must(t, os.MkdirAll(filepath.Join(o.Reports, "feeds", "sources", "t-b.atom", "x"), 0o755))
+	w := startFeedWriter(o.Dirs, nil, o.Set, store.NewIndex())
+	w.add("t-a")
+	w.add("no-such-source")
+	done := w.stop()
+	if !done("t-a") || done("no-such-source") {
+		t.Errorf("done t-a %v, no-such-source %v; want true, false", done("t-a"), done("no-such-source"))
+	}
+	w = startFeedWriter(o.Dirs, nil, o.Set, store.NewIndex())
+	w.add("t-b")
+	if done := w.stop(); done("t-b") {
+		t.Error("t-b's feed could not be written, yet is named done")
+	}
+	if _, err := os.Stat(filepath.Join(o.Reports, "feeds", "sources", "t-a.atom")); err != nil {
+		t.Errorf("t-a's feed: %v", err)
+	}
+}
