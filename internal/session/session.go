@@ -165,7 +165,6 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	})
 	stopTicks()
 	prog.done()
-	feedsDone := feeds.stop()
 	out := Result{Result: *res, Report: filepath.Join(o.Reports, "coverage.md")}
 	// Save even after an interruption or a fatal error: what was fetched and
 	// dispatched must not be lost. The files are independent and written
@@ -178,7 +177,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		func() error { return st.Save(o.State) },
 		func() error { _, err := rep.Write(o.Reports); return err },
 		func() error {
-			return writePages(o.Dirs, o.Getenv, set, st, rep, ix, o.Clock.Now(), feedsDone)
+			// The last feeds the writer has under way are waited for
+			// here, beside the other writes, not before them.
+			return writePages(o.Dirs, o.Getenv, set, st, rep, ix, o.Clock.Now(), feeds.stop())
 		},
 	)
 	if saved != nil {
