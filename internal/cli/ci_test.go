@@ -365,3 +365,20 @@ func TestCIDeliversLinesAnEarlierPushLost(t *testing.T) {
 		}
 	}
 }
+
+// TestCIPrintsTheManifestsDiagnosticsOnce: ci reads the manifests once, for
+// the cycle and its run alike, so each warning is printed (or annotated)
+// once, not once more when the run starts.
+func TestCIPrintsTheManifestsDiagnosticsOnce(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+	p := newPipelineRepo(t)
+	// A hosts entry no source uses: a warning, not an error.
+	hosts := "hosts:\n  unused.example:\n    daily_cap: 5\n"
+	w := newWorkspace(t, testPolicy, hosts, src{"test-doc", a.url("/doc"), ""})
+	if code := p.ci(w, "100-1", func(o *ciOptions) { o.NoPublish = true }); code != ExitOK {
+		t.Fatalf("exit %d\n%s", code, w.out.String())
+	}
+	if n := strings.Count(w.out.String(), "hosts entry unused.example is not the host of any source"); n != 1 {
+		t.Errorf("the warning printed %d times, want once:\n%s", n, w.out.String())
+	}
+}
