@@ -206,3 +206,34 @@ func sortedLines(b []byte) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestCountsAgree: the local cap count (Dispatches) and the count of the
+// same bytes taken from the branch (Count) agree on what a merge can leave
+// in a file: a blank line of the branch's copy, which Merge keeps verbatim
+// and a pull writes to the local file, and a dispatch line whose other
+// fields do not decode (still a dispatch: counting it spends more, never
+// less).
+func TestCountsAgree(t *testing.T) {
+	l := open(t)
+	const host = "h.example"
+	path := filepath.Join(l.Dir(), "2026-11-03", FileName(host))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := append(encode(t, dispatch(host, t0, "a")), "\n"...)
+	data = append(data, `{"event":"dispatch","host":"h.example","time":"not a time"}`+"\n"...)
+	remote := Merge(data, nil)
+	if !bytes.Equal(remote, data) {
+		t.Fatalf("Merge did not keep the branch's copy verbatim: %q", remote)
+	}
+	if err := os.WriteFile(path, remote, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u, err := Count(remote, host)
+	if err != nil || u.Total != 2 {
+		t.Errorf("Count = %+v, %v; want 2 dispatches", u, err)
+	}
+	if n, err := l.Dispatches("2026-11-03", host); err != nil || n != u.Total {
+		t.Errorf("Dispatches = %d, %v; want Count's %d", n, err, u.Total)
+	}
+}
