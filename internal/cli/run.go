@@ -15,7 +15,6 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
-	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
@@ -289,7 +288,7 @@ func ledgerSpent(dir string) func(host, day string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		u, err := lease.CountLedger(data, host)
+		u, err := ledger.Count(data, host)
 		return u.Total, err
 	}
 }

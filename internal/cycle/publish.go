@@ -14,7 +14,6 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
-	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
@@ -426,35 +425,11 @@ func (c *Cycle) branchProposal(ctx context.Context, v *view, pages map[string][]
 // picture whichever runner renders them.
 func (c *Cycle) pages(ctx context.Context, cache fs.FS, st *state.State, rep *report.Report, v *view, local *store.Index) (map[string][]byte, error) {
 	count := func(host, since, until string) (map[string]int, error) {
-		out := map[string]int{}
-		days, err := fs.ReadDir(cache, "ledgers")
-		if errors.Is(err, fs.ErrNotExist) {
-			return out, nil
-		}
+		ledgers, err := fs.Sub(cache, "ledgers")
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range days {
-			day := d.Name()
-			if day < since || day > until {
-				continue
-			}
-			data, err := fs.ReadFile(cache, "ledgers/"+ledger.Path(day, host))
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			u, err := lease.CountLedger(data, host)
-			if err != nil {
-				return nil, err
-			}
-			if u.Total > 0 {
-				out[day] = u.Total
-			}
-		}
-		return out, nil
+		return ledger.CountDaysFS(ledgers, host, since, until)
 	}
 	files, err := public.Pages(c.o.Set, st, rep, count, c.o.Clock.Now())
 	if err != nil {
