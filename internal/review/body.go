@@ -1,8 +1,11 @@
 package review
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -517,19 +520,73 @@ func otherItem(c report.Change, _ func(string) string) string {
 	add("encodes", !slices.Equal(o.Encodes, n.Encodes))
 	add("gaps", !slices.Equal(o.Gaps, n.Gaps))
 	add("since", o.Since != n.Since)
+	fields = append(fields, unnamed(o, n)...)
+	var parts []string
 	if o.Detail != n.Detail {
-		s += "detail " + orNone(code(clip(o.Detail, 150))) + " → " + orNone(code(clip(n.Detail, 150)))
-		if len(fields) > 0 {
-			s += "; "
-		}
+		parts = append(parts, "detail "+orNone(code(clip(o.Detail, 150)))+" → "+orNone(code(clip(n.Detail, 150))))
 	}
 	if len(fields) > 0 {
-		s += "changed " + strings.Join(fields, ", ")
+		parts = append(parts, "changed "+strings.Join(fields, ", "))
 	}
-	if strings.HasSuffix(s, ": ") {
-		s += "changed (" + text(c.Kind, 40) + ")"
+	if nz := noisyChange(o.Noisy, n.Noisy); nz != "" {
+		parts = append(parts, nz)
 	}
-	return s
+	if len(parts) == 0 {
+		return s + "changed (" + text(c.Kind, 40) + ")"
+	}
+	return s + strings.Join(parts, "; ")
+}
+
+// noisyChange says how a source's blinking changed, "" if it did not.
+func noisyChange(o, n *report.Noisy) string {
+	const see = "see Noisy sources in reports/coverage.md"
+	switch {
+	case o == nil && n == nil:
+		return ""
+	case o == nil:
+		return "became noisy since " + text(n.Since, 20) + ": new bytes at each fetch, the same text (" + see + ")"
+	case n == nil:
+		return "no longer noisy"
+	case o.Since != n.Since:
+		return "noisy again since " + text(n.Since, 20) + " (" + see + ")"
+	case !reflect.DeepEqual(o, n):
+		return "another view suggested for its noise (" + see + ")"
+	}
+	return ""
+}
+
+// named are the fields of an entry, by their names in the report file,
+// that otherItem has words for.
+var named = map[string]bool{
+	"id": true, "url": true, "final_url": true, "status": true, "title": true, "kind": true, "http_status": true,
+	"sha256": true, "size": true, "content_type": true, "encodes": true, "gaps": true, "since": true, "detail": true, "noisy": true,
+}
+
+// unnamed lists, by their names in the report file and sorted, the fields
+// of o and n that differ and that otherItem has no words for, so that a
+// field added to the report is never shown as a bare "changed".
+func unnamed(o, n report.Entry) []string {
+	fields := func(e report.Entry) map[string]json.RawMessage {
+		var m map[string]json.RawMessage
+		if b, err := json.Marshal(e); err == nil {
+			_ = json.Unmarshal(b, &m) // an Entry always encodes as an object
+		}
+		return m
+	}
+	a, b := fields(o), fields(n)
+	var out []string
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			b[k] = nil
+		}
+	}
+	for k, v := range b {
+		if !named[k] && !bytes.Equal(a[k], v) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func transition(o, n report.Entry) string {

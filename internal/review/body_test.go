@@ -373,3 +373,48 @@ func TestMaxBodyIsTheClients(t *testing.T) {
 		t.Errorf("review.MaxBody = %d, github.MaxBody = %d", MaxBody, github.MaxBody)
 	}
 }
+
+// TestOtherChangesSayWhatChanged: a source whose only change is that it
+// became noisy, stopped being noisy, or got another suggested view is
+// listed with what changed, never a bare "changed (other)".
+func TestOtherChangesSayWhatChanged(t *testing.T) {
+	plain := fresh("uk", "uk-news", sha("ab"), 10)
+	noisy := plain
+	noisy.Noisy = &report.Noisy{Since: "2026-11-20", Drop: []string{".banner"}, Matched: true}
+	other := plain
+	other.Noisy = &report.Noisy{Since: "2026-11-20", Drop: []string{".clock"}, Matched: true}
+	for _, tc := range []struct {
+		name     string
+		old, new report.Entry
+		want     string
+	}{
+		{"became noisy", plain, noisy, "`uk-news` (uk) Rates of uk-news: became noisy since 2026-11-20: new bytes at each fetch, the same text (see Noisy sources in reports/coverage.md)"},
+		{"no longer noisy", noisy, plain, "`uk-news` (uk) Rates of uk-news: no longer noisy"},
+		{"another suggestion", noisy, other, "`uk-news` (uk) Rates of uk-news: another view suggested for its noise (see Noisy sources in reports/coverage.md)"},
+	} {
+		changes := report.Diff(&report.Report{Sources: []report.Entry{tc.old}}, &report.Report{Sources: []report.Entry{tc.new}})
+		if len(changes) != 1 || changes[0].Kind != report.KindOther {
+			t.Fatalf("%s: changes %+v, want one of kind other", tc.name, changes)
+		}
+		body := Body(changes, Summary{}, Links{}, Details{})
+		if !strings.Contains(body, "### Other changes (1)\n\n- "+tc.want+"\n") {
+			t.Errorf("%s: want the line %q in:\n%s", tc.name, tc.want, body)
+		}
+		if strings.Contains(body, "changed (") {
+			t.Errorf("%s: a bare changed (kind):\n%s", tc.name, body)
+		}
+	}
+}
+
+// TestOtherChangesNameEveryField: a change of a field the body has no
+// words for is named by its field in the report, not hidden behind the
+// change's kind.
+func TestOtherChangesNameEveryField(t *testing.T) {
+	o := fresh("uk", "uk-news", sha("ab"), 10)
+	n := o
+	n.Jurisdiction = "gb"
+	body := Body([]report.Change{{ID: o.ID, Jurisdiction: "gb", Old: o, New: n, Kind: report.KindOther}}, Summary{}, Links{}, Details{})
+	if !strings.Contains(body, ": changed jurisdiction\n") {
+		t.Errorf("the jurisdiction is not named:\n%s", body)
+	}
+}
