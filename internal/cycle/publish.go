@@ -25,7 +25,7 @@ import (
 
 // Paths of what the bot proposes, in the repository.
 const (
-	coverageJSON = "reports/coverage.json"
+	coverageJSON = report.JSONPath
 	indexJSON    = "snapshots/index.json"
 )
 
