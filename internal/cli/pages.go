@@ -14,6 +14,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -49,7 +50,7 @@ func writePublicPages(p paths, io IO, set *manifest.Set, st *state.State, rep *r
 		}
 	}
 	feeds, err := public.RulesOf(set).Feeds(public.FeedInput{
-		Set: set, Index: ix, Blob: repository(io).BlobURL("main"),
+		Set: set, Index: ix, Blob: review.BlobLink(repository(io).FileURL("main")),
 		Text: func(sum, contentType string) (string, bool) {
 			path, err := textview.TextPath(p.Snapshots, sum)
 			if err != nil {

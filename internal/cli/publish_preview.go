@@ -9,9 +9,9 @@ import (
 	"path"
 
 	"github.com/taxkernel/taxkernelbot/internal/cycle"
-	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -64,7 +64,7 @@ func runPublishPreview(ctx context.Context, opts publishOptions, repoDir string)
 		fmt.Fprintf(out, "Nothing differs from %s (%.12s): publishing would open no pull request and edit none.\n", base, hash)
 		return nil
 	}
-	fmt.Fprintf(out, "Against %s (%.12s), publishing would send:\n\nTitle: %s\n\n%s", base, hash, github.Title(changes), github.BodyWith(changes, github.SummaryOf(rep), nil, "", d))
+	fmt.Fprintf(out, "Against %s (%.12s), publishing would send:\n\nTitle: %s\n\n%s", base, hash, review.Title(changes), review.Body(changes, review.SummaryOf(rep), review.Links{}, d))
 	return nil
 }
 

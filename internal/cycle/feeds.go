@@ -7,6 +7,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/public"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
@@ -66,6 +67,6 @@ func (c *Cycle) feeds(ctx context.Context, cache fs.FS, v *view, local *store.In
 		return res.Text, res.OK()
 	}
 	return public.RulesOf(c.o.Set).Feeds(public.FeedInput{
-		Set: c.o.Set, Index: ix, Text: text, Blob: c.o.Links.BlobURL(BaseBranch),
+		Set: c.o.Set, Index: ix, Text: text, Blob: review.BlobLink(c.o.Links.FileURL(BaseBranch)),
 	})
 }

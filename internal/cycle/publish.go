@@ -17,13 +17,14 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // Paths of what the bot proposes, in the repository.
 const (
-	coverageJSON = "reports/coverage.json"
+	coverageJSON = report.JSONPath
 	indexJSON    = "snapshots/index.json"
 )
 
@@ -193,7 +194,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	if tip == "" {
 		return "", st, persist()
 	}
-	title, body := github.Title(changes), c.body(ctx, v, st, changes, rep, tip, v.botTree)
+	title, body := review.Title(changes), c.body(ctx, v, st, changes, rep, tip, v.botTree)
 	var number int
 	if open {
 		number, url = pr.Number, pr.URL
@@ -306,7 +307,7 @@ func (c *Cycle) settle(ctx context.Context, v *view, st *state.State, number int
 			return err
 		}
 		changes := report.Diff(v.onMain, rep)
-		if err := c.o.GitHub.EditPR(ctx, number, github.Title(changes), c.body(ctx, v, st, changes, rep, tip, tree)); err != nil {
+		if err := c.o.GitHub.EditPR(ctx, number, review.Title(changes), c.body(ctx, v, st, changes, rep, tip, tree)); err != nil {
 			return err
 		}
 		ours = tip
@@ -319,9 +320,9 @@ func (c *Cycle) settle(ctx context.Context, v *view, st *state.State, number int
 // tree at tip.
 func (c *Cycle) body(ctx context.Context, v *view, st *state.State, changes []report.Change, rep *report.Report, tip string, bot *gitstore.Tree) string {
 	d := BodyDetails(ctx, c.o.Set, st, changes, blobReader(ctx, c.o.Snapshots, v.mainTree, bot))
-	d.FileURL = c.o.Links.FileURL(tip)
 	d.Files = c.files
-	return github.BodyWith(changes, github.SummaryOf(rep), c.o.Links.BlobURL(tip), c.o.Links.RunURL(), d)
+	file := c.o.Links.FileURL(tip)
+	return review.Body(changes, review.SummaryOf(rep), review.Links{Blob: review.BlobLink(file), File: file, Run: c.o.Links.RunURL()}, d)
 }
 
 // leaveAlone is what the bot does while someone else's commit is on its

@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -32,8 +32,8 @@ func TextPath(sum string) string {
 // source's view (the blobs' bytes from blob), and each failing source's
 // count of failed checks from st. A document whose blobs cannot be read
 // gets a line saying so instead of a diff; nothing here fails.
-func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, changes []report.Change, blob func(sum string) ([]byte, error)) github.Details {
-	d := github.Details{Texts: map[string]github.TextChange{}, FailedChecks: map[string]int{}}
+func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, changes []report.Change, blob func(sum string) ([]byte, error)) review.Details {
+	d := review.Details{Texts: map[string]review.TextChange{}, FailedChecks: map[string]int{}}
 	for _, id := range st.SourceIDs() {
 		if n := st.Source(id).FailedChecks; n > 0 {
 			d.FailedChecks[id] = n
@@ -43,7 +43,7 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 		if c.Kind != report.KindChanged || c.Old.SHA256 == "" || c.New.SHA256 == "" {
 			continue
 		}
-		tc := github.TextChange{OldPath: TextPath(c.Old.SHA256), NewPath: TextPath(c.New.SHA256)}
+		tc := review.TextChange{OldPath: TextPath(c.Old.SHA256), NewPath: TextPath(c.New.SHA256)}
 		var view *textview.View
 		if src, ok := set.Source(c.ID); ok {
 			view, _ = textview.Compile(src.View) // validated with the manifest
