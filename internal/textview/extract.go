@@ -397,6 +397,12 @@ func (l *lines) add(s string) error {
 
 func (l *lines) String() string { return l.buf.String() }
 
+// reset drops the lines, for a second reading of the same document.
+func (l *lines) reset() {
+	l.buf.Reset()
+	l.size, l.full = 0, false
+}
+
 // kindOf tells the document's kind from its Content-Type, sniffing the
 // bytes when the type is missing or generic. For KindNone, the string says
 // why there is no text.
