@@ -59,11 +59,11 @@ func (c *Cycle) feeds(ctx context.Context, cache fs.FS, v *view, local *store.In
 		// Not derived anywhere yet (a first copy's text is kept only once
 		// it is compared): derive it from the bytes, as the next
 		// comparison would.
-		raw, err := blob(sum)
+		d, err := blobDoc(blob, sum, contentType)
 		if err != nil {
 			return "", false
 		}
-		res := textview.Extract(ctx, raw, contentType, textview.Limits{})
+		res := textview.ExtractDoc(ctx, d, textview.Limits{})
 		return res.Text, res.OK()
 	}
 	return public.RulesOf(c.o.Set).Feeds(public.FeedInput{
