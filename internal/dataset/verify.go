@@ -3,6 +3,7 @@ package dataset
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -13,9 +14,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
-
-	"github.com/nlnwa/gowarc/v3"
 
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -238,83 +238,144 @@ type payload struct {
 	offset, size int64
 }
 
-// readWarc reads every record of the WARC at p and returns the response
-// payloads by their SHA-256. It does not trust the file: the block is
-// hashed against WARC-Block-Digest and the payload (the bytes after the
-// HTTP header) against WARC-Payload-Digest here, not by the reader.
+// readWarc reads every record of the gzipped WARC at p and returns the
+// response payloads by their SHA-256. It is a reader of its own, not the
+// one that wrote the file: each block is hashed against WARC-Block-Digest
+// and each response's payload (the bytes after the HTTP header) against
+// WARC-Payload-Digest. Offsets are those of the record's gzip member.
 func readWarc(ctx context.Context, p, name string) (map[string]payload, []Problem, error) {
-	r, err := gowarc.NewWarcFileReader(p, 0, gowarc.WithNoValidation(), gowarc.WithSkipParseBlock())
+	f, err := os.Open(p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("dataset: %w", err)
 	}
-	defer r.Close()
+	defer f.Close()
+	cr := &countReader{r: f}
+	br := bufio.NewReaderSize(cr, 64<<10)
 	out := map[string]payload{}
 	var probs []Problem
+	var zr *gzip.Reader
 	for {
 		if err := ctx.Err(); err != nil {
 			return out, probs, err
 		}
-		rec, err := r.Next()
-		if err == io.EOF {
+		off := cr.n - int64(br.Buffered())
+		if _, err := br.Peek(1); err == io.EOF {
 			return out, probs, nil
 		}
-		where := fmt.Sprintf("%s: record at offset %d", name, rec.Offset)
+		where := fmt.Sprintf("%s: record at offset %d", name, off)
+		fail := func(err error) (map[string]payload, []Problem, error) {
+			return out, append(probs, Problem{where, fmt.Sprintf("cannot be read (%v); the records after it are not checked", err)}), nil
+		}
+		if zr == nil {
+			zr, err = gzip.NewReader(br)
+		} else {
+			err = zr.Reset(br)
+		}
 		if err != nil {
-			probs = append(probs, Problem{where, fmt.Sprintf("cannot be read (%v); the records after it are not checked", err)})
-			return out, probs, nil
+			return fail(err)
 		}
-		wr := rec.WarcRecord
-		target := wr.WarcHeader().Get(gowarc.WarcTargetURI)
-		blockSum, payloadSum, n, err := hashBlock(wr.Block(), wr.Type() == gowarc.Response || wr.Type() == gowarc.Revisit)
-		wr.Close()
-		if err != nil {
-			probs = append(probs, Problem{where, fmt.Sprintf("%s %s: cannot be read (%v); the records after it are not checked", wr.Type(), target, err)})
-			return out, probs, nil
-		}
-		if want := wr.WarcHeader().Get(gowarc.WarcBlockDigest); want != "" && want != "sha256:"+blockSum {
-			probs = append(probs, Problem{where, fmt.Sprintf("%s %s: WARC-Block-Digest %s, the block hashes to sha256:%s", wr.Type(), target, want, blockSum)})
-		}
-		if wr.Type() != gowarc.Response {
-			continue
-		}
-		want := wr.WarcHeader().Get(gowarc.WarcPayloadDigest)
-		if want != "sha256:"+payloadSum {
-			probs = append(probs, Problem{where, fmt.Sprintf("response %s: WARC-Payload-Digest %s, the payload hashes to sha256:%s", target, want, payloadSum)})
-			continue
-		}
-		if _, ok := out[payloadSum]; !ok {
-			out[payloadSum] = payload{rec.Offset, n}
+		zr.Multistream(false)
+		rr := bufio.NewReaderSize(zr, 64<<10)
+		for {
+			if _, err := rr.Peek(1); err == io.EOF {
+				break
+			} else if err != nil {
+				return fail(err)
+			}
+			rec, err := readRecord(rr)
+			if err != nil {
+				return fail(err)
+			}
+			what := rec.typ + " " + rec.header["warc-target-uri"]
+			if want := rec.header["warc-block-digest"]; want != "" && want != "sha256:"+rec.block {
+				probs = append(probs, Problem{where, fmt.Sprintf("%s: WARC-Block-Digest %s, the block hashes to sha256:%s", what, want, rec.block)})
+			}
+			if rec.typ != "response" {
+				continue
+			}
+			if want := rec.header["warc-payload-digest"]; want != "sha256:"+rec.payload {
+				probs = append(probs, Problem{where, fmt.Sprintf("%s: WARC-Payload-Digest %s, the payload hashes to sha256:%s", what, want, rec.payload)})
+				continue
+			}
+			if _, ok := out[rec.payload]; !ok {
+				out[rec.payload] = payload{off, rec.size}
+			}
 		}
 	}
 }
 
-// hashBlock hashes a record's block, and, for an HTTP response, the
-// payload after its header (and its length).
-func hashBlock(b gowarc.Block, http bool) (block, payload string, n int64, err error) {
-	raw, err := b.RawBytes()
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+type record struct {
+	typ     string
+	header  map[string]string
+	block   string // hex SHA-256 of the block
+	payload string // of an HTTP response's payload
+	size    int64  // the payload's length
+}
+
+// readRecord reads one WARC record: version line, fields, an empty line,
+// Content-Length bytes of block, and the two CRLFs that end it.
+func readRecord(r *bufio.Reader) (record, error) {
+	rec := record{header: map[string]string{}}
+	line, err := r.ReadString('\n')
 	if err != nil {
-		return "", "", 0, err
+		return rec, err
+	}
+	if !strings.HasPrefix(line, "WARC/") {
+		return rec, fmt.Errorf("no WARC version line: %.40q", line)
+	}
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return rec, fmt.Errorf("the WARC header does not end: %w", err)
+		}
+		line = strings.TrimRight(line, "\r\n")
+		if line == "" {
+			break
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			return rec, fmt.Errorf("not a WARC field: %.60q", line)
+		}
+		// Field names are case-insensitive: kept in lower case.
+		rec.header[strings.ToLower(strings.TrimSpace(k))] = strings.TrimSpace(v)
+	}
+	rec.typ = rec.header["warc-type"]
+	n, err := strconv.ParseInt(rec.header["content-length"], 10, 64)
+	if err != nil || n < 0 {
+		return rec, fmt.Errorf("Content-Length %q is not a length", rec.header["content-length"])
 	}
 	bh, ph := sha256.New(), sha256.New()
-	br := bufio.NewReaderSize(io.TeeReader(raw, bh), 64<<10)
-	if http {
-		// The header ends at the first empty line.
+	body := bufio.NewReaderSize(io.TeeReader(io.LimitReader(r, n), bh), 64<<10)
+	if rec.typ == "response" {
+		// The HTTP header ends at the first empty line.
 		for {
-			line, err := br.ReadSlice('\n')
-			if err != nil && err != bufio.ErrBufferFull {
-				if err == io.EOF {
-					err = errors.New("the HTTP header does not end")
-				}
-				return "", "", 0, err
+			l, err := body.ReadString('\n')
+			if err != nil {
+				return rec, errors.New("the HTTP header of the response does not end")
 			}
-			if string(line) == "\r\n" || string(line) == "\n" {
+			if l == "\r\n" || l == "\n" {
 				break
 			}
 		}
 	}
-	n, err = io.Copy(ph, br)
-	if err != nil {
-		return "", "", 0, err
+	if rec.size, err = io.Copy(ph, body); err != nil {
+		return rec, err
 	}
-	return hex.EncodeToString(bh.Sum(nil)), hex.EncodeToString(ph.Sum(nil)), n, nil
+	var end [4]byte
+	if _, err := io.ReadFull(r, end[:]); err != nil || string(end[:]) != "\r\n\r\n" {
+		return rec, fmt.Errorf("the block is shorter than its Content-Length %d, or does not end with two CRLFs", n)
+	}
+	rec.block, rec.payload = hex.EncodeToString(bh.Sum(nil)), hex.EncodeToString(ph.Sum(nil))
+	return rec, nil
 }
