@@ -24,7 +24,7 @@ func readme(p Period, ix *store.Index, n warc.Counts) []byte {
 	fmt.Fprintf(&b, "- `%s`: the SHA-256 of every other file.\n\n", SumsName)
 	b.WriteString("## Verify\n\n")
 	b.WriteString("In this directory, offline:\n\n```sh\n")
-	fmt.Fprintf(&b, "sha256sum -c %s                # every file is whole\n", SumsName)
+	fmt.Fprintf(&b, "sha256sum -c %s           # every file is whole\n", SumsName)
 	b.WriteString("taxkernelbot verify --dataset .   # and every citation: each index entry's bytes are in the WARC under its hash, each text names a document\n```\n\n")
 	b.WriteString("## Cite\n\n")
 	b.WriteString("Cite a document by its source id, its URL, the date it was retrieved and its SHA-256, which names its bytes in the WARC (`WARC-Payload-Digest`) and its text (`text/…/<sha256>.txt`). From this dataset, for example:\n\n")
