@@ -334,18 +334,11 @@ func checkDir(dir string, p Period) ([]string, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("%w: %s is a file; give -o a new or empty directory", ErrNotDataset, dir)
 	}
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("dataset: %w", err)
-	}
-	if len(ents) == 0 {
-		return nil, nil
-	}
+	// What a build writes first is the WARC: a directory holding this
+	// period's WARC, or a SHA256SUMS naming it, is an earlier build (maybe
+	// one that stopped half way), provided it holds nothing else.
 	list, err := os.ReadFile(filepath.Join(dir, SumsName))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s is not empty and has no %s; give -o a new or empty directory", ErrNotDataset, dir, SumsName)
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("dataset: %w", err)
 	}
 	var old []string
@@ -355,7 +348,24 @@ func checkDir(dir string, p Period) ([]string, error) {
 			old = append(old, name)
 		}
 	}
-	if !slices.Contains(old, p.WarcName()) {
+	_, werr := os.Stat(filepath.Join(dir, p.WarcName()))
+	ours := slices.Contains(old, p.WarcName()) || werr == nil
+	others := 0 // files that are not temp files
+	err = filepath.WalkDir(dir, func(fp string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasPrefix(d.Name(), atomicfile.TempPrefix) {
+			others++
+		}
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dataset: %w", err)
+	}
+	switch {
+	case others == 0:
+		return nil, nil
+	case list == nil && !ours:
+		return nil, fmt.Errorf("%w: %s is not empty and has no %s; give -o a new or empty directory", ErrNotDataset, dir, SumsName)
+	case !ours:
 		return nil, fmt.Errorf("%w: %s/%s does not list %s (another period's dataset?); give -o a new or empty directory", ErrNotDataset, dir, SumsName, p.WarcName())
 	}
 	err = filepath.WalkDir(dir, func(fp string, d fs.DirEntry, err error) error {

@@ -316,3 +316,27 @@ func flipPayload(t *testing.T, dir, name, in string) {
 	}
 	must(t, os.WriteFile(p, out.Bytes(), 0o644))
 }
+
+// TestResumesAnInterruptedBuild: a build that stopped after the WARC (no
+// SHA256SUMS yet), or before anything but temp files, is built again in
+// place, not refused.
+func TestResumesAnInterruptedBuild(t *testing.T) {
+	f := newFixture(t)
+	dir, _ := build(t, f.in)
+	must(t, os.Remove(filepath.Join(dir, SumsName)))
+	must(t, os.Remove(filepath.Join(dir, ReadmeName)))
+	if _, err := Build(t.Context(), f.in, dir); err != nil {
+		t.Fatalf("a build that stopped before SHA256SUMS: %v", err)
+	}
+	if probs := verify(t, dir); len(probs) > 0 {
+		t.Errorf("the resumed build does not verify: %v", probs)
+	}
+	tmp := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(tmp, ".tmp-123"), []byte("half"), 0o644))
+	if _, err := Build(t.Context(), f.in, tmp); err != nil {
+		t.Fatalf("a directory of temp files only: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(tmp, ".tmp-123")); err == nil {
+		t.Error("the temp file of the interrupted build is left")
+	}
+}
