@@ -208,8 +208,9 @@ type flagSet struct {
 }
 
 // newFlags returns a flag set whose errors are ours to report (exit 2).
-// A command whose args are just "[flags]" takes no argument: parse then
-// refuses any.
+// The command takes only flags, and parse refuses any argument, unless
+// withArgs says otherwise: a stray word is a mistake to name, not to
+// ignore.
 func newFlags(name, args string, io IO) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Err)
@@ -220,7 +221,14 @@ func newFlags(name, args string, io IO) *flagSet {
 			fmt.Fprintf(io.Err, "\nExamples:\n  %s\n", strings.Join(ex, "\n  "))
 		}
 	}
-	return &flagSet{FlagSet: fs, noArgs: args == "[flags]"}
+	return &flagSet{FlagSet: fs, noArgs: true}
+}
+
+// withArgs lets the command take arguments besides its flags (its usage
+// names them).
+func (fs *flagSet) withArgs() *flagSet {
+	fs.noArgs = false
+	return fs
 }
 
 // parse parses flags, mapping flag errors to exit 2 and --help to success.

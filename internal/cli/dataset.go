@@ -37,9 +37,6 @@ func cmdDataset(ctx context.Context, io IO, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
-	}
 	return runDataset(ctx, opts)
 }
 

@@ -21,9 +21,6 @@ func cmdVerify(ctx context.Context, io IO, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
-	}
 	if opts.Dataset != "" {
 		return runVerifyDataset(ctx, opts)
 	}

@@ -32,9 +32,6 @@ func cmdWarc(ctx context.Context, io IO, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
-	}
 	if opts.Out == "" {
 		return usageError("warc needs -o FILE.warc.gz")
 	}
