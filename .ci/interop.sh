@@ -4,7 +4,8 @@
 #   - http-message-sig (RFC 9421) and Cloudflare's web-bot-auth verify
 #     requests that our fetcher signed and sent to a loopback server;
 #   - warcio (Webrecorder's JavaScript WARC reader) reads back a WARC file
-#     written by `taxkernelbot warc`, every payload digest equal to our SHA-256.
+#     written by `taxkernelbot warc` and a dataset's (`taxkernelbot dataset`),
+#     every payload digest equal to our SHA-256.
 #   - feedparser (a JavaScript feed reader) reads the change feeds: the
 #     example index's and the repository's reports/feeds/, every one an
 #     Atom feed with the entries, ids, dates, links and text diffs we wrote.
@@ -26,6 +27,6 @@ npm install --prefix "$npm_dir" --no-audit --no-fund --silent \
 npm ls --prefix "$npm_dir" --depth=0
 
 echo "== interoperability tests"
-TAXKERNELBOT_NPM_DIR="$npm_dir" go test -count=1 -v -run 'Interop' ./internal/fetch/ ./internal/warc/ ./internal/public/
+TAXKERNELBOT_NPM_DIR="$npm_dir" go test -count=1 -v -run 'Interop' ./internal/fetch/ ./internal/warc/ ./internal/dataset/ ./internal/public/
 
 echo "== interop ok"

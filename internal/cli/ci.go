@@ -75,7 +75,7 @@ func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle
 	if err := borrowedIdentity(set, opts.IO); err != nil {
 		return cycle.Options{}, err
 	}
-	gh, err := github.NewClient(ctx, cfg, opts.HTTPClient, github.WithClock(opts.Clock))
+	gh, err := github.NewClient(cfg, opts.HTTPClient, github.WithClock(opts.Clock))
 	if err != nil {
 		return cycle.Options{}, usageError("%w", err)
 	}

@@ -30,7 +30,7 @@ type citeOptions struct {
 
 func cmdCite(ctx context.Context, io IO, args []string) error {
 	opts := citeOptions{IO: io}
-	fs := newFlags("cite", "[flags] SOURCE", io)
+	fs := newFlags("cite", "[flags] SOURCE", io).withArgs()
 	opts.register(fs, "manifests", "snapshots", "state")
 	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (url, final_url, retrieved, sha256, size, content_type, blob, text)")
 	fs.StringVar(&opts.At, "at", "", "cite the bytes held on this UTC date (YYYY-MM-DD), from snapshots/index.json's history")

@@ -91,6 +91,7 @@ func init() {
 		"demo":     {"run the whole pipeline against embedded local servers (no network)", cmdDemo},
 		"ci":       {"in GitHub Actions: pull the cache branch, lease, run, push, and open the pull request", cmdCI},
 		"publish":  {"push the state to the cache branch and open or update the bot's pull request", cmdPublish},
+		"dataset":  {"build the release of a month's record: WARC, index, coverage, texts, SHA256SUMS (dataset -o DIR)", cmdDataset},
 		"warc":     {"export the fetched versions as a WARC file for web archives (warc -o FILE.warc.gz)", cmdWarc},
 		"keys":     {"generate a request-signing key, or write the public key directory (keys generate | keys directory)", cmdKeys},
 		"ledger":   {"print every request made to a host, from the ledgers in the state or on the cache branch", cmdLedger},
@@ -214,8 +215,9 @@ type flagSet struct {
 }
 
 // newFlags returns a flag set whose errors are ours to report (exit 2).
-// A command whose args are just "[flags]" takes no argument: parse then
-// refuses any.
+// The command takes only flags, and parse refuses any argument, unless
+// withArgs says otherwise: a stray word is a mistake to name, not to
+// ignore.
 func newFlags(name, args string, io IO) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Err)
@@ -226,7 +228,14 @@ func newFlags(name, args string, io IO) *flagSet {
 			fmt.Fprintf(io.Err, "\nExamples:\n  %s\n", strings.Join(ex, "\n  "))
 		}
 	}
-	return &flagSet{FlagSet: fs, noArgs: args == "[flags]"}
+	return &flagSet{FlagSet: fs, noArgs: true}
+}
+
+// withArgs lets the command take arguments besides its flags (its usage
+// names them).
+func (fs *flagSet) withArgs() *flagSet {
+	fs.noArgs = false
+	return fs
 }
 
 // parse parses flags, mapping flag errors to exit 2 and --help to success.

@@ -23,7 +23,12 @@ var examples = map[string][]string{
 	},
 	"report": {"taxkernelbot report", "taxkernelbot report --state .taxkernelbot/state --reports reports"},
 	"cite":   {"taxkernelbot cite uk-income-tax-rates", "taxkernelbot cite uk-income-tax-rates --json", "taxkernelbot cite uk-income-tax-rates --at 2026-06-30"},
-	"verify": {"taxkernelbot verify", "taxkernelbot verify --snapshots snapshots"},
+	"verify": {"taxkernelbot verify", "taxkernelbot verify --snapshots snapshots", "taxkernelbot verify --dataset taxkernelbot-dataset-2026-11   # a release, offline"},
+	"dataset": {
+		"taxkernelbot dataset -o dist/2026-11 --month 2026-11",
+		"taxkernelbot dataset -o dist/last-month            # the month before this one (UTC)",
+		"taxkernelbot dataset -o dist/q4 --from 2026-10-01 --to 2026-12-31",
+	},
 	"robots": {"taxkernelbot robots https://www.gov.uk/income-tax-rates"},
 	"demo":   {"taxkernelbot demo", "taxkernelbot demo --keep"},
 	"ci":     {"taxkernelbot ci                       # in GitHub Actions, as fetch.yml runs it"},

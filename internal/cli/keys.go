@@ -74,9 +74,6 @@ func keysDirectory(io IO, clk clock.Clock, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
-	}
 	keepFor, err := policy.ParseDuration(*keep)
 	if err != nil || keepFor < sign.DefaultValidity {
 		return usageError("--keep %q: give a duration of at least %s, e.g. 7d", *keep, sign.DefaultValidity)

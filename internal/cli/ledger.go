@@ -34,7 +34,7 @@ type ledgerOptions struct {
 
 func cmdLedger(ctx context.Context, io IO, args []string) error {
 	opts := ledgerOptions{IO: io}
-	fs := newFlags("ledger", "HOST [flags]", io)
+	fs := newFlags("ledger", "HOST [flags]", io).withArgs()
 	opts.register(fs, "state")
 	fs.StringVar(&opts.Since, "since", "", "first UTC day to list, `YYYY-MM-DD` (default: the first kept)")
 	fs.StringVar(&opts.Until, "until", "", "last UTC day to list, `YYYY-MM-DD` (default: the last kept)")

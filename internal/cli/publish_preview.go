@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 
 	"github.com/taxkernel/taxkernelbot/internal/cycle"
-	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -52,11 +53,20 @@ func runPublishPreview(ctx context.Context, opts publishOptions, repoDir string)
 	}
 	rep := report.Build(set, st)
 	changes := report.Diff(onBase, rep)
-	blob := func(sum string) ([]byte, error) {
-		if data, err := readBlobFile(opts.Snapshots, sum); err == nil {
-			return data, nil
+	blob := func(sum string) (io.ReadCloser, int64, error) {
+		if rc, size, err := openBlobFile(opts.Snapshots, sum); err == nil {
+			return rc, size, nil
 		}
-		return fs.ReadFile(tree, path.Join("snapshots", store.BlobPath(sum)))
+		f, err := tree.Open(path.Join("snapshots", store.BlobPath(sum)))
+		if err != nil {
+			return nil, 0, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, err
+		}
+		return f, fi.Size(), nil
 	}
 	d := cycle.BodyDetails(ctx, set, st, changes, blob)
 	out := opts.IO.Out
@@ -64,16 +74,22 @@ func runPublishPreview(ctx context.Context, opts publishOptions, repoDir string)
 		fmt.Fprintf(out, "Nothing differs from %s (%.12s): publishing would open no pull request and edit none.\n", base, hash)
 		return nil
 	}
-	fmt.Fprintf(out, "Against %s (%.12s), publishing would send:\n\nTitle: %s\n\n%s", base, hash, github.Title(changes), github.BodyWith(changes, github.SummaryOf(rep), nil, "", d))
+	fmt.Fprintf(out, "Against %s (%.12s), publishing would send:\n\nTitle: %s\n\n%s", base, hash, review.Title(changes), review.Body(changes, review.SummaryOf(rep), review.Links{}, d))
 	return nil
 }
 
-// readBlobFile reads blob sum from the local store, checking its hash.
-func readBlobFile(snapshots, sum string) ([]byte, error) {
-	rc, err := store.ReadOnly(snapshots).Open(store.Sum(sum))
+// openBlobFile opens blob sum in the local store, its hash checked as it
+// is read, and says its length.
+func openBlobFile(snapshots, sum string) (io.ReadCloser, int64, error) {
+	st := store.ReadOnly(snapshots)
+	rc, err := st.Open(store.Sum(sum))
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	defer rc.Close()
-	return io.ReadAll(rc)
+	fi, err := os.Stat(st.Path(store.Sum(sum)))
+	if err != nil {
+		rc.Close()
+		return nil, 0, err
+	}
+	return rc, fi.Size(), nil
 }

@@ -24,7 +24,7 @@ type robotsOptions struct {
 
 func cmdRobots(ctx context.Context, io IO, args []string) error {
 	opts := robotsOptions{IO: io, Clock: clock.Real{}}
-	fs := newFlags("robots", "[flags] URL", io)
+	fs := newFlags("robots", "[flags] URL", io).withArgs()
 	opts.register(fs, "manifests", "state")
 	if err := parse(fs, args); err != nil {
 		return err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"strings"
 	"testing"
 )
 
@@ -16,7 +17,19 @@ func TestFlagsWithoutArgumentsRefuseThemEveryTime(t *testing.T) {
 			t.Fatalf("parse %d: %v, want a usage error for the argument", i+1, err)
 		}
 	}
-	if fs := newFlags("cite", "[flags] ID", IO{Out: io.Discard, Err: io.Discard}); parse(fs, []string{"an-id"}) != nil {
+	if fs := newFlags("cite", "[flags] ID", IO{Out: io.Discard, Err: io.Discard}).withArgs(); parse(fs, []string{"an-id"}) != nil {
 		t.Fatal("a command that takes an argument refused one")
+	}
+}
+
+// TestEveryFlagOnlyCommandRefusesAnArgument: whatever its usage line
+// says, a command that takes no argument names a stray one (a usage
+// line with more than "[flags]" once let verify and dataset ignore it).
+func TestEveryFlagOnlyCommandRefusesAnArgument(t *testing.T) {
+	for _, cmd := range []string{"ci", "dataset", "demo", "policy", "publish", "report", "run", "validate", "verify", "version", "warc"} {
+		code, _, stderr := runMain(t, nil, cmd, "stray")
+		if code != ExitUsage || !strings.Contains(stderr, `unexpected argument(s) "stray"`) {
+			t.Errorf("%s stray: exit %d, %q; want 2 and the argument named", cmd, code, stderr)
+		}
 	}
 }

@@ -9,15 +9,20 @@ import (
 
 type verifyOptions struct {
 	paths
-	IO IO
+	Dataset string // a dataset's directory to verify instead of the store
+	IO      IO
 }
 
 func cmdVerify(ctx context.Context, io IO, args []string) error {
 	opts := verifyOptions{IO: io}
-	fs := newFlags("verify", "[flags]", io)
+	fs := newFlags("verify", "[flags] | --dataset DIR", io)
 	opts.register(fs, "snapshots")
+	fs.StringVar(&opts.Dataset, "dataset", "", "verify the dataset in `DIR` offline instead (SHA256SUMS, every index entry in the WARC, the texts)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if opts.Dataset != "" {
+		return runVerifyDataset(ctx, opts)
 	}
 	return runVerify(ctx, opts)
 }

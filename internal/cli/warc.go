@@ -33,9 +33,6 @@ func cmdWarc(ctx context.Context, io IO, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return usageError("unexpected arguments %q", fs.Args())
-	}
 	if opts.Out == "" {
 		return usageError("warc needs -o FILE.warc.gz")
 	}
@@ -77,41 +74,21 @@ func runWarc(ctx context.Context, opts warcOptions) error {
 	}
 	defer f.Abort()
 	p := set.Policy
-	w := warc.NewWriter(f, warc.Identity{UserAgent: p.UserAgent, From: p.From})
-	info := [][2]string{
-		{"software", "TaxKernelBot"},
-		{"format", "WARC File Format 1.1"},
-		{"conformsTo", "https://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/"},
-		{"description", "Documents fetched by TaxKernelBot for the sources listed in its manifests; each payload is the exact bytes served, named by its SHA-256 in the snapshot store"},
-		{"robots", "obey"},
-		{"http-header-user-agent", p.UserAgent},
-		{"http-header-from", p.From},
-	}
+	var extra [][2]string
 	if opts.Since != "" || opts.Only != "" {
-		info = append(info, [2]string{"selection", strings.TrimSpace(fmt.Sprintf("since=%s only=%s", opts.Since, opts.Only))})
+		extra = append(extra, [2]string{"selection", strings.TrimSpace(fmt.Sprintf("since=%s only=%s", opts.Since, opts.Only))})
 	}
-	if err := w.Info(filepath.Base(opts.Out), opts.Clock.Now(), info); err != nil {
+	n, err := warc.Export(ctx, f, filepath.Base(opts.Out), opts.Clock.Now(), warc.Identity{UserAgent: p.UserAgent, From: p.From}, extra, items)
+	if ctx.Err() != nil {
+		return withCode(ExitFailures, fmt.Errorf("interrupted: %s not written", opts.Out))
+	}
+	if err != nil {
 		return cannotRun("%w", err)
-	}
-	captures, revisits, sources := 0, 0, map[string]bool{}
-	for _, it := range items {
-		if err := ctx.Err(); err != nil {
-			return withCode(ExitFailures, fmt.Errorf("interrupted: %s not written", opts.Out))
-		}
-		sources[it.Source()] = true
-		if it.Capture != nil {
-			err, captures = w.Capture(*it.Capture), captures+1
-		} else {
-			err, revisits = w.Revisit(*it.Revisit), revisits+1
-		}
-		if err != nil {
-			return cannotRun("%w", err)
-		}
 	}
 	if err := f.Commit(); err != nil {
 		return cannotRun("%w", err)
 	}
-	fmt.Fprintf(opts.IO.Err, "warc: wrote %s: %d capture(s) (request and response), %d revisit(s), %d source(s)\n", opts.Out, captures, revisits, len(sources))
+	fmt.Fprintf(opts.IO.Err, "warc: wrote %s: %d capture(s) (request and response), %d revisit(s), %d source(s)\n", opts.Out, n.Captures, n.Revisits, n.Sources)
 	return nil
 }
 

@@ -33,7 +33,7 @@ func TestAppTokensOutliveAnHour(t *testing.T) {
 	})
 	cfg := r.cfg
 	cfg.Token, cfg.AppID, cfg.AppKey = "", "4242", pemKey
-	gh, err := github.NewClient(context.Background(), cfg, nil, github.WithClock(clk))
+	gh, err := github.NewClient(cfg, nil, github.WithClock(clk))
 	must(t, err)
 	o.GitHub = gh
 	o.Remote.Password, o.Remote.Token = "", gh.Token

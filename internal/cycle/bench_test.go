@@ -56,7 +56,11 @@ func BenchmarkQuietCycle(b *testing.B) {
 			r.squashMerge(1)
 			r.cycle() // the first quiet cycle: the cache branch settles
 			full := r.git.FetchedBytes(repoName)
-			reader, _ := gitstore.OpenMemory(gitstore.Remote{URL: r.git.URL + "/" + repoName, Username: "x-access-token", Password: "tok"})
+			reader, err := gitstore.Open(b.TempDir(), gitstore.Remote{URL: r.git.URL + "/" + repoName, Username: "x-access-token", Password: "tok"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer reader.Close()
 			if _, _, err := reader.Read(context.Background(), "main"); err != nil {
 				b.Fatal(err)
 			}

@@ -60,7 +60,7 @@ func (c *Cycle) pull(ctx context.Context) (halted string, err error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", err
 		}
-		if err := atomicfile.WriteFile(p, lease.MergeLedger(remote, local), 0o644); err != nil {
+		if err := atomicfile.WriteFile(p, ledger.Merge(remote, local), 0o644); err != nil {
 			return "", err
 		}
 	}
@@ -72,7 +72,7 @@ func (c *Cycle) pull(ctx context.Context) (halted string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if err := lease.MergeState(remote, local).Save(c.o.State); err != nil {
+	if err := state.Merge(remote, local).Save(c.o.State); err != nil {
 		return "", err
 	}
 	return haltReason(tip, c.o.Clock.Now())
@@ -187,7 +187,7 @@ func (c *Cycle) acquire(ctx context.Context, want map[string]int) error {
 		if err != nil {
 			return nil, err
 		}
-		caps, usage := map[string]int{}, map[string]lease.Usage{}
+		caps, usage := map[string]int{}, map[string]ledger.Usage{}
 		for host := range want {
 			caps[host] = c.o.Set.Host(host).DailyCap
 			data, err := fs.ReadFile(tip, "ledgers/"+ledger.Path(c.day, host))
@@ -199,8 +199,8 @@ func (c *Cycle) acquire(ctx context.Context, want map[string]int) error {
 					data = ch.Data
 				}
 			}
-			if usage[host], err = lease.CountLedger(data, host); err != nil {
-				return nil, err
+			if usage[host], err = ledger.Count(data, host); err != nil {
+				return nil, fmt.Errorf("%s ledgers/%s: %w", CacheBranch, ledger.Path(c.day, host), err)
 			}
 		}
 		l, err := lease.Acquire(files[own], lease.Request{
@@ -322,7 +322,7 @@ func (c *Cycle) pushState(ctx context.Context, what string, extra func(tip fs.FS
 		if err != nil {
 			return nil, err
 		}
-		files, err := lease.MergeState(remote, local).Files()
+		files, err := state.Merge(remote, local).Files()
 		if err != nil {
 			return nil, err
 		}
@@ -368,7 +368,7 @@ func (c *Cycle) ledgerChanges(tip fs.FS) ([]gitstore.Change, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
 		}
-		if merged := lease.MergeLedger(remote, local); string(merged) != string(remote) {
+		if merged := ledger.Merge(remote, local); string(merged) != string(remote) {
 			out = append(out, gitstore.Change{Path: p, Data: merged})
 		}
 	}
@@ -383,11 +383,7 @@ func (c *Cycle) dispatched() (map[string]int, error) {
 func (c *Cycle) dispatchedBy(l lease.Lease, runID string) (map[string]int, error) {
 	out := map[string]int{}
 	for host := range l.Reservations {
-		data, err := os.ReadFile(filepath.Join(c.o.State, "ledgers", filepath.FromSlash(ledger.Path(l.Day, host))))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
-		}
-		u, err := lease.CountLedger(data, host)
+		u, err := ledger.CountFile(filepath.Join(c.o.State, "ledgers", filepath.FromSlash(ledger.Path(l.Day, host))), host)
 		if err != nil {
 			return nil, err
 		}

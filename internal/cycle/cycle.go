@@ -83,7 +83,7 @@ type PullRequests interface {
 	// head branch was deleted (not by a person)?
 	ClosedByBranchDeletion(ctx context.Context, number int) (bool, error)
 	// SyncFailureIssues keeps one issue per source failing for days.
-	SyncFailureIssues(ctx context.Context, failing []github.FailingSource, opts github.IssueOptions) (github.IssueSync, error)
+	SyncFailureIssues(ctx context.Context, failing []github.FailureIssue, opts github.IssueOptions) (github.IssueSync, error)
 }
 
 // Options configures a cycle.

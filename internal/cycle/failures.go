@@ -1,6 +1,7 @@
 package cycle
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,13 +12,14 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
-// failureAdvice is what a person should do about a source in each status
-// that calls for one; a status not listed opens no issue (fresh, pending,
-// and the deliberate gaps: blocked-robots, excluded).
-var failureAdvice = map[string]string{
+// failureAdvice is what a person should do about a source in each failure
+// status. Which statuses open an issue is state.Status.Failure's to say,
+// not this list's: a failure with no advice here gets adviceElse.
+var failureAdvice = map[state.Status]string{
 	"failing": "The server answered with an error, or not at all. Open the URL in a browser: if it works, the failure may be ours or passing " +
 		"(the bot retries with backoff); if the document has moved, update the manifest to its new URL; if the site is down for everyone, wait.",
 	"unreachable": "The host could not be reached (its name does not resolve, the connection is refused or reset, or TLS fails). " +
@@ -31,24 +33,27 @@ var failureAdvice = map[string]string{
 	"moved": "The document redirects to another host that no manifest lists. Check the new address and list it in the manifest.",
 }
 
-// failingSources is what publishing hands to github.SyncFailureIssues: the
-// report's sources in a status that calls for a person, with the advice for
-// it and the last checks ledger lines of each (at most checks, newest
-// days first). ledgerDir is <state>/ledgers.
-func failingSources(rep *report.Report, ledgerDir string, checks int) ([]github.FailingSource, error) {
-	var out []github.FailingSource
+// adviceElse is the advice for a failure status failureAdvice lacks.
+const adviceElse = "Open the URL in a browser and read the detail above: if the document moved, update the manifest; if it lasts and the site works, the failure may be ours."
+
+// failingSources is what publishing opens issues for: the report's
+// sources in a failure status, with the advice for it and the last checks
+// ledger lines of each (at most checks, newest days first). ledgerDir is
+// <state>/ledgers.
+func failingSources(rep *report.Report, ledgerDir string, checks int) ([]review.Failure, error) {
+	var out []review.Failure
 	want := map[string]int{}
 	for _, e := range rep.Sources {
-		advice, ok := failureAdvice[string(e.Status)]
-		if !ok {
+		if !e.Status.Failure() {
 			continue
 		}
+		advice := cmp.Or(failureAdvice[e.Status], adviceElse)
 		since, err := time.Parse(time.DateOnly, e.Since)
 		if err != nil {
 			return nil, fmt.Errorf("report entry %s: since %q is not a date: %w", e.ID, e.Since, err)
 		}
 		want[e.ID] = len(out)
-		out = append(out, github.FailingSource{
+		out = append(out, review.Failure{
 			ID: e.ID, Jurisdiction: e.Jurisdiction, Title: e.Title, URL: e.URL,
 			Status: string(e.Status), Detail: e.Detail, HTTPStatus: e.HTTPStatus, Since: since, Advice: advice,
 		})
@@ -126,7 +131,9 @@ func (c *Cycle) failureIssues(ctx context.Context, st *state.State) error {
 	if err != nil {
 		return err
 	}
-	done, err := c.o.GitHub.SyncFailureIssues(ctx, failing, github.IssueOptions{After: c.o.Set.Policy.IssueAfter, Now: c.o.Clock.Now()})
+	now := c.o.Clock.Now()
+	issues, summary := issuesOf(failing, now)
+	done, err := c.o.GitHub.SyncFailureIssues(ctx, issues, github.IssueOptions{After: c.o.Set.Policy.IssueAfter, Now: now, Summary: summary})
 	if errors.Is(err, github.ErrIssuesOff) {
 		if rerr := c.updateRecord(ctx, func(r *record) { r.IssuesOff = c.day }); rerr != nil {
 			c.logf("remember that issues are off: %v", rerr)
@@ -144,4 +151,26 @@ func (c *Cycle) failureIssues(ctx context.Context, st *state.State) error {
 		}
 	}
 	return nil
+}
+
+// issuesOf writes the issue of each failure as of now, and the
+// summary issue of those github leaves beyond its bounds.
+func issuesOf(failing []review.Failure, now time.Time) ([]github.FailureIssue, func([]github.FailureIssue) (string, string)) {
+	byID := make(map[string]review.Failure, len(failing))
+	issues := make([]github.FailureIssue, len(failing))
+	for i, f := range failing {
+		byID[f.ID] = f
+		issues[i] = github.FailureIssue{
+			Source: f.ID, Since: f.Since, Fingerprint: f.Fingerprint(), Old: f.OldFingerprint(),
+			Title: f.IssueTitle(), Body: f.IssueBody(now), Comment: f.ChangedComment(now),
+		}
+	}
+	summary := func(more []github.FailureIssue) (string, string) {
+		fs := make([]review.Failure, len(more))
+		for i, is := range more {
+			fs[i] = byID[is.Source]
+		}
+		return review.SummaryIssue(fs, now)
+	}
+	return issues, summary
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
 func TestFailingSources(t *testing.T) {
@@ -72,6 +73,32 @@ func TestIssuesOffIsOneWarning(t *testing.T) {
 	for _, call := range r.gh.Calls()[calls:] {
 		if strings.HasPrefix(call, "GET /repos/acme/tax/issues") {
 			t.Errorf("asked for the issues again the same day: %s\n%s", call, log)
+		}
+	}
+}
+
+// TestFailingSourcesAreTheFailures: the sources that open an issue are
+// those in a status state.Status.Failure counts a failure, whether or not
+// there is advice written for it, and only those.
+func TestFailingSourcesAreTheFailures(t *testing.T) {
+	var rep report.Report
+	statuses := []state.Status{state.Pending, state.Fresh, state.Failing, state.Gone, state.BlockedRobots, state.RobotsUnavailable,
+		state.Unreachable, state.Excluded, state.Paused, state.Moved, state.TooLarge, "a-status-with-no-advice"}
+	for _, s := range statuses {
+		rep.Sources = append(rep.Sources, report.Entry{Jurisdiction: "uk", ID: "uk-" + string(s), Status: s, Since: "2026-11-01"})
+	}
+	got, err := failingSources(&rep, filepath.Join(t.TempDir(), "ledgers"), 0)
+	must(t, err)
+	opened := map[string]bool{}
+	for _, f := range got {
+		opened[f.Status] = true
+		if f.Advice == "" {
+			t.Errorf("%s opens an issue with no advice", f.Status)
+		}
+	}
+	for _, s := range statuses {
+		if opened[string(s)] != s.Failure() {
+			t.Errorf("status %s: opens an issue %v, Failure() %v", s, opened[string(s)], s.Failure())
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/public"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
@@ -58,14 +59,14 @@ func (c *Cycle) feeds(ctx context.Context, cache fs.FS, v *view, local *store.In
 		// Not derived anywhere yet (a first copy's text is kept only once
 		// it is compared): derive it from the bytes, as the next
 		// comparison would.
-		raw, err := blob(sum)
+		d, err := blobDoc(blob, sum, contentType)
 		if err != nil {
 			return "", false
 		}
-		res := textview.Extract(ctx, raw, contentType, textview.Limits{})
+		res := textview.ExtractDoc(ctx, d, textview.Limits{})
 		return res.Text, res.OK()
 	}
 	return public.RulesOf(c.o.Set).Feeds(public.FeedInput{
-		Set: c.o.Set, Index: ix, Text: text, Blob: c.o.Links.BlobURL(BaseBranch),
+		Set: c.o.Set, Index: ix, Text: text, Blob: review.BlobLink(c.o.Links.FileURL(BaseBranch)),
 	})
 }

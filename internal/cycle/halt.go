@@ -113,7 +113,7 @@ func (c *Cycle) missingCacheBranch(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := lease.MergeState(st, local).Save(c.o.State); err != nil {
+	if err := state.Merge(st, local).Save(c.o.State); err != nil {
 		return "", err
 	}
 	return reason, nil

@@ -181,7 +181,7 @@ func (r *repo) options(shard string) (Options, *bytes.Buffer) {
 		Links:  r.cfg,
 		Log:    &log,
 	}
-	gh, err := github.NewClient(context.Background(), r.cfg, nil, github.WithClock(o.Clock))
+	gh, err := github.NewClient(r.cfg, nil, github.WithClock(o.Clock))
 	must(r.t, err)
 	o.GitHub = gh
 	r.checkout(o)

@@ -14,17 +14,17 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
-	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // Paths of what the bot proposes, in the repository.
 const (
-	coverageJSON = "reports/coverage.json"
+	coverageJSON = report.JSONPath
 	indexJSON    = "snapshots/index.json"
 )
 
@@ -194,7 +194,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	if tip == "" {
 		return "", st, persist()
 	}
-	title, body := github.Title(changes), c.body(ctx, v, st, changes, rep, tip, v.botTree)
+	title, body := review.Title(changes), c.body(ctx, v, st, changes, rep, tip, v.botTree)
 	var number int
 	if open {
 		number, url = pr.Number, pr.URL
@@ -307,7 +307,7 @@ func (c *Cycle) settle(ctx context.Context, v *view, st *state.State, number int
 			return err
 		}
 		changes := report.Diff(v.onMain, rep)
-		if err := c.o.GitHub.EditPR(ctx, number, github.Title(changes), c.body(ctx, v, st, changes, rep, tip, tree)); err != nil {
+		if err := c.o.GitHub.EditPR(ctx, number, review.Title(changes), c.body(ctx, v, st, changes, rep, tip, tree)); err != nil {
 			return err
 		}
 		ours = tip
@@ -320,9 +320,9 @@ func (c *Cycle) settle(ctx context.Context, v *view, st *state.State, number int
 // tree at tip.
 func (c *Cycle) body(ctx context.Context, v *view, st *state.State, changes []report.Change, rep *report.Report, tip string, bot *gitstore.Tree) string {
 	d := BodyDetails(ctx, c.o.Set, st, changes, blobReader(ctx, c.o.Snapshots, v.mainTree, bot))
-	d.FileURL = c.o.Links.FileURL(tip)
 	d.Files = c.files
-	return github.BodyWith(changes, github.SummaryOf(rep), c.o.Links.BlobURL(tip), c.o.Links.RunURL(), d)
+	file := c.o.Links.FileURL(tip)
+	return review.Body(changes, review.SummaryOf(rep), review.Links{Blob: review.BlobLink(file), File: file, Run: c.o.Links.RunURL()}, d)
 }
 
 // leaveAlone is what the bot does while someone else's commit is on its
@@ -426,35 +426,11 @@ func (c *Cycle) branchProposal(ctx context.Context, v *view, pages map[string][]
 // picture whichever runner renders them.
 func (c *Cycle) pages(ctx context.Context, cache fs.FS, st *state.State, rep *report.Report, v *view, local *store.Index) (map[string][]byte, error) {
 	count := func(host, since, until string) (map[string]int, error) {
-		out := map[string]int{}
-		days, err := fs.ReadDir(cache, "ledgers")
-		if errors.Is(err, fs.ErrNotExist) {
-			return out, nil
-		}
+		ledgers, err := fs.Sub(cache, "ledgers")
 		if err != nil {
 			return nil, err
 		}
-		for _, d := range days {
-			day := d.Name()
-			if day < since || day > until {
-				continue
-			}
-			data, err := fs.ReadFile(cache, "ledgers/"+ledger.Path(day, host))
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			u, err := lease.CountLedger(data, host)
-			if err != nil {
-				return nil, err
-			}
-			if u.Total > 0 {
-				out[day] = u.Total
-			}
-		}
-		return out, nil
+		return ledger.CountDaysFS(ledgers, host, since, until)
 	}
 	files, err := public.Pages(c.o.Set, st, rep, count, c.o.Clock.Now())
 	if err != nil {

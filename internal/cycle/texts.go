@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 
-	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -27,13 +28,37 @@ func TextPath(sum string) string {
 	return filepath.ToSlash(p)
 }
 
+// OpenBlob opens held blob sum for reading and says how long it is. The
+// blob is read as a stream: a document of max_body (or more) is never
+// held whole to be compared.
+type OpenBlob func(sum string) (io.ReadCloser, int64, error)
+
+// blobDoc is the document of blob sum, opened through open each time it
+// is read (a comparison through a view with drop reads the new one twice).
+// The blob is opened once here so that a missing one is told now.
+func blobDoc(open OpenBlob, sum, contentType string) (textview.Doc, error) {
+	rc, size, err := open(sum)
+	if err != nil {
+		return textview.Doc{}, err
+	}
+	rc.Close()
+	return textview.Doc{
+		Open: func() (io.ReadCloser, error) {
+			rc, _, err := open(sum)
+			return rc, err
+		},
+		Size:        size,
+		ContentType: contentType,
+	}, nil
+}
+
 // BodyDetails gathers what a pull request body shows beyond the reports'
 // diff: the text diff of each changed document, compared through its
-// source's view (the blobs' bytes from blob), and each failing source's
+// source's view (the blobs streamed from blob), and each failing source's
 // count of failed checks from st. A document whose blobs cannot be read
 // gets a line saying so instead of a diff; nothing here fails.
-func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, changes []report.Change, blob func(sum string) ([]byte, error)) github.Details {
-	d := github.Details{Texts: map[string]github.TextChange{}, FailedChecks: map[string]int{}}
+func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, changes []report.Change, blob OpenBlob) review.Details {
+	d := review.Details{Texts: map[string]review.TextChange{}, FailedChecks: map[string]int{}}
 	for _, id := range st.SourceIDs() {
 		if n := st.Source(id).FailedChecks; n > 0 {
 			d.FailedChecks[id] = n
@@ -43,22 +68,19 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 		if c.Kind != report.KindChanged || c.Old.SHA256 == "" || c.New.SHA256 == "" {
 			continue
 		}
-		tc := github.TextChange{OldPath: TextPath(c.Old.SHA256), NewPath: TextPath(c.New.SHA256)}
+		tc := review.TextChange{OldPath: TextPath(c.Old.SHA256), NewPath: TextPath(c.New.SHA256)}
 		var view *textview.View
 		if src, ok := set.Source(c.ID); ok {
 			view, _ = textview.Compile(src.View) // validated with the manifest
 		}
-		old, errOld := blob(c.Old.SHA256)
-		cur, errNew := blob(c.New.SHA256)
+		old, errOld := blobDoc(blob, c.Old.SHA256, c.Old.ContentType)
+		cur, errNew := blobDoc(blob, c.New.SHA256, c.New.ContentType)
 		if err := errors.Join(errOld, errNew); err != nil {
 			tc.Why = fmt.Sprintf("no text diff: a blob could not be read (%v)", err)
 			d.Texts[c.ID] = tc
 			continue
 		}
-		cmp := textview.Compare(ctx, view,
-			textview.Doc{Raw: old, ContentType: c.Old.ContentType},
-			textview.Doc{Raw: cur, ContentType: c.New.ContentType},
-			tc.OldPath, tc.NewPath, textview.Limits{}, textview.DiffOptions{})
+		cmp := textview.Compare(ctx, view, old, cur, tc.OldPath, tc.NewPath, textview.Limits{}, textview.DiffOptions{})
 		tc.Diff = cmp.Diff
 		if tc.Diff.Markdown == "" {
 			tc.Why = "no text diff: " + cmp.Why
@@ -68,13 +90,23 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 	return d
 }
 
-// blobReader reads a blob from the local store, else from the trees given
-// (main's, the bot branch's; nil ones are skipped), fetching it there.
-func blobReader(ctx context.Context, snapshots string, trees ...*gitstore.Tree) func(string) ([]byte, error) {
-	return func(sum string) ([]byte, error) {
-		data, err := readLocal(snapshots, store.Sum(sum))
-		if err == nil || !errors.Is(err, fs.ErrNotExist) {
-			return data, err
+// blobReader opens a blob in the local store (its hash checked as it is
+// read), else in the trees given (main's, the bot branch's; nil ones are
+// skipped), fetching it there.
+func blobReader(ctx context.Context, snapshots string, trees ...*gitstore.Tree) OpenBlob {
+	local := store.ReadOnly(snapshots)
+	return func(sum string) (io.ReadCloser, int64, error) {
+		rc, err := local.Open(store.Sum(sum))
+		if err == nil {
+			fi, err := os.Stat(local.Path(store.Sum(sum)))
+			if err != nil {
+				rc.Close()
+				return nil, 0, err
+			}
+			return rc, fi.Size(), nil
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return nil, 0, err
 		}
 		p := "snapshots/" + store.BlobPath(sum)
 		for _, t := range trees {
@@ -84,11 +116,18 @@ func blobReader(ctx context.Context, snapshots string, trees ...*gitstore.Tree) 
 			if err := t.Fetch(ctx, p); err != nil {
 				continue
 			}
-			if data, err := fs.ReadFile(t, p); err == nil {
-				return data, nil
+			f, err := t.Open(p)
+			if err != nil {
+				continue
 			}
+			fi, err := f.Stat()
+			if err != nil {
+				f.Close()
+				continue
+			}
+			return f, fi.Size(), nil
 		}
-		return nil, fmt.Errorf("blob %.12s: neither this runner nor a branch holds it: %w", sum, fs.ErrNotExist)
+		return nil, 0, fmt.Errorf("blob %.12s: neither this runner nor a branch holds it: %w", sum, fs.ErrNotExist)
 	}
 }
 

@@ -36,12 +36,11 @@ type Client struct {
 // bearer token to c.APIURL (https://api.github.com, a GitHub Enterprise
 // Server's https://host/api/v3, or a test server's root: the URL is used
 // as given, trailing slash or not). httpClient may be nil; it is copied,
-// never modified. ctx is not kept.
+// never modified.
 //
 // Every call is retried, a bounded number of times, when GitHub answers
 // with a server error or a secondary rate limit (4 tries; see WithClock).
-func NewClient(ctx context.Context, c Config, httpClient *http.Client, opts ...Option) (*Client, error) {
-	_ = ctx // nothing to exchange yet: the token is used as it is
+func NewClient(c Config, httpClient *http.Client, opts ...Option) (*Client, error) {
 	if c.Owner == "" || c.Repo == "" {
 		return nil, errors.New("github: no repository: set GITHUB_REPOSITORY to owner/name")
 	}
@@ -126,7 +125,7 @@ func (c *Client) EnsurePR(ctx context.Context, pr PR) (number int, url string, c
 	case strings.TrimSpace(pr.Title) == "":
 		return 0, "", false, errors.New("github: a pull request needs a title")
 	case len(pr.Body) > MaxBody:
-		return 0, "", false, fmt.Errorf("github: pull request body is %d bytes, over GitHub's limit of %d: render it with Body", len(pr.Body), MaxBody)
+		return 0, "", false, fmt.Errorf("github: pull request body is %d bytes, over GitHub's limit of %d: render it with review.Body", len(pr.Body), MaxBody)
 	}
 	open, err := c.find(ctx, pr)
 	if err != nil {

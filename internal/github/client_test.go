@@ -21,7 +21,7 @@ var listQuery = url.Values{"state": {"open"}, "head": {"octo:" + head}}
 
 func newTestClient(t *testing.T, f *fakeAPI, apiPath string) *Client {
 	t.Helper()
-	c, err := NewClient(context.Background(), Config{
+	c, err := NewClient(Config{
 		Owner: "octo", Repo: "coverage", Token: testToken,
 		ServerURL: f.srv.URL, APIURL: f.srv.URL + apiPath,
 	}, f.srv.Client())
@@ -235,11 +235,11 @@ func TestNewClientNeedsTokenAndRepo(t *testing.T) {
 		{Token: "t"},
 		{Owner: "o", Repo: "r", Token: "t", APIURL: "ftp://x"},
 	} {
-		if _, err := NewClient(context.Background(), c, nil); err == nil {
+		if _, err := NewClient(c, nil); err == nil {
 			t.Errorf("NewClient(%v): no error", c)
 		}
 	}
-	if _, err := NewClient(context.Background(), Config{Owner: "o", Repo: "r", Token: "t"}, &http.Client{}); err != nil {
+	if _, err := NewClient(Config{Owner: "o", Repo: "r", Token: "t"}, &http.Client{}); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
 }

@@ -138,22 +138,10 @@ func (c Config) RunURL() string {
 	return c.repoURL() + "/actions/runs/" + url.PathEscape(c.RunID)
 }
 
-// BlobURL returns, for Body, a function linking a stored snapshot
-// (snapshots/sha256/<2 hex>/<64 hex>) as seen at ref: a branch such as
-// "taxkernelbot/update" or, better, a commit hash, which never moves.
-func (c Config) BlobURL(ref string) func(sha256 string) string {
-	file := c.FileURL(ref)
-	return func(sum string) string {
-		if !isHex(sum) || len(sum) < 3 {
-			return ""
-		}
-		return file("snapshots/sha256/" + sum[:2] + "/" + sum)
-	}
-}
-
-// FileURL returns, for Body, a function linking a file of the repository
-// (a slash-separated path such as a derived text under snapshots/text/)
-// as seen at ref.
+// FileURL returns a function linking a file of the repository (a
+// slash-separated path such as a stored blob or a derived text under
+// snapshots/) as seen at ref: a branch such as "taxkernelbot/update" or,
+// better, a commit hash, which never moves.
 func (c Config) FileURL(ref string) func(path string) string {
 	parts := strings.Split(ref, "/")
 	for i, p := range parts {
@@ -166,15 +154,6 @@ func (c Config) FileURL(ref string) func(path string) string {
 		}
 		return prefix + p
 	}
-}
-
-func isHex(s string) bool {
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // String describes c without its token, so that logging a Config (%v, %+v)

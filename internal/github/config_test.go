@@ -86,8 +86,8 @@ func TestConfigURLs(t *testing.T) {
 	for _, tc := range []struct{ got, want string }{
 		{c.GitURL(), "https://ghe.example/octo/coverage.git"},
 		{c.RunURL(), "https://ghe.example/octo/coverage/actions/runs/42"},
-		{c.BlobURL("taxkernelbot/update")(sum), "https://ghe.example/octo/coverage/blob/taxkernelbot/update/snapshots/sha256/0f/" + sum},
-		{c.BlobURL("main")("not-a-hash"), ""},
+		{c.FileURL("taxkernelbot/update")("snapshots/sha256/0f/" + sum), "https://ghe.example/octo/coverage/blob/taxkernelbot/update/snapshots/sha256/0f/" + sum},
+		{c.FileURL("main")(""), ""},
 		{Config{Owner: "o", Repo: "r", ServerURL: "https://github.com"}.RunURL(), ""},
 	} {
 		if tc.got != tc.want {

@@ -10,68 +10,30 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
-	"strings"
 	"time"
 
 	gh "github.com/google/go-github/v60/github"
-
-	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 )
 
 // FailureLabel is the label of every failure issue; issues are found again
 // by it and by the marker in their body.
 const FailureLabel = "taxkernelbot:failing"
 
-// FailingSource is a source whose last check failed, as the coverage report
-// and the ledgers describe it.
-type FailingSource struct {
-	ID           string
-	Jurisdiction string
-	Title        string
-	URL          string
-	Status       string    // the report's status: failing, unreachable, robots-unavailable, too-large, …
-	Detail       string    // the report's detail: what went wrong
-	HTTPStatus   int       // the status of the last answer, 0 for none
-	Since        time.Time // when the source entered this status (the report's since)
-	Advice       string    // what to do, as the report says it
-	Checks       []string  // the ledger lines of its last checks, oldest first, as text
+// FailureIssue is what SyncFailureIssues keeps one issue for: a source
+// failing, with what its issue says already written (package review
+// writes it).
+type FailureIssue struct {
+	Source string    // the source id, [a-z0-9-]+
+	Since  time.Time // when the source entered its failure; zero: no issue is opened
+	// Fingerprint identifies the failure (hex): the issue is commented
+	// on when it changes, and only then. Old is the fingerprint an older
+	// version marked the same failure with: such an issue has its marker
+	// brought up to date, silently.
+	Fingerprint, Old string
+	// Title and Body are the issue's (Body without the marker line the
+	// client puts first); Comment is posted when the failure changed.
+	Title, Body, Comment string
 }
-
-// fingerprint identifies the failure: an issue is commented on when it
-// changes, and only then. It is the status, the URL and the failure's
-// kind: times, ledger lines and what a server chose to say (a Retry-After
-// that differs at each answer, a status text) are left out, so a quiet
-// day with the same failure changes nothing and a server cannot make the
-// bot comment, and mention, again and again.
-func (f FailingSource) fingerprint() string {
-	sum := sha256.Sum256([]byte(f.Status + "\x00" + f.kind() + "\x00" + f.URL))
-	return hex.EncodeToString(sum[:8])
-}
-
-// oldFingerprint is the fingerprint issues were marked with before the
-// kind replaced the detail in it: an issue that carries it for the same
-// failure is brought up to date without a comment.
-func (f FailingSource) oldFingerprint() string {
-	sum := sha256.Sum256([]byte(f.Status + "\x00" + f.Detail + "\x00" + f.URL))
-	return hex.EncodeToString(sum[:8])
-}
-
-// kind is what failed, without the values a server chooses: "HTTP 503"
-// when the server answered, else the detail with its parenthesised parts
-// (where the values quoted from an answer or an error go) and digits
-// (addresses, ports, sizes) left out: "timeout after #s", "host x could
-// not be reached: connection refused".
-func (f FailingSource) kind() string {
-	if f.HTTPStatus != 0 {
-		return fmt.Sprintf("HTTP %d", f.HTTPStatus)
-	}
-	return strings.Join(strings.Fields(digits.ReplaceAllString(parenthesised.ReplaceAllString(f.Detail, ""), "#")), " ")
-}
-
-var (
-	parenthesised = regexp.MustCompile(`\([^()]*\)`)
-	digits        = regexp.MustCompile(`[0-9]+`)
-)
 
 // IssueOptions tune SyncFailureIssues.
 type IssueOptions struct {
@@ -87,6 +49,10 @@ type IssueOptions struct {
 	// bury the maintainers, nor run into GitHub's limits on content
 	// creation. The sources beyond either are listed in one summary issue.
 	MaxNew, MaxOpen int
+	// Summary writes the summary issue's title and body (without the
+	// marker line) for the failures beyond the bounds; it must be set
+	// when there may be some.
+	Summary func(more []FailureIssue) (title, body string)
 }
 
 // The default bounds of IssueOptions.
@@ -107,9 +73,12 @@ type IssueSync struct {
 // marker is the hidden line that ties an issue to its source.
 var marker = regexp.MustCompile(`<!-- taxkernelbot:failure source="([a-z0-9-]+|~more)" fingerprint="([0-9a-f]*)" -->`)
 
-func markerLine(f FailingSource) string {
-	return fmt.Sprintf(`<!-- taxkernelbot:failure source="%s" fingerprint="%s" -->`, f.ID, f.fingerprint())
+func markerLine(source, fingerprint string) string {
+	return fmt.Sprintf(`<!-- taxkernelbot:failure source="%s" fingerprint="%s" -->`, source, fingerprint)
 }
+
+// body is f's issue body, marked as f's.
+func (f FailureIssue) body() string { return markerLine(f.Source, f.Fingerprint) + "\n" + f.Body }
 
 type openIssue struct {
 	number      int
@@ -130,7 +99,7 @@ type openIssue struct {
 // It lists the open issues with the label first (the only call when nothing
 // changed) and stops at the first error, saying which call failed; what
 // was done until then is in the result, and the next run finishes the job.
-func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource, opts IssueOptions) (IssueSync, error) {
+func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailureIssue, opts IssueOptions) (IssueSync, error) {
 	var done IssueSync
 	if opts.Label == "" {
 		opts.Label = FailureLabel
@@ -151,9 +120,9 @@ func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource,
 		}
 		done.Closed = append(done.Closed, d.number)
 	}
-	byID := map[string]FailingSource{}
+	byID := map[string]FailureIssue{}
 	for _, f := range failing {
-		byID[f.ID] = f
+		byID[f.Source] = f
 	}
 	ids := make([]string, 0, len(byID))
 	for id := range byID {
@@ -166,25 +135,25 @@ func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource,
 			individual++
 		}
 	}
-	var more []FailingSource // failing long enough, beyond the bounds
+	var more []FailureIssue // failing long enough, beyond the bounds
 	for _, id := range ids {
 		f := byID[id]
 		is, exists := open[id]
 		switch {
-		case exists && is.fingerprint == f.fingerprint():
+		case exists && is.fingerprint == f.Fingerprint:
 			// The same failure as last time: nothing to say.
-		case exists && is.fingerprint == f.oldFingerprint():
+		case exists && f.Old != "" && is.fingerprint == f.Old:
 			// The same failure, marked the old way: the marker is
 			// brought up to date, with nothing to say.
-			if _, _, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, is.number, &gh.IssueRequest{Body: gh.String(issueBody(f, opts.Now))}); err != nil {
+			if _, _, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, is.number, &gh.IssueRequest{Body: gh.String(f.body())}); err != nil {
 				return done, fmt.Errorf("github: update failure issue #%d of %s in %s/%s: %w", is.number, id, c.owner, c.repo, c.explainIssues(err))
 			}
 		case exists:
-			if _, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, is.number, &gh.IssueComment{Body: gh.String(changedComment(f, opts.Now))}); err != nil {
+			if _, _, err := c.gh.Issues.CreateComment(ctx, c.owner, c.repo, is.number, &gh.IssueComment{Body: gh.String(f.Comment)}); err != nil {
 				return done, fmt.Errorf("github: comment on failure issue #%d of %s in %s/%s: %w", is.number, id, c.owner, c.repo, c.explainIssues(err))
 			}
 			done.Commented = append(done.Commented, is.number)
-			if _, _, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, is.number, &gh.IssueRequest{Title: gh.String(issueTitle(f)), Body: gh.String(issueBody(f, opts.Now))}); err != nil {
+			if _, _, err := c.gh.Issues.Edit(ctx, c.owner, c.repo, is.number, &gh.IssueRequest{Title: gh.String(f.Title), Body: gh.String(f.body())}); err != nil {
 				return done, fmt.Errorf("github: update failure issue #%d of %s in %s/%s: %w", is.number, id, c.owner, c.repo, c.explainIssues(err))
 			}
 		case !f.Since.IsZero() && opts.Now.Sub(f.Since) >= opts.After && (len(done.Opened) >= opts.MaxNew || individual >= opts.MaxOpen):
@@ -193,8 +162,8 @@ func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource,
 			individual++
 			labels := []string{opts.Label}
 			is, _, err := c.gh.Issues.Create(ctx, c.owner, c.repo, &gh.IssueRequest{
-				Title:  gh.String(issueTitle(f)),
-				Body:   gh.String(issueBody(f, opts.Now)),
+				Title:  gh.String(f.Title),
+				Body:   gh.String(f.body()),
 				Labels: &labels,
 			})
 			if err != nil {
@@ -227,7 +196,7 @@ func (c *Client) SyncFailureIssues(ctx context.Context, failing []FailingSource,
 // syncSummary keeps the one summary issue listing the sources beyond the
 // bounds: opened when there are some, its body replaced (an edit, which
 // notifies nobody) when the list changes, closed when there are none.
-func (c *Client) syncSummary(ctx context.Context, open map[string]openIssue, more []FailingSource, opts IssueOptions, done *IssueSync) error {
+func (c *Client) syncSummary(ctx context.Context, open map[string]openIssue, more []FailureIssue, opts IssueOptions, done *IssueSync) error {
 	is, exists := open[summaryID]
 	if len(more) == 0 {
 		if !exists {
@@ -239,7 +208,12 @@ func (c *Client) syncSummary(ctx context.Context, open map[string]openIssue, mor
 		done.Closed = append(done.Closed, is.number)
 		return nil
 	}
-	title, body, fp := summaryIssue(more, opts.Now)
+	if opts.Summary == nil {
+		return fmt.Errorf("github: %d sources failing for days are beyond the bounds on issues, and IssueOptions.Summary, which writes the issue listing them, is not set", len(more))
+	}
+	fp := summaryFingerprint(more)
+	title, body := opts.Summary(more)
+	body = markerLine(summaryID, fp) + "\n" + body
 	switch {
 	case exists && is.fingerprint == fp:
 		return nil
@@ -258,24 +232,14 @@ func (c *Client) syncSummary(ctx context.Context, open map[string]openIssue, mor
 	return nil
 }
 
-// summaryIssue is the summary issue's title, body and fingerprint (of the
-// sources and their failures, not of times).
-func summaryIssue(more []FailingSource, now time.Time) (title, body, fingerprint string) {
+// summaryFingerprint is the summary issue's fingerprint: of the sources
+// and their failures, not of times.
+func summaryFingerprint(more []FailureIssue) string {
 	h := sha256.New()
-	var b strings.Builder
 	for _, f := range more {
-		fmt.Fprintf(h, "%s\x00%s\x00", f.ID, f.fingerprint())
+		fmt.Fprintf(h, "%s\x00%s\x00", f.Source, f.Fingerprint)
 	}
-	fingerprint = hex.EncodeToString(h.Sum(nil)[:8])
-	fmt.Fprintf(&b, "<!-- taxkernelbot:failure source=\"%s\" fingerprint=\"%s\" -->\n", summaryID, fingerprint)
-	fmt.Fprintf(&b, "%d more source(s) have been failing for days, as of %s. So as not to open an issue for each, they are listed here; "+
-		"each gets an issue of its own as the others are resolved.\n\n", len(more), now.UTC().Format(time.DateOnly))
-	b.WriteString("| source | status | since | detail |\n| --- | --- | --- | --- |\n")
-	for _, f := range more {
-		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", markdown.CellCode(f.ID), markdown.CellCode(f.Status), f.Since.UTC().Format(time.DateOnly), markdown.CellCode(markdown.Clip(f.Detail, 200)))
-	}
-	b.WriteString("\n---\nKept up to date by TaxKernelBot's publishing step; closed when no source is left in it.\n")
-	return fmt.Sprintf("TaxKernelBot: %d more sources failing for days", len(more)), b.String(), fingerprint
+	return hex.EncodeToString(h.Sum(nil)[:8])
 }
 
 type duplicate struct{ number, keep int }
@@ -356,56 +320,4 @@ func (c *Client) explainIssues(err error) error {
 		return fmt.Errorf("%w (the token may not write issues: give the workflow `permissions: issues: write`)", err)
 	}
 	return c.explain(err, "check the label name and the issue body")
-}
-
-func issueTitle(f FailingSource) string {
-	return fmt.Sprintf("TaxKernelBot: %s is %s since %s", f.ID, f.Status, f.Since.UTC().Format(time.DateOnly))
-}
-
-// issueBody is the whole body: the marker, what fails, since when, the last
-// checks and what to do. What a contributor or a server wrote (title,
-// URL, detail, the ledger's lines) is inert Markdown: text, a code span, a
-// fenced block.
-func issueBody(f FailingSource, now time.Time) string {
-	var b strings.Builder
-	b.WriteString(markerLine(f) + "\n")
-	name := markdown.Code(f.ID)
-	if f.Title != "" {
-		name += " (" + markdown.TextN(f.Title, 200) + ")"
-	}
-	days := int(now.Sub(f.Since) / (24 * time.Hour))
-	fmt.Fprintf(&b, "**%s** in %s has been **%s** since %s (%d day(s) as of %s).\n\n",
-		name, markdown.Code(f.Jurisdiction), markdown.Text(f.Status), f.Since.UTC().Format(time.DateOnly), days, now.UTC().Format(time.DateOnly))
-	fmt.Fprintf(&b, "- URL: %s\n", markdown.Link(markdown.Clip(f.URL, 200), f.URL))
-	if f.Detail != "" {
-		fmt.Fprintf(&b, "- Detail: %s\n", markdown.CodeN(f.Detail, 500))
-	}
-	b.WriteString(checksSection(f))
-	if f.Advice != "" {
-		fmt.Fprintf(&b, "\n### What to do\n\n%s\n", f.Advice)
-	}
-	b.WriteString("\n---\nOpened by TaxKernelBot's publishing step. It comments here when the failure changes and closes this issue when the source recovers; no need to close it by hand.\n")
-	return b.String()
-}
-
-func changedComment(f FailingSource, now time.Time) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "The failure changed on %s: **%s**", now.UTC().Format(time.DateOnly), markdown.Text(f.Status))
-	if f.Detail != "" {
-		fmt.Fprintf(&b, ": %s", markdown.CodeN(f.Detail, 500))
-	}
-	b.WriteString("\n")
-	b.WriteString(checksSection(f))
-	return b.String()
-}
-
-func checksSection(f FailingSource) string {
-	if len(f.Checks) == 0 {
-		return ""
-	}
-	lines := make([]string, len(f.Checks))
-	for i, l := range f.Checks {
-		lines[i] = markdown.Clip(l, 500)
-	}
-	return "\n### Last checks (ledger)\n\n" + markdown.Fence("", strings.Join(lines, "\n"))
 }

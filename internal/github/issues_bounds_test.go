@@ -19,11 +19,11 @@ func TestIssuesOffIsErrIssuesOff(t *testing.T) {
 	for status, want := range map[int]string{http.StatusGone: "turn Issues on", http.StatusNotFound: "issues: write"} { // listing answers 404 either way
 		f := githubtest.New(t, "octo", "coverage", "tok")
 		f.IssuesOff(status)
-		c, err := NewClient(context.Background(), Config{Owner: "octo", Repo: "coverage", APIURL: f.URL, Token: "tok"}, nil, WithClock(clock.NewFake(issueNow)))
+		c, err := NewClient(Config{Owner: "octo", Repo: "coverage", APIURL: f.URL, Token: "tok"}, nil, WithClock(clock.NewFake(issueNow)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = c.SyncFailureIssues(context.Background(), []FailingSource{failingRates(4)}, opts())
+		_, err = c.SyncFailureIssues(context.Background(), []FailureIssue{failingRates(4)}, opts())
 		if !errors.Is(err, ErrIssuesOff) || !strings.Contains(err.Error(), want) {
 			t.Errorf("HTTP %d: %v, want ErrIssuesOff saying %q", status, err, want)
 		}
@@ -38,14 +38,14 @@ func TestIssuesOffIsErrIssuesOff(t *testing.T) {
 func TestABadDayOpensFewIssues(t *testing.T) {
 	f := githubtest.New(t, "octo", "coverage", "tok")
 	clk := clock.NewFake(issueNow)
-	c, err := NewClient(context.Background(), Config{Owner: "octo", Repo: "coverage", APIURL: f.URL, Token: "tok"}, nil, WithClock(clk))
+	c, err := NewClient(Config{Owner: "octo", Repo: "coverage", APIURL: f.URL, Token: "tok"}, nil, WithClock(clk))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var failing []FailingSource
+	var failing []FailureIssue
 	for i := range 40 {
 		s := failingRates(4)
-		s.ID, s.URL = fmt.Sprintf("src-%02d", i), fmt.Sprintf("https://tax.example.gov/%d", i)
+		s.Source, s.Fingerprint = fmt.Sprintf("src-%02d", i), fmt.Sprintf("%016x", i)
 		failing = append(failing, s)
 	}
 	openNow := func() (single, summary int, summaryBody string) {

@@ -2,14 +2,13 @@ package github
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/taxkernel/taxkernelbot/internal/escape/escapetest"
 	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 )
 
@@ -19,17 +18,20 @@ var (
 	issueNow    = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 )
 
-func failingRates(days int) FailingSource {
-	return FailingSource{
-		ID: "uk-rates", Jurisdiction: "uk", Title: "Income Tax rates", URL: "https://www.gov.uk/income-tax-rates",
-		Status: "failing", Detail: "HTTP 503 (Retry-After: 120)", Since: issueNow.Add(-time.Duration(days) * 24 * time.Hour),
-		Advice: "Nothing to do yet if the site is down for everyone; if it lasts, check the URL in a browser and update the manifest.",
-		Checks: []string{
-			`2026-11-29T09:00:01Z result status=503 url=https://www.gov.uk/income-tax-rates`,
-			`2026-11-30T09:00:02Z result status=503 url=https://www.gov.uk/income-tax-rates`,
-		},
+// failingRates is a source failing for days, its texts as package
+// review would write them in short.
+func failingRates(days int) FailureIssue {
+	since := issueNow.Add(-time.Duration(days) * 24 * time.Hour)
+	return FailureIssue{
+		Source: "uk-rates", Since: since, Fingerprint: "0123456789abcdef", Old: "00000000deadbeef",
+		Title:   "TaxKernelBot: uk-rates is failing since " + since.Format(time.DateOnly),
+		Body:    "**`uk-rates`** has been **failing**.\n",
+		Comment: "The failure changed: **unreachable**\n",
 	}
 }
+
+// issueBody is the body the client sends for f.
+func issueBody(f FailureIssue) string { return markerLine(f.Source, f.Fingerprint) + "\n" + f.Body }
 
 var issueObjects = githubtest.Objects{API: "https://api.github.example", Web: "https://github.example", Owner: "octo", Repo: "coverage"}
 
@@ -37,14 +39,22 @@ func issueJSON(number int, body string) map[string]any {
 	return issueObjects.Issue(githubtest.Issue{Number: number, State: "open", Title: "t", Body: body})
 }
 
-func opts() IssueOptions { return IssueOptions{After: 72 * time.Hour, Now: issueNow} }
+func opts() IssueOptions {
+	return IssueOptions{After: 72 * time.Hour, Now: issueNow, Summary: func(more []FailureIssue) (string, string) {
+		var b strings.Builder
+		for _, f := range more {
+			b.WriteString("| `" + f.Source + "` |\n")
+		}
+		return fmt.Sprintf("%d more", len(more)), b.String()
+	}}
+}
 
 func TestFailureIssueOpened(t *testing.T) {
 	f := newFake(t)
 	f.on("GET", issuesPath, issuesQuery, 200, []any{})
 	f.on("POST", issuesPath, nil, 201, issueJSON(7, ""))
 	c := newTestClient(t, f, "")
-	done, err := c.SyncFailureIssues(context.Background(), []FailingSource{failingRates(4), {ID: "de-estg", Status: "failing", Since: issueNow.Add(-48 * time.Hour)}}, opts())
+	done, err := c.SyncFailureIssues(context.Background(), []FailureIssue{failingRates(4), {Source: "de-estg", Fingerprint: "aa", Since: issueNow.Add(-48 * time.Hour)}}, opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,16 +64,8 @@ func TestFailureIssueOpened(t *testing.T) {
 	reqs := f.requests()
 	body := reqs[1].Body.(map[string]any)
 	text := body["body"].(string)
-	for _, want := range []string{
-		`<!-- taxkernelbot:failure source="uk-rates" fingerprint="` + failingRates(4).fingerprint() + `" -->`,
-		"**`uk-rates` (Income Tax rates)** in `uk` has been **failing** since 2026-11-26 (4 day(s) as of 2026-11-30).",
-		"- Detail: `HTTP 503 (Retry-After: 120)`",
-		"### Last checks (ledger)\n\n```\n2026-11-29T09:00:01Z result status=503",
-		"### What to do\n\nNothing to do yet",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("issue body lacks %q:\n%s", want, text)
-		}
+	if want := `<!-- taxkernelbot:failure source="uk-rates" fingerprint="0123456789abcdef" -->` + "\n" + failingRates(4).Body; text != want {
+		t.Errorf("issue body = %q, want %q (the marker, then the body)", text, want)
 	}
 	if got := body["title"]; got != "TaxKernelBot: uk-rates is failing since 2026-11-26" {
 		t.Errorf("title = %v", got)
@@ -79,14 +81,14 @@ func TestFailureIssueOpened(t *testing.T) {
 func TestFailureIssueQuiet(t *testing.T) {
 	f := newFake(t)
 	f.on("GET", issuesPath, issuesQuery, 200, []any{
-		issueJSON(7, issueBody(failingRates(4), issueNow.Add(-24*time.Hour))),
+		issueJSON(7, issueBody(failingRates(4))),
 		issueJSON(8, "labelled by a person, no marker"),
-		issueObjects.PullAsIssue(githubtest.PR{Number: 9, State: "open", Title: "t", Body: markerLine(FailingSource{ID: "x"})}),
+		issueObjects.PullAsIssue(githubtest.PR{Number: 9, State: "open", Title: "t", Body: markerLine("x", "")}),
 	})
 	c := newTestClient(t, f, "")
 	quiet := failingRates(5)
-	quiet.Checks = append(quiet.Checks, "2026-12-01T09:00:00Z result status=503") // new ledger lines alone are no change
-	done, err := c.SyncFailureIssues(context.Background(), []FailingSource{quiet, {ID: "de-estg", Status: "failing", Since: issueNow.Add(-time.Hour)}}, opts())
+	quiet.Body += "A new ledger line.\n" // a new text with the same fingerprint is no change
+	done, err := c.SyncFailureIssues(context.Background(), []FailureIssue{quiet, {Source: "de-estg", Fingerprint: "aa", Since: issueNow.Add(-time.Hour)}}, opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,14 +99,14 @@ func TestFailureIssueQuiet(t *testing.T) {
 
 func TestFailureIssueChanged(t *testing.T) {
 	f := newFake(t)
-	f.on("GET", issuesPath, issuesQuery, 200, []any{issueJSON(7, issueBody(failingRates(4), issueNow))})
+	f.on("GET", issuesPath, issuesQuery, 200, []any{issueJSON(7, issueBody(failingRates(4)))})
 	f.on("POST", issuesPath+"/7/comments", nil, 201, issueObjects.Comment(7, 1, "c"))
 	f.on("PATCH", issuesPath+"/7", nil, 200, issueJSON(7, ""))
 	c := newTestClient(t, f, "")
 	now := failingRates(4)
-	now.Status, now.Detail = "unreachable", "connection refused"
+	now.Fingerprint, now.Body = "fedcba9876543210", "**`uk-rates`** has been **unreachable**.\n"
 	now.Since = issueNow.Add(-time.Hour) // a new status restarts "since", the issue stays open
-	done, err := c.SyncFailureIssues(context.Background(), []FailingSource{now}, opts())
+	done, err := c.SyncFailureIssues(context.Background(), []FailureIssue{now}, opts())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,17 +114,17 @@ func TestFailureIssueChanged(t *testing.T) {
 		t.Errorf("done = %+v", done)
 	}
 	reqs := f.requests()
-	if c := reqs[1].Body.(map[string]any)["body"].(string); !strings.HasPrefix(c, "The failure changed on 2026-11-30: **unreachable**: `connection refused`") {
-		t.Errorf("comment = %q", c)
+	if c := reqs[1].Body.(map[string]any)["body"].(string); c != now.Comment {
+		t.Errorf("comment = %q, want %q", c, now.Comment)
 	}
-	if b := reqs[2].Body.(map[string]any)["body"].(string); !strings.Contains(b, `fingerprint="`+now.fingerprint()+`"`) {
+	if b := reqs[2].Body.(map[string]any)["body"].(string); b != issueBody(now) {
 		t.Errorf("body not brought up to date:\n%s", b)
 	}
 }
 
 func TestFailureIssueClosedOnRecoveryAndDuplicates(t *testing.T) {
 	f := newFake(t)
-	body := issueBody(failingRates(4), issueNow)
+	body := issueBody(failingRates(4))
 	f.on("GET", issuesPath, issuesQuery, 200, []any{issueJSON(9, body), issueJSON(7, body)})
 	f.on("POST", issuesPath+"/9/comments", nil, 201, issueObjects.Comment(9, 1, "c"))
 	f.on("PATCH", issuesPath+"/9", nil, 200, issueJSON(9, ""))
@@ -158,63 +160,9 @@ func TestFailureIssuePermissionHint(t *testing.T) {
 	f.on("GET", issuesPath, issuesQuery, 200, []any{})
 	f.on("POST", issuesPath, nil, http.StatusForbidden, map[string]any{"message": "Resource not accessible by integration"})
 	c := newTestClient(t, f, "")
-	_, err := c.SyncFailureIssues(context.Background(), []FailingSource{failingRates(3)}, opts())
+	_, err := c.SyncFailureIssues(context.Background(), []FailureIssue{failingRates(3)}, opts())
 	if err == nil || !strings.Contains(err.Error(), "issues: write") {
 		t.Errorf("err = %v, want a hint about issues: write", err)
-	}
-}
-
-// hostileFailure is a failing source whose every field a contributor or a
-// server wrote: the title, the detail (a Retry-After), the ledger lines.
-func hostileFailure(retryAfter string) FailingSource {
-	f := failingRates(4)
-	f.Title = "Rates <!-- @octocat ![t](https://evil.example/t.png)"
-	f.HTTPStatus = 503
-	f.Detail = "HTTP 503 (Retry-After: " + retryAfter + ")"
-	f.Checks = append(f.Checks, "2026-11-30T10:00:00Z GET https://www.gov.uk/income-tax-rates → 503 (Retry-After: "+retryAfter+")\n```\n~~~\n@octocat")
-	return f
-}
-
-const evilRetryAfter = "1 cc @octocat @github/security ![pixel](https://evil.example/p.png) [re-verify](https://evil.example/phish) \x1b[2J"
-
-// TestFailureIssueHostile: a Retry-After of mentions, an image and a link,
-// and a title with a comment and a mention, stay inert in the issue's body
-// and in the comment on a change.
-func TestFailureIssueHostile(t *testing.T) {
-	f := hostileFailure(evilRetryAfter)
-	changed := f
-	changed.HTTPStatus, changed.Detail = 504, "HTTP 504 "+evilRetryAfter
-	ours := escapetest.Options{
-		Link: func(d string) bool { return d == f.URL },
-		HTML: regexp.MustCompile(`^<!-- taxkernelbot:failure source="[a-z0-9-]+" fingerprint="[0-9a-f]+" -->$`),
-	}
-	for name, md := range map[string]string{"body": issueBody(f, issueNow), "comment": changedComment(changed, issueNow)} {
-		if live := escapetest.Live(md, ours); len(live) > 0 {
-			t.Errorf("%s has live Markdown %q:\n%s", name, live, md)
-		}
-		if c := escapetest.Controls(md); len(c) > 0 {
-			t.Errorf("%s has control characters %q", name, c)
-		}
-	}
-}
-
-// TestFailureIssueServerValueNoComment: a Retry-After that differs at each
-// answer is no change a person needs to hear of; another status is.
-func TestFailureIssueServerValueNoComment(t *testing.T) {
-	f := newFake(t)
-	f.on("GET", issuesPath, issuesQuery, 200, []any{issueJSON(7, issueBody(hostileFailure("120"), issueNow.Add(-24*time.Hour)))})
-	c := newTestClient(t, f, "")
-	done, err := c.SyncFailureIssues(context.Background(), []FailingSource{hostileFailure(evilRetryAfter)}, opts())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(done.Opened)+len(done.Commented)+len(done.Closed) != 0 || len(f.requests()) != 1 {
-		t.Errorf("a new Retry-After value: done = %+v after %d calls, want nothing after one list", done, len(f.requests()))
-	}
-	other := hostileFailure("120")
-	other.HTTPStatus, other.Detail = 429, "HTTP 429 (Retry-After: 120)"
-	if other.fingerprint() == hostileFailure("120").fingerprint() {
-		t.Error("429 and 503 share a fingerprint")
 	}
 }
 
@@ -222,17 +170,41 @@ func TestFailureIssueServerValueNoComment(t *testing.T) {
 // the detail out is brought up to date once, without a comment.
 func TestFailureIssueOldMarker(t *testing.T) {
 	src := failingRates(4)
-	old := strings.Replace(issueBody(src, issueNow), src.fingerprint(), src.oldFingerprint(), 1)
+	old := strings.Replace(issueBody(src), src.Fingerprint, src.Old, 1)
 	f := newFake(t)
 	f.on("GET", issuesPath, issuesQuery, 200, []any{issueJSON(7, old)})
 	f.on("PATCH", issuesPath+"/7", nil, 200, issueJSON(7, ""))
 	c := newTestClient(t, f, "")
-	done, err := c.SyncFailureIssues(context.Background(), []FailingSource{src}, opts())
+	done, err := c.SyncFailureIssues(context.Background(), []FailureIssue{src}, opts())
 	if err != nil {
 		t.Fatal(err)
 	}
 	reqs := f.requests()
-	if len(done.Commented) != 0 || len(reqs) != 2 || reqs[1].Method != "PATCH" || !strings.Contains(reqs[1].Body.(map[string]any)["body"].(string), src.fingerprint()) {
+	if len(done.Commented) != 0 || len(reqs) != 2 || reqs[1].Method != "PATCH" || reqs[1].Body.(map[string]any)["body"].(string) != issueBody(src) {
 		t.Errorf("done = %+v after %d calls; want one edit of the marker", done, len(reqs))
+	}
+}
+
+// TestSummaryIssueNeedsItsWriter: failures beyond the bounds with no
+// Summary to write their issue is an error saying so, not a panic.
+func TestSummaryIssueNeedsItsWriter(t *testing.T) {
+	f := newFake(t)
+	f.on("GET", issuesPath, issuesQuery, 200, []any{})
+	f.on("POST", issuesPath, nil, 201, issueJSON(7, ""))
+	c := newTestClient(t, f, "")
+	o := opts()
+	o.Summary, o.MaxNew = nil, 1
+	two := []FailureIssue{failingRates(4), failingRates(4)}
+	two[1].Source = "uk-ni"
+	if _, err := c.SyncFailureIssues(context.Background(), two, o); err == nil || !strings.Contains(err.Error(), "IssueOptions.Summary") {
+		t.Errorf("err = %v, want one naming IssueOptions.Summary", err)
+	}
+}
+
+// TestSummaryFingerprintKept: the summary issue's fingerprint is the one
+// the bot marked it with before its texts moved to package review.
+func TestSummaryFingerprintKept(t *testing.T) {
+	if got, want := summaryFingerprint([]FailureIssue{{Source: "uk-rates", Fingerprint: "53609212aa384345"}}), "7a5c08a4453ff5df"; got != want {
+		t.Errorf("summaryFingerprint = %s, want %s", got, want)
 	}
 }

@@ -81,6 +81,10 @@ func (c *Client) RemoveLabel(ctx context.Context, number int, label string) erro
 	return nil
 }
 
+// MaxBody is GitHub's limit on a pull request body, in characters;
+// EnsurePR and EditPR refuse a body longer in bytes.
+const MaxBody = 65536
+
 // EditPR sets the title and body of pull request number.
 func (c *Client) EditPR(ctx context.Context, number int, title, body string) error {
 	if len(body) > MaxBody {

@@ -15,7 +15,7 @@ var allQuery = url.Values{"state": {"all"}, "head": {"octo:" + head}}
 
 func retryingClient(t *testing.T, f *fakeAPI, clk *clock.Fake) *Client {
 	t.Helper()
-	c, err := NewClient(context.Background(), Config{Owner: "octo", Repo: "coverage", Token: testToken, ServerURL: f.srv.URL, APIURL: f.srv.URL},
+	c, err := NewClient(Config{Owner: "octo", Repo: "coverage", Token: testToken, ServerURL: f.srv.URL, APIURL: f.srv.URL},
 		f.srv.Client(), WithClock(clk))
 	if err != nil {
 		t.Fatal(err)

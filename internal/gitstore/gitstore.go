@@ -21,7 +21,6 @@ import (
 	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
 	"github.com/go-git/go-git/v5/storage"
 	"github.com/go-git/go-git/v5/storage/filesystem"
-	"github.com/go-git/go-git/v5/storage/memory"
 )
 
 var (
@@ -113,11 +112,6 @@ type Repo struct {
 	// objects, so this partial Repo fetches the tips it reads whole.
 	whole bool
 	tips  []plumbing.Hash // the tips a partial Repo has read
-}
-
-// OpenMemory returns a Repo that keeps its objects in memory.
-func OpenMemory(r Remote) (*Repo, error) {
-	return newRepo(r, memory.NewStorage(), nil)
 }
 
 // Open returns a Repo that keeps its objects in dir (created if needed; the

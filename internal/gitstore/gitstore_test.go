@@ -43,7 +43,7 @@ func (f *fixture) remote() Remote { return Remote{URL: f.url, Username: user, Pa
 
 func (f *fixture) open(t testing.TB) *Repo {
 	t.Helper()
-	r, err := OpenMemory(f.remote())
+	r, err := memoryRepo(f.remote())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func line(n int) string {
 // openMemory opens a Repo of rem in memory.
 func openMemory(t testing.TB, rem Remote) *Repo {
 	t.Helper()
-	r, err := OpenMemory(rem)
+	r, err := memoryRepo(rem)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -620,8 +620,8 @@ func TestInvalidChanges(t *testing.T) {
 		"ssh":                {URL: "git@github.com:o/r.git"},
 		"file":               {URL: "file:///tmp/r.git"},
 	} {
-		if _, err := OpenMemory(rem); err == nil || strings.Contains(err.Error(), "tok@") {
-			t.Errorf("%s: OpenMemory err = %v", name, err)
+		if _, err := memoryRepo(rem); err == nil || strings.Contains(err.Error(), "tok@") {
+			t.Errorf("%s: memoryRepo err = %v", name, err)
 		}
 	}
 	for name, s := range map[string]Signature{

@@ -1,9 +1,13 @@
 // Package lease makes "one request at a time per host" and the
 // per-host daily cap hold across runs that overlap, run on different
-// runners, or die at any point. It is pure: functions on bytes and
-// structs, given the time, that the caller runs inside a compare-and-swap
-// edit of the cache branch (re-applied on the newest tip when a push is
-// rejected). It never touches the network, the disk or a clock.
+// runners, or die at any point. Its job is the leases, the reservations
+// they hold and their accounting (Spent, Remaining); what a ledger file
+// holds and how two copies merge is package ledger's (Count, Merge), and
+// how two states merge is package state's (Merge). It is pure: functions
+// on bytes and structs, given the time, that the caller runs inside a
+// compare-and-swap edit of the cache branch (re-applied on the newest tip
+// when a push is rejected). It never touches the network, the disk or a
+// clock.
 //
 // # Files in the cache branch
 //
@@ -15,9 +19,10 @@
 //     than a day old. A released lease needs no record: its ledger lines,
 //     pushed in the same commit as the release, are what it spent.
 //   - ledgers/<YYYY-MM-DD>/<host file>.jsonl (package ledger): merged with
-//     MergeLedger, which only ever appends to the branch's copy.
-//   - state.json and robots/ (package state): merged with MergeState, which
-//     keeps the most conservative value of every politeness field.
+//     ledger.Merge, which only ever appends to the branch's copy, and
+//     counted with ledger.Count, whose Usage is what Spent subtracts from.
+//   - state.json and robots/ (package state): merged with state.Merge,
+//     which keeps the most conservative value of every politeness field.
 //
 // # The accounting
 //

@@ -178,9 +178,9 @@ func (b branch) leases(t *testing.T) []Lease {
 	return all
 }
 
-func (b branch) usage(t *testing.T, day, host string) Usage {
+func (b branch) usage(t *testing.T, day, host string) ledger.Usage {
 	t.Helper()
-	u, err := CountLedger(b["ledgers/"+day+"/"+ledger.FileName(host)], host)
+	u, err := ledger.Count(b["ledgers/"+day+"/"+ledger.FileName(host)], host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func (b branch) usage(t *testing.T, day, host string) Usage {
 func (b branch) remaining(t *testing.T, caps map[string]int, self ID, now time.Time) map[string]int {
 	t.Helper()
 	d := ledger.Day(now)
-	usage := map[string]Usage{}
+	usage := map[string]ledger.Usage{}
 	for host := range caps {
 		usage[host] = b.usage(t, d, host)
 	}
@@ -278,22 +278,22 @@ func TestSpent(t *testing.T) {
 	dead := t0.Add(-time.Minute)
 	released := func(l Lease, d map[string]int) Lease { return Release(l, d, t0) }
 	record := func(l Lease) Lease { l.SupersededAt = t0; return l }
-	u := func(byRun map[string]int) Usage {
+	u := func(byRun map[string]int) ledger.Usage {
 		n := 0
 		for _, c := range byRun {
 			n += c
 		}
-		return Usage{Total: n, ByRun: byRun}
+		return ledger.Usage{Total: n, ByRun: byRun}
 	}
 	self := ID{"self", "h-self", "1-of-1"}
 
 	for _, tc := range []struct {
 		name   string
-		usage  Usage
+		usage  ledger.Usage
 		leases []Lease
 		want   int
 	}{
-		{"nothing", Usage{}, nil, 0},
+		{"nothing", ledger.Usage{}, nil, 0},
 		{"ledger lines only", u(map[string]int{"": 3, "old": 2}), nil, 5},
 		{"released: only ledger lines", u(map[string]int{"r": 4}),
 			[]Lease{released(lease("r", "1-of-1", day, map[string]int{hostA: 9}, live), map[string]int{hostA: 4})}, 4},
@@ -311,7 +311,7 @@ func TestSpent(t *testing.T) {
 			[]Lease{record(lease("r", "1-of-1", day, map[string]int{hostA: 6}, dead))}, 6},
 		{"another day's lease does not count", u(map[string]int{"r": 2}),
 			[]Lease{lease("r", "1-of-1", "2026-11-02", map[string]int{hostA: 6}, live)}, 2},
-		{"another host's reservation does not count", Usage{},
+		{"another host's reservation does not count", ledger.Usage{},
 			[]Lease{lease("r", "1-of-1", day, map[string]int{hostB: 6}, live)}, 0},
 		{"self is left out", u(map[string]int{"self": 1}),
 			[]Lease{lease("self", "1-of-1", day, map[string]int{hostA: 6}, live)}, 1},
@@ -360,42 +360,6 @@ func TestRemainingHostHeldElsewhere(t *testing.T) {
 	b.appendLines(hostA, dispatchLine(t, hostA, "matrix", t0))
 	if got, want := b.remaining(t, caps, self, t0.Add(2*time.Minute)), map[string]int{hostA: 9, hostB: 10}; !cmp.Equal(got, want) {
 		t.Errorf("after release: %v, want %v", got, want)
-	}
-}
-
-func TestCountLedger(t *testing.T) {
-	var data []byte
-	data = append(data, dispatchLine(t, hostA, "r1", t0)...)
-	data = append(data, resultLine(t, hostA, "r1", t0)...)
-	data = append(data, dispatchLine(t, hostA, "r2", t0)...)
-	data = append(data, dispatchLine(t, "www_gov.uk", "r2", t0)...) // shares the file name, not the host
-	data = append(data, dispatchLine(t, hostA, "", t0)...)
-	torn := dispatchLine(t, hostA, "r1", t0)
-	data = append(data, torn[:len(torn)-5]...)
-
-	u, err := CountLedger(data, hostA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := (Usage{Total: 3, ByRun: map[string]int{"r1": 1, "r2": 1, "": 1}}); !cmp.Equal(u, want) {
-		t.Errorf("CountLedger = %+v, want %+v", u, want)
-	}
-	var lines []ledger.Line
-	for _, l := range wholeLines(data) {
-		var v ledger.Line
-		if err := json.Unmarshal(l, &v); err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, v)
-	}
-	if got := Count(lines, hostA); !cmp.Equal(got, u) {
-		t.Errorf("Count = %+v, want %+v", got, u)
-	}
-	if u, err := CountLedger(nil, hostA); err != nil || u.Total != 0 {
-		t.Errorf("empty: %+v, %v", u, err)
-	}
-	if _, err := CountLedger([]byte("{\"event\":\"dispatch\"\n"), hostA); err == nil {
-		t.Error("a corrupt whole line must be an error")
 	}
 }
 
@@ -476,7 +440,7 @@ func TestRelease(t *testing.T) {
 		t.Error("ReleaseFile modified the tip's records in place")
 	}
 	all := Flatten(rel)
-	if got := Spent(day, hostA, Usage{Total: 3, ByRun: map[string]int{"r": 3}}, all, ID{"x", "y", "z"}); got != 3 {
+	if got := Spent(day, hostA, ledger.Usage{Total: 3, ByRun: map[string]int{"r": 3}}, all, ID{"x", "y", "z"}); got != 3 {
 		t.Errorf("Spent after record release = %d, want 3", got)
 	}
 	if _, err := Decode(rel.Encode()); err != nil {
@@ -562,7 +526,7 @@ func TestEarlierAttemptOfTheSameRunIsTakenOver(t *testing.T) {
 	if len(second.Superseded) != 1 || second.Superseded[0].RunID != "555-1" {
 		t.Fatalf("the dead attempt's reservation is not kept as a record: %+v", second.Superseded)
 	}
-	if got := Spent(second.Day, "a.gov", Usage{}, Flatten(second), second.ID()); got != 4 {
+	if got := Spent(second.Day, "a.gov", ledger.Usage{}, Flatten(second), second.ID()); got != 4 {
 		t.Errorf("spent %d, want the dead attempt's whole reservation 4", got)
 	}
 	// Before taking it over, the re-run reckons what is left: the earlier

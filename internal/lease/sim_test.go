@@ -107,10 +107,10 @@ func (s *sim) compute(r *simRun) *simEdit {
 			s.t.Fatal(err)
 		}
 		d := ledger.Day(s.now)
-		caps, usage := map[string]int{}, map[string]Usage{}
+		caps, usage := map[string]int{}, map[string]ledger.Usage{}
 		for h := range r.want {
 			caps[h] = simCaps[h]
-			u, err := CountLedger(files["ledgers/"+d+"/"+ledger.FileName(h)], h)
+			u, err := ledger.Count(files["ledgers/"+d+"/"+ledger.FileName(h)], h)
 			if err != nil {
 				s.t.Fatal(err)
 			}
@@ -127,7 +127,7 @@ func (s *sim) compute(r *simRun) *simEdit {
 	}
 	// push, renew, release: merge the local ledgers first.
 	for p, local := range r.local {
-		if m := MergeLedger(files[p], local); string(m) != string(files[p]) {
+		if m := ledger.Merge(files[p], local); string(m) != string(files[p]) {
 			e.changes[p] = m
 		}
 	}
@@ -153,7 +153,7 @@ func (s *sim) compute(r *simRun) *simEdit {
 func (r *simRun) dispatched() map[string]int {
 	out := map[string]int{}
 	for h := range r.want {
-		u, err := CountLedger(r.local["ledgers/"+r.lease.Day+"/"+ledger.FileName(h)], h)
+		u, err := ledger.Count(r.local["ledgers/"+r.lease.Day+"/"+ledger.FileName(h)], h)
 		if err != nil {
 			panic(err)
 		}

@@ -1,51 +1,10 @@
 package lease
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 )
-
-// Usage is what one day's ledger of one host shows: its dispatch lines, in
-// all and per run id ("" for lines without one).
-type Usage struct {
-	Total int
-	ByRun map[string]int
-}
-
-func (u *Usage) add(run string) {
-	u.Total++
-	if u.ByRun == nil {
-		u.ByRun = map[string]int{}
-	}
-	u.ByRun[run]++
-}
-
-// Count counts the dispatch lines of host among lines (one day's lines,
-// e.g. from ledger.Read).
-func Count(lines []ledger.Line, host string) Usage {
-	var u Usage
-	for _, l := range lines {
-		if l.Event == ledger.Dispatch && l.Host == host {
-			u.add(l.RunID)
-		}
-	}
-	return u
-}
-
-// CountLedger counts the dispatch lines of host in the content of a ledger
-// file (ledgers/<day>/<ledger.FileName(host)>), as it is on a branch tip.
-// Only whole lines count: a torn last line was never acknowledged. Lines of
-// other hosts sharing the file name are skipped. A whole line that is not
-// JSON is an error: the count would not be trustworthy.
-func CountLedger(data []byte, host string) (Usage, error) {
-	lines, err := ledger.Parse(data, host)
-	if err != nil {
-		return Usage{}, fmt.Errorf("lease: %w", err)
-	}
-	return Count(lines, host), nil
-}
 
 // Spent returns the budget already used on day (UTC "YYYY-MM-DD") for host,
 // as seen by the lease self (pass Request.ID() before acquiring):
@@ -65,7 +24,7 @@ func CountLedger(data []byte, host string) (Usage, error) {
 // leases is every lease and record of the branch (DecodeAll), whatever its
 // shard: a lease of another shard that reserved this host (runs sharded
 // differently) counts too.
-func Spent(day, host string, u Usage, leases []Lease, self ID) int {
+func Spent(day, host string, u ledger.Usage, leases []Lease, self ID) int {
 	budget := map[string]int{}
 	for _, l := range leases {
 		if l.Day != day || l.SupersededAt.IsZero() && l.ID() == self {
@@ -100,9 +59,9 @@ func HeldElsewhere(host string, leases []Lease, self ID, now time.Time) (Lease, 
 // Remaining returns, for each host of caps (its daily cap), what self may
 // still reserve on day: cap − Spent, at least 0, and 0 when another live
 // lease reserves the host (one request at a time across differently
-// sharded runs). usage holds each host's ledger Usage for day on the same
+// sharded runs). usage holds each host's ledger.Count for day on the same
 // tip. Call it inside the edit that acquires, on the tip being edited.
-func Remaining(day string, caps map[string]int, usage map[string]Usage, leases []Lease, self ID, now time.Time) map[string]int {
+func Remaining(day string, caps map[string]int, usage map[string]ledger.Usage, leases []Lease, self ID, now time.Time) map[string]int {
 	out := make(map[string]int, len(caps))
 	for host, c := range caps {
 		if _, busy := HeldElsewhere(host, leases, self, now); busy {

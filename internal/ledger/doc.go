@@ -4,4 +4,12 @@
 // request is sent, a "result" line after it. Lines are appended with one
 // write each and fsynced; a torn last line left by a crash is repaired when
 // the file is next opened, so counting dispatches never breaks.
+//
+// The package owns ledger files wherever they are kept, in a local
+// directory or on the cache branch (where they sit under ledgers/ in the
+// same layout): writing them (Append), reading them (Read, ReadDay,
+// Requests), counting a host's dispatches on a day (Count over a file's
+// bytes, CountFile, CountDaysFS; every cap and lease figure is this count)
+// and merging a local copy into the branch's (Merge, append-only). It
+// imports nothing of the lease or cycle packages that use it.
 package ledger

@@ -297,21 +297,14 @@ func afterLastNewline(r io.ReaderAt, size int64) (int64, error) {
 	return 0, nil
 }
 
-// Dispatches counts the dispatch lines of host on day (UTC, "YYYY-MM-DD").
+// Dispatches counts the dispatch lines of host on day (UTC, "YYYY-MM-DD"),
+// as Count does.
 func (l *Ledger) Dispatches(day, host string) (int, error) {
-	n := 0
-	err := l.scan(day, host, func(b []byte) error {
-		// Only the two fields that matter: this is the cap's hot path.
-		var v struct{ Event, Host string }
-		if err := json.Unmarshal(b, &v); err != nil {
-			return err
-		}
-		if v.Event == Dispatch && v.Host == host {
-			n++
-		}
-		return nil
-	})
-	return n, err
+	if _, err := time.Parse(time.DateOnly, day); err != nil {
+		return 0, fmt.Errorf("ledger: day %q is not YYYY-MM-DD", day)
+	}
+	u, err := CountFile(filepath.Join(l.dir, day, FileName(host)), host)
+	return u.Total, err
 }
 
 // Read returns every whole line of host on day, in file order. A torn last
@@ -404,7 +397,7 @@ func scanFile(path string, fn func([]byte) error) error {
 	for sc.Scan() {
 		n++
 		if err := fn(sc.Bytes()); err != nil {
-			return fmt.Errorf("%s:%d: corrupt ledger line (%w): Append never writes one, so the file was edited or merged by hand; restore it from the cache branch", path, n, err)
+			return corruptLine(path, n, err)
 		}
 	}
 	if err := sc.Err(); err != nil {

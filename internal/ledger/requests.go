@@ -113,26 +113,3 @@ func joinRequests(days []string, since, until string, read func(day string) ([]L
 	}
 	return out, nil
 }
-
-// CountDispatches returns the number of dispatch lines of host per UTC day
-// on the days from since to until (both included, "YYYY-MM-DD").
-func (l *Ledger) CountDispatches(host, since, until string) (map[string]int, error) {
-	days, err := Days(l.dir)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]int{}
-	for _, day := range days {
-		if day < since || day > until {
-			continue
-		}
-		n, err := l.Dispatches(day, host)
-		if err != nil {
-			return nil, err
-		}
-		if n > 0 {
-			out[day] = n
-		}
-	}
-	return out, nil
-}

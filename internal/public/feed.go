@@ -47,7 +47,7 @@ type FeedInput struct {
 	// instead of showing a diff).
 	Text func(sum, contentType string) (string, bool)
 	// Blob links the bytes of a hash on the repository's forge (e.g.
-	// github.Config.BlobURL of main); nil or "" for no link.
+	// review.BlobLink of main); nil or "" for no link.
 	Blob func(sha256 string) string
 	// Done, when set, names the sources whose own feed is already written
 	// (SourceFeed, as their history stood final): Feeds leaves those out.

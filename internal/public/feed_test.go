@@ -9,6 +9,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/public"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
@@ -57,7 +58,7 @@ func renderFeeds(t *testing.T) map[string][]byte {
 	t.Helper()
 	set := loadSet(t, "testdata/manifests")
 	ix, texts := feedExample()
-	files, err := public.RulesOf(set).Feeds(public.FeedInput{Set: set, Index: ix, Blob: github.Config{ServerURL: "https://github.com", Owner: "taxkernel", Repo: "taxkernelbot"}.BlobURL("main"),
+	files, err := public.RulesOf(set).Feeds(public.FeedInput{Set: set, Index: ix, Blob: review.BlobLink(github.Config{ServerURL: "https://github.com", Owner: "taxkernel", Repo: "taxkernelbot"}.FileURL("main")),
 		Text: func(sum, _ string) (string, bool) { s, ok := texts[sum]; return s, ok }})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -64,7 +65,7 @@ func writePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state
 // the blobs (or from them), and links to the blobs on the repository.
 func feedInput(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index) public.FeedInput {
 	return public.FeedInput{
-		Set: set, Index: ix, Blob: repository(getenv).BlobURL("main"),
+		Set: set, Index: ix, Blob: review.BlobLink(repository(getenv).FileURL("main")),
 		Text: func(sum, contentType string) (string, bool) {
 			path, err := textview.TextPath(p.Snapshots, sum)
 			if err != nil {

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
-	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
@@ -145,7 +144,7 @@ func ledgerSpent(dir string) func(host, day string) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		u, err := lease.CountLedger(data, host)
+		u, err := ledger.Count(data, host)
 		return u.Total, err
 	}
 }

@@ -4,5 +4,9 @@
 // <state>/robots/, is written atomically, and holds nothing that cannot be
 // rebuilt from the ledgers plus the store.
 //
+// Merge joins two States (the cache branch's and a runner's) keeping the
+// most conservative value of every politeness field, so that runs that
+// overlap never forget each other's backoffs and pauses.
+//
 // A State is safe for concurrent use: values go in and out by copy.
 package state

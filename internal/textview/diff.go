@@ -3,6 +3,7 @@ package textview
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
@@ -32,7 +33,8 @@ type TextDiff struct {
 	// line of the figures that changed, e.g. "Changed figures: **£37,700**
 	// → **£37,500**". Empty when nothing changed.
 	Markdown string
-	// Figures lists the changed figures, old → new, in the order met.
+	// Figures lists the changed figures, old → new, in the order met,
+	// each pair once.
 	Figures []FigureChange
 	// Added and Removed count the changed lines; Omitted the diff lines
 	// cut by MaxLines.
@@ -82,6 +84,13 @@ func Diff(oldName, newName, oldText, newText string, opt DiffOptions) TextDiff {
 		}
 		d.Figures = append(d.Figures, figureChanges(h.ops)...)
 	}
+	// A rate repeated in a table and its notes changed once for a reader.
+	seen := map[FigureChange]bool{}
+	d.Figures = slices.DeleteFunc(d.Figures, func(f FigureChange) bool {
+		dup := seen[f]
+		seen[f] = true
+		return dup
+	})
 	if len(out) > opt.MaxLines {
 		d.Omitted = len(out) - opt.MaxLines
 		out = append(out[:opt.MaxLines], fmt.Sprintf("… %d more lines", d.Omitted))

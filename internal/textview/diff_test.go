@@ -134,3 +134,17 @@ func TestFigureChanges(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// TestDiffFiguresOnce: a figure that changed the same way on several lines
+// (a rate in a table and in its footnote) is listed once, in the order met.
+func TestDiffFiguresOnce(t *testing.T) {
+	old := "Basic rate | 20% | £37,700\nNote: up to £37,700 at 20%\nHigher rate | 40%\nLimit £37,700\n"
+	new := "Basic rate | 21% | £37,500\nNote: up to £37,500 at 21%\nHigher rate | 40%\nLimit £37,500\n"
+	d := Diff("a", "b", old, new, DiffOptions{})
+	if want := []FigureChange{{"20%", "21%"}, {"£37,700", "£37,500"}}; fmt.Sprint(d.Figures) != fmt.Sprint(want) {
+		t.Errorf("figures %v, want %v", d.Figures, want)
+	}
+	if !strings.HasSuffix(d.Markdown, "\nChanged figures: **20%** → **21%**, **£37,700** → **£37,500**\n") {
+		t.Errorf("markdown:\n%s", d.Markdown)
+	}
+}

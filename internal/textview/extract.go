@@ -235,7 +235,7 @@ func extract(ctx context.Context, d Doc, v *View, lim Limits) (res Result) {
 		o.err = ctx.Err()
 	}
 	if o.panic != nil {
-		res.Reason = fmt.Sprintf("the %s extractor failed on these bytes (%v); no text is derived: the document may be damaged", kind, o.panic)
+		res.Reason = fmt.Sprintf("the %s extractor failed on these bytes (%s); no text is derived: the document may be damaged", kind, shortPanic(o.panic))
 		return res
 	}
 	res.Text = o.text
@@ -266,6 +266,26 @@ func extract(ctx context.Context, d Doc, v *View, lim Limits) (res Result) {
 		res.Reason = fmt.Sprintf("cannot read the %s: %v", kind, err)
 	}
 	return res
+}
+
+// shortPanic is the start of a library's panic value as text: some quote
+// the damaged bytes they stopped at, whole.
+func shortPanic(p any) string {
+	s := strings.ToValidUTF8(fmt.Sprint(p), "\uFFFD")
+	s = strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return '?'
+		}
+		return r
+	}, s)
+	if len(s) > 200 {
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + " …"
+	}
+	return s
 }
 
 // extractHere extracts in this process, on a goroutine of its own that is
@@ -396,6 +416,12 @@ func (l *lines) add(s string) error {
 }
 
 func (l *lines) String() string { return l.buf.String() }
+
+// reset drops the lines, for a second reading of the same document.
+func (l *lines) reset() {
+	l.buf.Reset()
+	l.size, l.full = 0, false
+}
 
 // kindOf tells the document's kind from its Content-Type, sniffing the
 // bytes when the type is missing or generic. For KindNone, the string says

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/xuri/excelize/v2"
 )
@@ -249,5 +250,21 @@ func TestExtractHTMLNoBreakSpaceBetweenElements(t *testing.T) {
 	raw := []byte("<p><span>£50,271</span>&nbsp;to&nbsp;<span>£125,140</span></p>")
 	if res := Extract(t.Context(), raw, "text/html", Limits{}); res.Text != "£50,271 to £125,140\n" {
 		t.Errorf("got %q", res.Text)
+	}
+}
+
+// A library's panic may quote the damaged bytes (the PDF library's
+// "malformed hex string" does, whole); the Reason, kept beside the text
+// and shown in pull requests, quotes only the start of it, as text.
+func TestExtractPanicReasonIsShort(t *testing.T) {
+	old := extractors[KindHTML]
+	extractors[KindHTML] = func(context.Context, []byte, string, *View, Limits, *lines) error {
+		panic("malformed hex string " + strings.Repeat("\x10\xff\xfe binary ", 2000))
+	}
+	isolate = false
+	defer func() { extractors[KindHTML], isolate = old, true }()
+	res := Extract(t.Context(), []byte("<p>x</p>"), "text/html", Limits{})
+	if !strings.Contains(res.Reason, "malformed hex string") || len(res.Reason) > 600 || !utf8.ValidString(res.Reason) {
+		t.Errorf("reason of %d bytes (valid UTF-8: %v): %.300q", len(res.Reason), utf8.ValidString(res.Reason), res.Reason)
 	}
 }

@@ -190,10 +190,7 @@ func (s rowScore) String() string {
 // built-in extractor's (the fallback without pdftotext). Ours must keep at
 // least as many rows as pdftotext -layout.
 func TestICDARRowsOnOneLine(t *testing.T) {
-	tool := pdftotext()
-	if tool.path == "" {
-		t.Skipf("%s: the comparison with pdftotext -layout needs it (.ci/run installs poppler-utils)", tool.why)
-	}
+	tool := needPdftotext(t)
 	files, err := filepath.Glob("testdata/icdar2013/*-str.xml.gz")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no ground truth in testdata/icdar2013 (%v)", err)

@@ -3,6 +3,7 @@ package textview
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -14,10 +15,44 @@ import (
 // extractPDF writes the text of each page, in reading order, under a
 // "[page N]" line. The library gives glyphs with their positions; the
 // layout (lines, table cells, columns) is rebuilt here from those.
+//
+// A file the reader refuses, fails on, or finds no pages in is read once
+// more with its cross-reference rebuilt (repairPDF); when that gives no
+// text either, the first failure is what is said.
 func extractPDF(ctx context.Context, raw []byte, maxPages int, out *lines) error {
+	pages, err, p := readPDF(ctx, raw, maxPages, out)
+	if p == nil && (err == nil || pages > 0 || !errors.Is(err, errNoText) && !errors.Is(err, errOpen)) {
+		return err
+	}
+	if fixed, ok := repairPDF(raw); ok && ctx.Err() == nil {
+		out.reset()
+		_, err2, p2 := readPDF(ctx, fixed, maxPages, out)
+		if p2 == nil && (err2 == nil || !errors.Is(err2, errNoText) && !errors.Is(err2, errOpen)) {
+			return err2
+		}
+		out.reset()
+	}
+	if p != nil {
+		panic(p)
+	}
+	return err
+}
+
+// errOpen is the built-in reader refusing a file.
+var errOpen = errors.New("open PDF")
+
+// readPDF is one reading of raw by the built-in reader: the pages it
+// found, how it ended, and what it panicked with (damaged input makes the
+// library panic).
+func readPDF(ctx context.Context, raw []byte, maxPages int, out *lines) (pageCount int, err error, panicked any) {
+	defer func() {
+		if p := recover(); p != nil {
+			panicked = p
+		}
+	}()
 	r, err := pdf.NewReader(bytes.NewReader(raw), int64(len(raw)))
 	if err != nil {
-		return fmt.Errorf("open PDF: %w", err)
+		return 0, fmt.Errorf("%w: %w", errOpen, err), nil
 	}
 	// The library's Page(i) walks the page tree from the root, resolving
 	// every page before i: quadratic on the flat trees writers produce.
@@ -28,29 +63,29 @@ func extractPDF(ctx context.Context, raw []byte, maxPages int, out *lines) error
 	n, glyphs := len(pages), 0
 	for i, pg := range pages {
 		if err := ctx.Err(); err != nil {
-			return err
+			return n, err, nil
 		}
 		if i >= maxPages {
-			return errPageLimit
+			return n, errPageLimit, nil
 		}
 		if err := out.add(fmt.Sprintf("[page %d]", i+1)); err != nil {
-			return err
+			return n, err, nil
 		}
 		text := pdf.Page{V: pg.v}.Content().Text
 		glyphs += len(text)
 		for _, l := range layoutPage(text, pg.width) {
 			if err := out.add(l); err != nil {
-				return err
+				return n, err, nil
 			}
 		}
 	}
 	if more {
-		return errPageLimit
+		return n, errPageLimit, nil
 	}
 	if glyphs == 0 {
-		return fmt.Errorf("%w: %d page(s) without any text; a scanned document has images only (no OCR is done)", errNoText, n)
+		return n, fmt.Errorf("%w: %d page(s) without any text; a scanned document has images only (no OCR is done)", errNoText, n), nil
 	}
-	return nil
+	return n, nil, nil
 }
 
 // pdfLeaf is a leaf of the page tree and the width of its MediaBox, which

@@ -1,8 +1,11 @@
-package github
+package review
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,8 +16,9 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
-// MaxBody is GitHub's limit on a pull request body, in characters. Body
-// keeps to it counting bytes, which are never fewer than characters.
+// MaxBody is GitHub's limit on a pull request body, in characters (the
+// client's github.MaxBody). Body keeps to it counting bytes, which are
+// never fewer than characters.
 const MaxBody = 65536
 
 // PendingShown is how many pending ids Body lists before "… and N more".
@@ -151,23 +155,8 @@ type section struct {
 	more    string // where the left-out items are; moreNote if empty
 }
 
-// Body renders the pull request body: a title line, a counts table, then
-// one section per kind of change (documents that changed with links to
-// their old and new blobs, new failures, recoveries, first fetches, new
-// gaps, new sources, removed sources, other changes) and the pending
-// sources. blobURL links a sha256 to its stored blob (nil or "" for no
-// link; see Config.BlobURL); runURL, when set, links the workflow run.
-//
-// The output depends only on the arguments (changes are sorted by
-// jurisdiction and id here) and never exceeds MaxBody: past it, per-item
-// lines are left out of the longest sections first, each shortened
-// section saying how many, and no line is ever cut.
-func Body(changes []report.Change, counts Summary, blobURL func(sha256 string) string, runURL string) string {
-	return BodyWith(changes, counts, blobURL, runURL, Details{})
-}
-
 // Details are what a body shows beyond the reports' diff. Every field may
-// be left zero: Body is BodyWith with no Details.
+// be left zero.
 type Details struct {
 	// Texts holds, by source id, the text diff of each changed document
 	// whose two texts could be compared.
@@ -175,8 +164,6 @@ type Details struct {
 	// FailedChecks holds, by source id, the failed checks in a row of a
 	// failing source (state's count).
 	FailedChecks map[string]int
-	// FileURL links a file of the branch (a derived text); nil: no link.
-	FileURL func(path string) string
 	// Files is how many files the pull request changes, 0 when unknown:
 	// past what GitHub's diff view shows, the body sends the reader to
 	// the report on the branch.
@@ -196,12 +183,23 @@ type TextChange struct {
 	Why string
 }
 
-// BodyWith is Body with the documents' text diffs, the rules they encode,
-// their gaps and links (changed documents encoding rules first), and how
-// long each failing source has failed, lasting failures included.
-func BodyWith(changes []report.Change, counts Summary, blobURL func(sha256 string) string, runURL string, d Details) string {
-	if d.FileURL == nil {
-		d.FileURL = func(string) string { return "" }
+// Body renders the pull request body: a title line, a counts table, then
+// one section per kind of change (documents that changed, new failures,
+// lasting failures, recoveries, first fetches, new gaps, new sources,
+// removed sources, other changes) and the pending sources. A changed
+// document shows its old and new blobs (links.Blob), its text diff and
+// texts (d.Texts, links.File), the rules it encodes and its gaps, those
+// encoding rules first; a failing source, how long it has failed
+// (d.FailedChecks). links.Run, when set, links the workflow run.
+//
+// The output depends only on the arguments (changes are sorted by
+// jurisdiction and id here) and never exceeds MaxBody: past it, per-item
+// lines are left out of the longest sections first, each shortened
+// section saying how many, and no line is ever cut.
+func Body(changes []report.Change, counts Summary, links Links, d Details) string {
+	fileURL, blobURL, runURL := links.File, links.Blob, links.Run
+	if fileURL == nil {
+		fileURL = func(string) string { return "" }
 	}
 	if blobURL == nil {
 		blobURL = func(string) string { return "" }
@@ -243,7 +241,7 @@ func BodyWith(changes []report.Change, counts Summary, blobURL func(sha256 strin
 		item := categories[i].item(c, blobURL)
 		switch i {
 		case catChanged:
-			item += changedDetail(c, d, blobURL)
+			item += changedDetail(c, d, fileURL)
 		case catFailure:
 			item += failingFor(c.New, d)
 		}
@@ -275,7 +273,7 @@ func BodyWith(changes []report.Change, counts Summary, blobURL func(sha256 strin
 	head := header(sorted, counts, runURL)
 	if d.Files > DiffViewFiles {
 		report := "`reports/coverage.md`"
-		if u := d.FileURL("reports/coverage.md"); u != "" {
+		if u := fileURL("reports/coverage.md"); u != "" {
 			report = "[`reports/coverage.md`](" + dest(u) + ")"
 		}
 		head += fmt.Sprintf("\n> [!NOTE]\n> This pull request changes %d files; GitHub's diff view shows %d of them. Read what changed here and in %s on the branch, not in the diff.\n",
@@ -394,7 +392,7 @@ func changedItem(c report.Change, blob func(string) string) string {
 // changedDetail is what follows a changed document's line: the rules it
 // encodes, its gaps, links to the live page and the two texts, and the
 // text diff, indented so that it stays inside the list item.
-func changedDetail(c report.Change, d Details, blob func(string) string) string {
+func changedDetail(c report.Change, d Details, fileURL func(string) string) string {
 	var parts []string
 	if len(c.New.Encodes) > 0 {
 		enc := make([]string, len(c.New.Encodes))
@@ -415,7 +413,7 @@ func changedDetail(c report.Change, d Details, blob func(string) string) string 
 	}
 	tc, ok := d.Texts[c.ID]
 	if ok {
-		if o, n := d.FileURL(tc.OldPath), d.FileURL(tc.NewPath); o != "" && n != "" {
+		if o, n := fileURL(tc.OldPath), fileURL(tc.NewPath); o != "" && n != "" {
 			parts = append(parts, "full text: [old]("+dest(o)+") → [new]("+dest(n)+")")
 		}
 	}
@@ -522,19 +520,73 @@ func otherItem(c report.Change, _ func(string) string) string {
 	add("encodes", !slices.Equal(o.Encodes, n.Encodes))
 	add("gaps", !slices.Equal(o.Gaps, n.Gaps))
 	add("since", o.Since != n.Since)
+	fields = append(fields, unnamed(o, n)...)
+	var parts []string
 	if o.Detail != n.Detail {
-		s += "detail " + orNone(code(clip(o.Detail, 150))) + " → " + orNone(code(clip(n.Detail, 150)))
-		if len(fields) > 0 {
-			s += "; "
-		}
+		parts = append(parts, "detail "+orNone(code(clip(o.Detail, 150)))+" → "+orNone(code(clip(n.Detail, 150))))
 	}
 	if len(fields) > 0 {
-		s += "changed " + strings.Join(fields, ", ")
+		parts = append(parts, "changed "+strings.Join(fields, ", "))
 	}
-	if strings.HasSuffix(s, ": ") {
-		s += "changed (" + text(c.Kind, 40) + ")"
+	if nz := noisyChange(o.Noisy, n.Noisy); nz != "" {
+		parts = append(parts, nz)
 	}
-	return s
+	if len(parts) == 0 {
+		return s + "changed (" + text(c.Kind, 40) + ")"
+	}
+	return s + strings.Join(parts, "; ")
+}
+
+// noisyChange says how a source's blinking changed, "" if it did not.
+func noisyChange(o, n *report.Noisy) string {
+	const see = "see Noisy sources in reports/coverage.md"
+	switch {
+	case o == nil && n == nil:
+		return ""
+	case o == nil:
+		return "became noisy since " + text(n.Since, 20) + ": new bytes at each fetch, the same text (" + see + ")"
+	case n == nil:
+		return "no longer noisy"
+	case o.Since != n.Since:
+		return "noisy again since " + text(n.Since, 20) + " (" + see + ")"
+	case !reflect.DeepEqual(o, n):
+		return "another view suggested for its noise (" + see + ")"
+	}
+	return ""
+}
+
+// named are the fields of an entry, by their names in the report file,
+// that otherItem has words for.
+var named = map[string]bool{
+	"id": true, "url": true, "final_url": true, "status": true, "title": true, "kind": true, "http_status": true,
+	"sha256": true, "size": true, "content_type": true, "encodes": true, "gaps": true, "since": true, "detail": true, "noisy": true,
+}
+
+// unnamed lists, by their names in the report file and sorted, the fields
+// of o and n that differ and that otherItem has no words for, so that a
+// field added to the report is never shown as a bare "changed".
+func unnamed(o, n report.Entry) []string {
+	fields := func(e report.Entry) map[string]json.RawMessage {
+		var m map[string]json.RawMessage
+		if b, err := json.Marshal(e); err == nil {
+			_ = json.Unmarshal(b, &m) // an Entry always encodes as an object
+		}
+		return m
+	}
+	a, b := fields(o), fields(n)
+	var out []string
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			b[k] = nil
+		}
+	}
+	for k, v := range b {
+		if !named[k] && !bytes.Equal(a[k], v) {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 func transition(o, n report.Entry) string {

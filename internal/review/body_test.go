@@ -1,4 +1,4 @@
-package github
+package review
 
 import (
 	"flag"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -71,9 +72,19 @@ func mixReports() (old, new *report.Report) {
 	return &report.Report{Sources: oldE}, &report.Report{Sources: newE}
 }
 
-func testBlobURL() func(string) string {
-	return Config{Owner: "octo", Repo: "coverage", ServerURL: "https://github.com"}.BlobURL("taxkernelbot/update")
+// testFileURL links a file of the bot branch as github.Config.FileURL
+// does for github.com.
+func testFileURL(p string) string {
+	if p == "" {
+		return ""
+	}
+	return "https://github.com/octo/coverage/blob/taxkernelbot/update/" + p
 }
+
+func testBlobURL() func(string) string { return BlobLink(testFileURL) }
+
+// links are the blob links and the run link, or none for runURL "".
+func links(runURL string) Links { return Links{Blob: testBlobURL(), Run: runURL} }
 
 const testRunURL = "https://github.com/octo/coverage/actions/runs/1234"
 
@@ -90,7 +101,7 @@ func TestBodyGolden(t *testing.T) {
 			t.Errorf("the mix lacks a change of kind %s", k)
 		}
 	}
-	got := Title(changes) + "\n\n" + Body(changes, SummaryOf(new), testBlobURL(), testRunURL)
+	got := Title(changes) + "\n\n" + Body(changes, SummaryOf(new), links(testRunURL), Details{})
 	golden := filepath.Join("testdata", "body.golden.md")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -110,7 +121,7 @@ func TestBodyGolden(t *testing.T) {
 // second line.
 func TestBodyKeepsServerTextInert(t *testing.T) {
 	old, new := mixReports()
-	body := Body(report.Diff(old, new), SummaryOf(new), testBlobURL(), "")
+	body := Body(report.Diff(old, new), SummaryOf(new), links(""), Details{})
 	for _, line := range strings.Split(body, "\n") {
 		if strings.Contains(line, "nz-paye") && strings.Contains(line, "429") {
 			if !strings.Contains(line, "``429 Too Many Requests: `slow down` @octocat see https://x.example/(status)``") {
@@ -169,7 +180,7 @@ func manyChanged(n int) ([]report.Change, Summary) {
 
 func TestBodyStaysUnderGitHubLimit(t *testing.T) {
 	changes, sum := manyChanged(5000)
-	body := Body(changes, sum, testBlobURL(), testRunURL)
+	body := Body(changes, sum, links(testRunURL), Details{})
 	if len(body) > MaxBody {
 		t.Fatalf("body is %d bytes, over %d", len(body), MaxBody)
 	}
@@ -204,23 +215,23 @@ func TestBodyStaysUnderGitHubLimit(t *testing.T) {
 func TestBodyDeterministic(t *testing.T) {
 	old, new := mixReports()
 	changes := report.Diff(old, new)
-	want := Body(changes, SummaryOf(new), testBlobURL(), testRunURL)
+	want := Body(changes, SummaryOf(new), links(testRunURL), Details{})
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 20 {
 		r.Shuffle(len(changes), func(i, j int) { changes[i], changes[j] = changes[j], changes[i] })
-		if got := Body(changes, SummaryOf(new), testBlobURL(), testRunURL); got != want {
+		if got := Body(changes, SummaryOf(new), links(testRunURL), Details{}); got != want {
 			t.Fatalf("body depends on the order of changes:\n%s", cmp.Diff(want, got))
 		}
 	}
 	big, sum := manyChanged(5000)
-	if first, second := Body(big, sum, testBlobURL(), ""), Body(big, sum, testBlobURL(), ""); first != second {
+	if first, second := Body(big, sum, links(""), Details{}), Body(big, sum, links(""), Details{}); first != second {
 		t.Error("shortened body differs between two calls")
 	}
 }
 
 func TestBodyWithoutLinks(t *testing.T) {
 	old, new := mixReports()
-	body := Body(report.Diff(old, new), SummaryOf(new), nil, "")
+	body := Body(report.Diff(old, new), SummaryOf(new), Links{}, Details{})
 	if strings.Contains(body, "/blob/") || strings.Contains(body, "workflow run") {
 		t.Errorf("links without a blobURL or runURL:\n%s", body)
 	}
@@ -229,7 +240,7 @@ func TestBodyWithoutLinks(t *testing.T) {
 func TestCountsTableOmitsZeroRows(t *testing.T) {
 	before := &report.Report{Sources: []report.Entry{{Jurisdiction: "uk", ID: "uk-rates", Status: "fresh", SHA256: strings.Repeat("a", 64)}}}
 	after := &report.Report{Sources: []report.Entry{{Jurisdiction: "uk", ID: "uk-rates", Status: "fresh", SHA256: strings.Repeat("b", 64)}}}
-	body := Body(report.Diff(before, after), SummaryOf(after), testBlobURL(), "")
+	body := Body(report.Diff(before, after), SummaryOf(after), links(""), Details{})
 	if !strings.Contains(body, "| Documents that changed | 1 |") {
 		t.Errorf("no row for the change:\n%s", body)
 	}
@@ -277,11 +288,10 @@ func TestBodyWithTextDiffsGolden(t *testing.T) {
 			"uk-cookies":          {Diff: cookies, OldPath: textPath(sha("aa11")), NewPath: textPath(sha("aa12"))},
 		},
 		FailedChecks: map[string]int{"uk-ni": 14, "uk-old-guide": 1},
-		FileURL:      Config{Owner: "octo", Repo: "coverage", ServerURL: "https://github.com"}.FileURL("taxkernelbot/update"),
 	}
 	newR := &report.Report{Sources: newE}
 	changes := report.Diff(&report.Report{Sources: oldE}, newR)
-	got := Title(changes) + "\n\n" + BodyWith(changes, SummaryOf(newR), testBlobURL(), testRunURL, d)
+	got := Title(changes) + "\n\n" + Body(changes, SummaryOf(newR), Links{Blob: testBlobURL(), File: testFileURL, Run: testRunURL}, d)
 	golden := filepath.Join("testdata", "body_text.golden.md")
 	if *update {
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -330,7 +340,7 @@ func TestBodyWithTextDiffsStaysUnderGitHubLimit(t *testing.T) {
 	}
 	newR := &report.Report{Sources: newE}
 	changes := report.Diff(&report.Report{Sources: oldE}, newR)
-	got := BodyWith(changes, SummaryOf(newR), testBlobURL(), testRunURL, d)
+	got := Body(changes, SummaryOf(newR), Links{Blob: testBlobURL(), File: testFileURL, Run: testRunURL}, d)
 	if len(got) > MaxBody {
 		t.Fatalf("body is %d bytes, past %d", len(got), MaxBody)
 	}
@@ -348,11 +358,63 @@ func TestBodyWithTextDiffsStaysUnderGitHubLimit(t *testing.T) {
 // branch; a small one says nothing of it.
 func TestBodyPointsPastTheDiffView(t *testing.T) {
 	fileURL := func(p string) string { return "https://github.example/o/r/blob/abc/" + p }
-	big := BodyWith(nil, Summary{}, nil, "", Details{Files: 1200, FileURL: fileURL})
+	big := Body(nil, Summary{}, Links{File: fileURL}, Details{Files: 1200})
 	if !strings.Contains(big, "changes 1200 files") || !strings.Contains(big, "(https://github.example/o/r/blob/abc/reports/coverage.md)") {
 		t.Errorf("the body of a 1,200-file pull request does not link the report:\n%s", big)
 	}
-	if small := BodyWith(nil, Summary{}, nil, "", Details{Files: 40, FileURL: fileURL}); strings.Contains(small, "diff view") {
+	if small := Body(nil, Summary{}, Links{File: fileURL}, Details{Files: 40}); strings.Contains(small, "diff view") {
 		t.Errorf("a 40-file pull request speaks of the diff view:\n%s", small)
+	}
+}
+
+// TestMaxBodyIsTheClients: the body keeps to the limit the client checks.
+func TestMaxBodyIsTheClients(t *testing.T) {
+	if MaxBody != github.MaxBody {
+		t.Errorf("review.MaxBody = %d, github.MaxBody = %d", MaxBody, github.MaxBody)
+	}
+}
+
+// TestOtherChangesSayWhatChanged: a source whose only change is that it
+// became noisy, stopped being noisy, or got another suggested view is
+// listed with what changed, never a bare "changed (other)".
+func TestOtherChangesSayWhatChanged(t *testing.T) {
+	plain := fresh("uk", "uk-news", sha("ab"), 10)
+	noisy := plain
+	noisy.Noisy = &report.Noisy{Since: "2026-11-20", Drop: []string{".banner"}, Matched: true}
+	other := plain
+	other.Noisy = &report.Noisy{Since: "2026-11-20", Drop: []string{".clock"}, Matched: true}
+	for _, tc := range []struct {
+		name     string
+		old, new report.Entry
+		want     string
+	}{
+		{"became noisy", plain, noisy, "`uk-news` (uk) Rates of uk-news: became noisy since 2026-11-20: new bytes at each fetch, the same text (see Noisy sources in reports/coverage.md)"},
+		{"no longer noisy", noisy, plain, "`uk-news` (uk) Rates of uk-news: no longer noisy"},
+		{"another suggestion", noisy, other, "`uk-news` (uk) Rates of uk-news: another view suggested for its noise (see Noisy sources in reports/coverage.md)"},
+	} {
+		changes := report.Diff(&report.Report{Sources: []report.Entry{tc.old}}, &report.Report{Sources: []report.Entry{tc.new}})
+		if len(changes) != 1 || changes[0].Kind != report.KindOther {
+			t.Fatalf("%s: changes %+v, want one of kind other", tc.name, changes)
+		}
+		body := Body(changes, Summary{}, Links{}, Details{})
+		if !strings.Contains(body, "### Other changes (1)\n\n- "+tc.want+"\n") {
+			t.Errorf("%s: want the line %q in:\n%s", tc.name, tc.want, body)
+		}
+		if strings.Contains(body, "changed (") {
+			t.Errorf("%s: a bare changed (kind):\n%s", tc.name, body)
+		}
+	}
+}
+
+// TestOtherChangesNameEveryField: a change of a field the body has no
+// words for is named by its field in the report, not hidden behind the
+// change's kind.
+func TestOtherChangesNameEveryField(t *testing.T) {
+	o := fresh("uk", "uk-news", sha("ab"), 10)
+	n := o
+	n.Jurisdiction = "gb"
+	body := Body([]report.Change{{ID: o.ID, Jurisdiction: "gb", Old: o, New: n, Kind: report.KindOther}}, Summary{}, Links{}, Details{})
+	if !strings.Contains(body, ": changed jurisdiction\n") {
+		t.Errorf("the jurisdiction is not named:\n%s", body)
 	}
 }

@@ -1,51 +1,8 @@
-package lease
+package state
 
-import (
-	"bytes"
-	"time"
+import "time"
 
-	"github.com/taxkernel/taxkernelbot/internal/state"
-)
-
-// MergeLedger merges a local copy of a ledger file into the branch's copy
-// (remote): remote's whole lines first, verbatim and in their order, then
-// each whole, non-blank line of local that is not already there, in local
-// order, each once. A torn final line (no newline) of either input is
-// dropped: it was never acknowledged, or is still being written. So the
-// result only appends to remote (a ledger's history only ever adds lines),
-// is deterministic, and merging it again changes nothing.
-func MergeLedger(remote, local []byte) []byte {
-	rl, ll := wholeLines(remote), wholeLines(local)
-	seen := make(map[string]struct{}, len(rl)+len(ll))
-	out := make([]byte, 0, len(remote)+len(local))
-	for _, l := range rl {
-		out = append(append(out, l...), '\n')
-		seen[string(l)] = struct{}{}
-	}
-	for _, l := range ll {
-		if len(bytes.TrimSpace(l)) == 0 {
-			continue
-		}
-		if _, ok := seen[string(l)]; ok {
-			continue
-		}
-		seen[string(l)] = struct{}{}
-		out = append(append(out, l...), '\n')
-	}
-	return out
-}
-
-// wholeLines returns the newline-terminated lines of b, without their
-// newline; anything after the last newline is left out.
-func wholeLines(b []byte) [][]byte {
-	end := bytes.LastIndexByte(b, '\n')
-	if end < 0 {
-		return nil
-	}
-	return bytes.Split(b[:end], []byte{'\n'})
-}
-
-// MergeState returns a new State holding the most conservative of remote
+// Merge returns a new State holding the most conservative of remote
 // and local (either may be nil), field by field:
 //
 //   - hosts: the later LastDispatch, the later LastCompletion, the later
@@ -56,14 +13,14 @@ func wholeLines(b []byte) [][]byte {
 //   - robots copies: the side with the later FetchedAt, whole (a tie: local).
 //
 // The inputs are not modified.
-func MergeState(remote, local *state.State) *state.State {
+func Merge(remote, local *State) *State {
 	if remote == nil {
-		remote = state.New()
+		remote = New()
 	}
 	if local == nil {
-		local = state.New()
+		local = New()
 	}
-	out := state.New()
+	out := New()
 
 	for _, name := range union(remote.HostNames(), local.HostNames()) {
 		out.PutHost(name, mergeHost(remote.Host(name), local.Host(name)))
@@ -100,8 +57,8 @@ func MergeState(remote, local *state.State) *state.State {
 	return out
 }
 
-func mergeHost(a, b state.Host) state.Host {
-	h := state.Host{
+func mergeHost(a, b Host) Host {
+	h := Host{
 		LastDispatch:   later(a.LastDispatch, b.LastDispatch),
 		LastCompletion: later(a.LastCompletion, b.LastCompletion),
 		PausedUntil:    later(a.PausedUntil, b.PausedUntil),

@@ -1,4 +1,4 @@
-package github
+package review
 
 import (
 	"strings"
@@ -20,7 +20,7 @@ func TestStillFailingIsEveryFailure(t *testing.T) {
 	es = append(es, report.Entry{ID: "uk-blocked", Jurisdiction: "uk", URL: "https://www.gov.uk/b", Status: state.BlockedRobots, Since: "2026-11-02"})
 	r := &report.Report{Sources: es}
 	changes := report.Diff(r, r)
-	body := Body(append(changes, report.Change{ID: "uk-new", Jurisdiction: "uk", New: fresh("uk", "uk-new", sha("1"), 1), Kind: report.KindNewSource}), SummaryOf(r), testBlobURL(), testRunURL)
+	body := Body(append(changes, report.Change{ID: "uk-new", Jurisdiction: "uk", New: fresh("uk", "uk-new", sha("1"), 1), Kind: report.KindNewSource}), SummaryOf(r), links(testRunURL), Details{})
 	if !strings.Contains(body, "### Still failing (7)") {
 		t.Fatalf("want the seven failing sources under Still failing:\n%s", body)
 	}
