@@ -1,5 +1,3 @@
-// Command taxkernelbot fetches the tax documents listed in manifests/,
-// politely, and keeps the exact bytes it was served. See README.md.
 package main
 
 import (

@@ -1,0 +1,19 @@
+// Command taxkernelbot fetches the tax documents listed in manifests/,
+// politely, and keeps the exact bytes it was served. See README.md.
+//
+// What calls what: main only wires the process (signals, standard streams,
+// GOMAXPROCS) to cli, which parses each subcommand's flags and maps errors
+// to exit codes in one place. A fetch run is a session (internal/session:
+// lock, recover, run, save), called by cli's run and by cycle, the
+// scheduled job in a repository (pull the state from the cache branch, take
+// a lease, run the session, push, publish the pull request). The session
+// drives pipeline, which plans what is due and runs one turn per host
+// through gate (the pacing), robots and robotsdecision, fetch (one request)
+// and textview (derived text), and records into store (the bytes under
+// their SHA-256), ledger (each day's dispatches per host) and state. report
+// and public render what reviewers and operators read from the state;
+// review renders the pull request and failure issue texts, which github
+// sends; gitstore is the git remote; lease shares a host's daily cap
+// between shards. Leaves (policy, manifest, store, ledger, state, clock,
+// atomicfile) import none of the packages above them.
+package main
