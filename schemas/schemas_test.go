@@ -40,10 +40,11 @@ func schema(t *testing.T, name string) *jsonschema.Schema {
 	return sch
 }
 
-// yamlDocs reads every document of a YAML file as JSON values, the way an
-// editor's YAML language server checks each document against the schema.
-// An error is what the editor shows as a YAML problem (syntax, a key set
-// twice).
+// yamlDocs reads every document of a YAML file as JSON values, so that
+// each is checked against the schema (stricter than an editor, which
+// applies a file's schema comment to the first document only; see
+// editorSilent). An error is what the editor shows as a YAML problem
+// (syntax, a key set twice).
 func yamlDocs(data []byte) ([]any, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var docs []any
