@@ -503,7 +503,8 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 		e.rules = robotsdecision.Rules(kept)
 		return nil
 	}
-	target := robots.URL(u)
+	first := robots.URL(u)
+	target := first
 	at, err := url.Parse(target) // built from a parsed URL: it parses
 	if err != nil {
 		return fmt.Errorf("robots.txt of %s: %w", u, err)
@@ -558,7 +559,7 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 	if resp != nil {
 		status = resp.Status
 	}
-	kept = robotsdecision.Fetched(robots.URL(u), r.o.Clock.Now(), status, body, ferr)
+	kept = robotsdecision.Fetched(first, r.o.Clock.Now(), status, body, ferr)
 	e.rules = robotsdecision.Rules(kept)
 	e.unavailable = kept.Outcome == state.RobotsUnreadable
 	e.unreachable = kept.Outcome == state.RobotsUnreached

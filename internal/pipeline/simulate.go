@@ -4,11 +4,14 @@ import (
 	"context"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
+	"github.com/taxkernel/taxkernelbot/internal/gate"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -69,7 +72,6 @@ func Simulate(ctx context.Context, o Options) ([]HostPlan, error) {
 	// The hosts' turns write only their own sources, host and robots.txt
 	// entries: one copy serves them all.
 	st := o.State.Clone()
-	rec := &recorder{lines: map[string][]ledger.Line{}}
 	sim := o
 	sim.State, sim.Ledger, sim.Index = st, nil, store.NewIndex()
 	sim.HTTP = simFetcher{}
@@ -77,57 +79,76 @@ func Simulate(ctx context.Context, o Options) ([]HostPlan, error) {
 	if sim.Spent == nil {
 		sim.Spent = func(string, string) (int, error) { return 0, nil }
 	}
+	ownRand := sim.NewRand == nil
 	sim = withDefaults(sim)
 
 	due, excluded := plan(sim, start)
-	dueAt := map[string]hostPlan{}
-	for _, hp := range due {
-		dueAt[hp.host] = hp
-	}
 	why := map[string]string{}
 	for _, ex := range excluded {
 		why[ex.id] = ex.why
 	}
-	hosts := map[string][]manifest.Source{} // host → its sources in manifest order
-	var order []string
-	for _, src := range o.Set.Sources {
-		if !selected(o, src) {
-			continue
+	// The selected sources by host, hosts in name order and each host's in
+	// manifest order, as indices: no map of hosts, no copy of a source.
+	all := o.Set.Sources
+	idx := make([]int32, 0, len(all))
+	for i := range all {
+		if selected(o, all[i]) {
+			idx = append(idx, int32(i))
 		}
-		if _, ok := hosts[src.Host]; !ok {
-			order = append(order, src.Host)
-		}
-		hosts[src.Host] = append(hosts[src.Host], src)
 	}
-	slices.Sort(order)
+	slices.SortStableFunc(idx, func(a, b int32) int { return strings.Compare(all[a].Host, all[b].Host) })
+	var turns []simTurn
+	for i, j := 0, 0; i < len(idx); {
+		host := all[idx[i]].Host
+		k := i + 1
+		for k < len(idx) && all[idx[k]].Host == host {
+			k++
+		}
+		t := simTurn{host: host, srcs: idx[i:k:k]}
+		// due is in host order too, and its hosts are among these.
+		if j < len(due) && due[j].host == host {
+			t.due, t.isDue = due[j], true
+			j++
+		}
+		turns = append(turns, t)
+		i = k
+	}
 
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	// The hosts' turns are independent (no redirect, so no host sends to
-	// another's gate): a few workers take them in turn.
-	plans := make([]HostPlan, len(order))
-	next := make(chan int)
+	// another's gate): a few workers take them in turn, each reusing one
+	// run, clock and recorder from host to host, so that a host costs its
+	// requests and not a run's worth of maps.
+	plans := make([]HostPlan, len(turns))
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range min(runtime.GOMAXPROCS(0), max(len(turns), 1)) {
 		wg.Go(func() {
-			for i := range next {
-				host := order[i]
-				var end hostEnd
-				hp, isDue := dueAt[host]
-				if isDue {
-					// Each host on a clock of its own, as each runs on its own.
-					own := sim
-					own.Clock = clock.NewFake(start)
-					end = newRun(own, rec, cancel).runHost(ctx, hp)
+			w := &simWorker{}
+			own := sim
+			own.Clock = &w.clock
+			if ownRand {
+				rnd := sim.NewRand()
+				own.NewRand = func() gate.Rand { return rnd }
+			}
+			w.r = newRun(own, &w.rec, cancel)
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(turns) {
+					return
 				}
-				plans[i] = hostPlanOf(host, hosts[host], hp, end, rec.host(host), why, st, start)
+				t := turns[i]
+				var end hostEnd
+				w.reset(start)
+				if t.isDue {
+					// Each host on a clock of its own, as each runs on its own.
+					end = w.r.runHost(ctx, t.due)
+				}
+				plans[i] = hostPlanOf(t, all, end, w.rec.lines, why, st, start)
 			}
 		})
 	}
-	for i := range order {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	if err := context.Cause(ctx); err != nil {
 		return nil, err
@@ -135,31 +156,63 @@ func Simulate(ctx context.Context, o Options) ([]HostPlan, error) {
 	return plans, nil
 }
 
+// simTurn is one host of a plan: its selected sources (indices into the
+// set's sources, in manifest order) and, when any is due, what is due.
+type simTurn struct {
+	host  string
+	srcs  []int32
+	due   hostPlan
+	isDue bool
+}
+
+// simWorker is what one worker of a simulation carries from host to host.
+type simWorker struct {
+	r     *run
+	clock simClock
+	rec   recorder
+}
+
+// reset makes w ready for the next host: a clock at start, nothing
+// recorded, no gate and no robots.txt decision from the host before.
+func (w *simWorker) reset(start time.Time) {
+	w.clock.now = start
+	w.rec.lines = w.rec.lines[:0]
+	clear(w.r.gates)
+	clear(w.r.robots)
+	clear(w.r.docs)
+	w.r.unkept = w.r.unkept[:0]
+}
+
 // hostPlanOf is what one host's simulated turn comes to: its dispatches,
 // then each of its sources that was not requested, and why.
-func hostPlanOf(host string, srcs []manifest.Source, hp hostPlan, end hostEnd, dispatched []ledger.Line, excluded map[string]string, st *state.State, start time.Time) HostPlan {
-	p := HostPlan{Host: host}
-	checked := map[string]bool{}
-	for _, l := range dispatched {
-		p.Requests = append(p.Requests, PlannedRequest{Purpose: l.Purpose, URL: l.URL, Source: l.Source, At: l.Time.Sub(start)})
-		checked[l.Source] = true
+func hostPlanOf(t simTurn, all []manifest.Source, end hostEnd, dispatched []ledger.Line, excluded map[string]string, st *state.State, start time.Time) HostPlan {
+	p := HostPlan{Host: t.host}
+	if len(dispatched) > 0 {
+		p.Requests = make([]PlannedRequest, len(dispatched))
 	}
-	due := map[string]bool{}
-	for _, src := range hp.sources {
-		due[src.ID] = true
+	for i, l := range dispatched {
+		p.Requests[i] = PlannedRequest{Purpose: l.Purpose, URL: l.URL, Source: l.Source, At: l.Time.Sub(start)}
 	}
-	for _, src := range srcs {
+	checked := idSet(len(dispatched), func(i int) string { return dispatched[i].Source })
+	due := idSet(len(t.due.sources), func(i int) string { return t.due.sources[i].ID })
+	for _, i := range t.srcs {
+		src := &all[i]
 		id := src.ID
+		if checked(id) {
+			continue
+		}
+		if why := excluded[id]; why != "" {
+			p.Excluded = append(p.Excluded, SourceNote{id, why})
+			continue
+		}
 		s := st.Source(id)
+		isDue := due(id)
 		switch {
-		case checked[id]:
-		case excluded[id] != "":
-			p.Excluded = append(p.Excluded, SourceNote{id, excluded[id]})
-		case s.Status == state.BlockedRobots && due[id]:
+		case s.Status == state.BlockedRobots && isDue:
 			p.Skipped = append(p.Skipped, SourceNote{id, "blocked by robots.txt"})
-		case s.Status == state.Paused && due[id]:
+		case s.Status == state.Paused && isDue:
 			p.Deferred = append(p.Deferred, SourceNote{id, "host paused after repeated 403s until the next UTC day"})
-		case due[id]:
+		case isDue:
 			why := end.reason
 			if why == "" {
 				why = "not reached before the run's end"
@@ -174,39 +227,63 @@ func hostPlanOf(host string, srcs []manifest.Source, hp hostPlan, end hostEnd, d
 	return p
 }
 
-// recorder keeps a simulation's dispatch lines in memory, host by host:
-// they are the plan.
+// idSet says whether an id is among n ids. Most hosts have a few sources:
+// a scan costs less than a map for them.
+func idSet(n int, id func(int) string) func(string) bool {
+	if n <= 16 {
+		return func(x string) bool {
+			for i := range n {
+				if id(i) == x {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	m := make(map[string]struct{}, n)
+	for i := range n {
+		m[id(i)] = struct{}{}
+	}
+	return func(x string) bool { _, ok := m[x]; return ok }
+}
+
+// recorder keeps the dispatch lines of the host a simulation's worker is
+// on, in memory: they are its plan.
 type recorder struct {
-	mu    sync.Mutex
-	lines map[string][]ledger.Line
+	lines []ledger.Line
 }
 
 func (r *recorder) Append(l ledger.Line) error {
-	if l.Event != ledger.Dispatch {
-		return nil
+	if l.Event == ledger.Dispatch {
+		r.lines = append(r.lines, l)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.lines[l.Host] = append(r.lines[l.Host], l)
 	return nil
 }
 
-func (r *recorder) host(host string) []ledger.Line {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.lines[host]
-}
-
 func (r *recorder) Read(day, host string) ([]ledger.Line, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	var out []ledger.Line
-	for _, l := range r.lines[host] {
-		if ledger.Day(l.Time) == day {
+	for _, l := range r.lines {
+		if l.Host == host && ledger.Day(l.Time) == day {
 			out = append(out, l)
 		}
 	}
 	return out, nil
+}
+
+// simClock is a host's clock in a simulation: one goroutine reads it, and
+// a wait moves it on at once.
+type simClock struct{ now time.Time }
+
+func (c *simClock) Now() time.Time { return c.now }
+
+func (c *simClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if d > 0 {
+		c.now = c.now.Add(d)
+	}
+	return nil
 }
 
 // simFetcher answers without the network: robots.txt as missing, a

@@ -98,3 +98,14 @@ func TestSimulateListsExclusions(t *testing.T) {
 		t.Errorf("the other host: %+v, want robots.txt and its two documents", plans[0])
 	}
 }
+
+// BenchmarkSimulate plans 1,000 sources on 1,000 hosts, none seen before:
+// the size where each host's fixed cost shows.
+func BenchmarkSimulate(b *testing.B) {
+	o := simOptions(b, simSet(b, 1000, 1000, ""))
+	for b.Loop() {
+		if _, err := Simulate(context.Background(), o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

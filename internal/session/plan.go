@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -82,27 +83,50 @@ func printPlan(ctx context.Context, opts Options, set *manifest.Set, st *state.S
 			continue // nothing due: listed with --only
 		}
 		fmt.Fprintf(w, "\n%s: %d request(s), about %s of politeness\n", p.Host, len(p.Requests), roughly(p.Took()))
+		// A line per request and per source: written piece by piece, as
+		// formatting each costs more than the simulation that found it.
 		for _, r := range p.Requests {
 			what := r.Source
 			if r.Purpose == ledger.PurposeRobots {
 				what = "robots.txt"
 			}
-			fmt.Fprintf(w, "  +%-8s %-10s %s  %s\n", roughly(r.At), r.Purpose, what, terminal.Text(r.URL))
+			w.WriteString("  +")
+			padded(w, roughly(r.At).String(), 8)
+			w.WriteByte(' ')
+			padded(w, r.Purpose, 10)
+			w.WriteByte(' ')
+			w.WriteString(what)
+			w.WriteString("  ")
+			w.WriteString(terminal.Text(r.URL))
+			w.WriteByte('\n')
 		}
-		for _, d := range p.Deferred {
-			fmt.Fprintf(w, "  deferred  %s: %s\n", d.ID, terminal.Text(d.Why))
-		}
-		for _, d := range p.Excluded {
-			fmt.Fprintf(w, "  excluded  %s: %s\n", d.ID, d.Why)
-		}
-		for _, d := range p.Skipped {
-			fmt.Fprintf(w, "  skipped   %s: %s\n", d.ID, terminal.Text(d.Why))
-		}
+		notes(w, "  deferred  ", p.Deferred, terminal.Text)
+		notes(w, "  excluded  ", p.Excluded, func(s string) string { return s })
+		notes(w, "  skipped   ", p.Skipped, terminal.Text)
 	}
 	if err := w.Flush(); err != nil {
 		return cannotRun("plan: %w", err)
 	}
 	return nil
+}
+
+// padded writes s left-aligned in n columns, as %-ns would.
+func padded(w *bufio.Writer, s string, n int) {
+	w.WriteString(s)
+	for i := utf8.RuneCountInString(s); i < n; i++ {
+		w.WriteByte(' ')
+	}
+}
+
+// notes writes a line "<lead>id: why" per note.
+func notes(w *bufio.Writer, lead string, ns []pipeline.SourceNote, why func(string) string) {
+	for _, d := range ns {
+		w.WriteString(lead)
+		w.WriteString(d.ID)
+		w.WriteString(": ")
+		w.WriteString(why(d.Why))
+		w.WriteByte('\n')
+	}
 }
 
 // roughly rounds d for reading: to the second, or to the millisecond
