@@ -106,6 +106,12 @@ type Gate struct {
 	// spent is touched only by the holder of sem, so it needs no lock:
 	// UTC day → dispatches (cfg.Spent's count, then ours on top).
 	spent map[string]int
+	// day is the last UTC day utcDay named, kept beside spent (and by the
+	// same rule) so that a request does not format its date three times.
+	day struct {
+		year, yearDay int
+		name          string
+	}
 
 	// mu guards what State and SetCrawlDelay may reach at any time. It is
 	// never held across Sleep, Spent or Record.
@@ -241,7 +247,7 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 	}
 	now = g.cfg.Clock.Now()
 	g.recordCost = max(g.recordCost*3/4, now.Sub(began))
-	g.spent[utcDay(at)]++
+	g.spent[g.utcDay(at)]++
 	g.notify(Event{Until: at, Left: g.left(at)})
 	if rest := at.Sub(now); rest > 0 {
 		// Recorded ahead: the line counts (spent above) even if a stop
@@ -281,12 +287,12 @@ func (g *Gate) notify(e Event) {
 // left is what remains of t's UTC day's budget, as far as this gate has
 // counted it. Only the holder of sem may call it.
 func (g *Gate) left(t time.Time) int {
-	return max(g.cfg.Host.DailyCap-g.spent[utcDay(t)], 0)
+	return max(g.cfg.Host.DailyCap-g.spent[g.utcDay(t)], 0)
 }
 
 // checkCap returns ErrCapReached when t's UTC day has no budget left.
 func (g *Gate) checkCap(t time.Time) error {
-	day := utcDay(t)
+	day := g.utcDay(t)
 	n, ok := g.spent[day]
 	if !ok {
 		prior, err := g.cfg.Spent(day)
@@ -480,4 +486,12 @@ func Backoff(n int, delayMax, backoffMax time.Duration) (lo, hi time.Duration) {
 	return b / 2, b
 }
 
-func utcDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+// utcDay names t's UTC day ("YYYY-MM-DD"), the key of spent. Only the
+// holder of sem may call it.
+func (g *Gate) utcDay(t time.Time) string {
+	u := t.UTC()
+	if y, d := u.Year(), u.YearDay(); y != g.day.year || d != g.day.yearDay || g.day.name == "" {
+		g.day.year, g.day.yearDay, g.day.name = y, d, u.Format(time.DateOnly)
+	}
+	return g.day.name
+}
