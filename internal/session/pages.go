@@ -95,23 +95,26 @@ type feedWriter struct {
 	in    public.FeedInput
 	rules public.Rules
 	dir   string
+	st    *state.State
 
-	mu      sync.Mutex
-	queue   []string
-	written map[string]bool
-	wake    chan struct{}
-	stopped chan struct{}
+	mu       sync.Mutex
+	queue    []string
+	stopping bool
+	written  map[string]bool
+	wake     chan struct{}
+	stopped  chan struct{}
 }
 
-func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index) *feedWriter {
+func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index, st *state.State) *feedWriter {
 	w := &feedWriter{
-		in: feedInput(p, getenv, set, ix), rules: public.RulesOf(set), dir: p.Reports,
+		in: feedInput(p, getenv, set, ix), rules: public.RulesOf(set), dir: p.Reports, st: st,
 		written: map[string]bool{}, wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 	}
 	go func() {
 		defer close(w.stopped)
 		for range w.wake {
 			w.flush()
+			w.preEncode()
 		}
 		w.flush()
 	}()
@@ -161,9 +164,26 @@ func (w *feedWriter) flush() {
 	w.mu.Unlock()
 }
 
+// preEncode encodes the index and state entries of the sources done so
+// far while the hosts wait, so that saving after the last answer encodes
+// only what changed since. An error here is the save's to report.
+func (w *feedWriter) preEncode() {
+	w.mu.Lock()
+	busy := len(w.queue) > 0 || w.stopping
+	w.mu.Unlock()
+	if busy { // more feeds first; and once stopping, the save encodes
+		return
+	}
+	_ = w.in.Index.PreEncode()
+	_ = w.st.PreEncode()
+}
+
 // stop waits for the feeds queued to be written and returns which were.
 // No add may follow.
 func (w *feedWriter) stop() (done func(id string) bool) {
+	w.mu.Lock()
+	w.stopping = true
+	w.mu.Unlock()
 	close(w.wake)
 	<-w.stopped
 	return func(id string) bool { return w.written[id] }
