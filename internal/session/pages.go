@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -30,35 +31,49 @@ func WritePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state
 	return writePages(p, getenv, set, st, rep, ix, now, nil)
 }
 
-// writePages is WritePages but for the feeds of the sources done names,
-// already written (feedWriter).
-func writePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time, done func(id string) bool) error {
-	count := public.CountFunc(func(string, string, string) (map[string]int, error) { return nil, nil })
-	if _, err := os.Stat(p.LedgerDir()); err == nil { // no ledgers yet: no requests, and nothing to create
-		l, err := ledger.Open(p.LedgerDir())
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		count = l.CountDispatches
-	}
-	files, err := public.Pages(set, st, rep, count, now)
-	if err != nil {
-		return err
-	}
-	if ix == nil {
-		if ix, err = store.LoadIndex(p.IndexPath()); err != nil {
-			return err
-		}
-	}
-	in := feedInput(p, getenv, set, ix)
-	in.Done = done
-	feeds, err := public.RulesOf(set).Feeds(in)
-	if err != nil {
+// writePages is WritePages but for the feeds the writer w (nil: none)
+// wrote during the run; the pages are rendered while w finishes.
+func writePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time, w *feedWriter) error {
+	var files []public.File
+	var pagesErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { files, pagesErr = pages(p, set, st, rep, now) })
+	feeds, err := feedFiles(p, getenv, set, ix, w)
+	wg.Wait()
+	if err = errors.Join(pagesErr, err); err != nil {
 		return err
 	}
 	_, err = public.Write(p.Reports, append(files, feeds...)...)
 	return err
+}
+
+func pages(p Dirs, set *manifest.Set, st *state.State, rep *report.Report, now time.Time) ([]public.File, error) {
+	count := public.CountFunc(func(string, string, string) (map[string]int, error) { return nil, nil })
+	if _, err := os.Stat(p.LedgerDir()); err == nil { // no ledgers yet: no requests, and nothing to create
+		l, err := ledger.Open(p.LedgerDir())
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		count = l.CountDispatches
+	}
+	return public.Pages(set, st, rep, count, now)
+}
+
+// feedFiles renders the feeds, but those w wrote, reusing the entries w
+// rendered.
+func feedFiles(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index, w *feedWriter) ([]public.File, error) {
+	if ix == nil {
+		var err error
+		if ix, err = store.LoadIndex(p.IndexPath()); err != nil {
+			return nil, err
+		}
+	}
+	in := feedInput(p, getenv, set, ix)
+	if w != nil {
+		in.Done, in.Entries = w.stop(), w.in.Entries
+	}
+	return public.RulesOf(set).Feeds(in)
 }
 
 // feedInput is what the feeds are made of: ix, the texts derived beside
@@ -110,6 +125,9 @@ func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *
 		in: feedInput(p, getenv, set, ix), rules: public.RulesOf(set), dir: p.Reports, st: st,
 		written: map[string]bool{}, wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 	}
+	// The end's feeds of every document and of each jurisdiction show the
+	// entries rendered here.
+	w.in.Entries = &public.EntryMemo{}
 	go func() {
 		defer close(w.stopped)
 		for range w.wake {

@@ -179,7 +179,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		func() error {
 			// The last feeds the writer has under way are waited for
 			// here, beside the other writes, not before them.
-			return writePages(o.Dirs, o.Getenv, set, st, rep, ix, o.Clock.Now(), feeds.stop())
+			return writePages(o.Dirs, o.Getenv, set, st, rep, ix, o.Clock.Now(), feeds)
 		},
 	)
 	if saved != nil {
