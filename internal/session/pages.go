@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -111,10 +112,12 @@ type feedWriter struct {
 	rules public.Rules
 	dir   string
 	st    *state.State
+	byID  map[string]manifest.Source // Set.Source looks through them all
 
 	mu       sync.Mutex
 	queue    []string
 	stopping bool
+	encoded  int // len(written) at the last preEncode
 	written  map[string]bool
 	wake     chan struct{}
 	stopped  chan struct{}
@@ -128,6 +131,10 @@ func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *
 	// The end's feeds of every document and of each jurisdiction show the
 	// entries rendered here.
 	w.in.Entries = &public.EntryMemo{}
+	w.byID = make(map[string]manifest.Source, len(set.Sources))
+	for _, src := range slices.Backward(set.Sources) { // the first of an id wins, as in Set.Source
+		w.byID[src.ID] = src
+	}
 	go func() {
 		defer close(w.stopped)
 		for range w.wake {
@@ -159,7 +166,7 @@ func (w *feedWriter) flush() {
 	var files []public.File
 	var made []string
 	for _, id := range ids {
-		src, ok := w.in.Set.Source(id)
+		src, ok := w.byID[id]
 		if !ok {
 			continue
 		}
@@ -187,7 +194,12 @@ func (w *feedWriter) flush() {
 // only what changed since. An error here is the save's to report.
 func (w *feedWriter) preEncode() {
 	w.mu.Lock()
-	busy := len(w.queue) > 0 || w.stopping
+	// Each call copies the whole index and state: not for every source,
+	// which would take the CPU the hosts' next requests want.
+	busy := len(w.queue) > 0 || w.stopping || len(w.written) < w.encoded+preEncodeEvery
+	if !busy {
+		w.encoded = len(w.written)
+	}
 	w.mu.Unlock()
 	if busy { // more feeds first; and once stopping, the save encodes
 		return
@@ -195,6 +207,9 @@ func (w *feedWriter) preEncode() {
 	_ = w.in.Index.PreEncode()
 	_ = w.st.PreEncode()
 }
+
+// preEncodeEvery is how many sources' turns end between two preEncodes.
+const preEncodeEvery = 25
 
 // stop waits for the feeds queued to be written and returns which were.
 // No add may follow.
