@@ -52,6 +52,8 @@ type FeedInput struct {
 	Blob func(sha256 string) string
 	// Done, when set, names the sources whose own feed is already written
 	// (SourceFeed, as their history stood final): Feeds leaves those out.
+	// Feeds calls it only once the feeds of every document and of each
+	// jurisdiction are rendered, so it may wait for those writes to end.
 	Done func(id string) bool
 	// Entries, when set, keeps each entry's rendered content for every
 	// input that shares it, so that the feeds of every document and of

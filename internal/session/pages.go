@@ -71,10 +71,19 @@ func feedFiles(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.
 		}
 	}
 	in := feedInput(p, getenv, set, ix)
-	if w != nil {
-		in.Done, in.Entries = w.stop(), w.in.Entries
+	if w == nil {
+		return public.RulesOf(set).Feeds(in)
 	}
-	return public.RulesOf(set).Feeds(in)
+	// Feeds asks Done only for the sources' own feeds, after rendering
+	// every document's and each jurisdiction's: those render while the
+	// writer's last batch is written. The writer is stopped whatever
+	// Feeds returns, so that nothing writes after the run.
+	stop := sync.OnceValue(w.stop)
+	in.Done = func(id string) bool { return stop()(id) }
+	in.Entries = w.in.Entries
+	files, err := public.RulesOf(set).Feeds(in)
+	stop()
+	return files, err
 }
 
 // feedInput is what the feeds are made of: ix, the texts derived beside
