@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gorilla/feeds"
@@ -51,7 +52,44 @@ type FeedInput struct {
 	Blob func(sha256 string) string
 	// Done, when set, names the sources whose own feed is already written
 	// (SourceFeed, as their history stood final): Feeds leaves those out.
+	// Feeds calls it only once the feeds of every document and of each
+	// jurisdiction are rendered, so it may wait for those writes to end.
 	Done func(id string) bool
+	// Entries, when set, keeps each entry's rendered content for every
+	// input that shares it, so that the feeds of every document and of
+	// each jurisdiction reuse what each source's own feed rendered (its
+	// texts read and diffed). Share it only between inputs of one Set,
+	// Text and Blob.
+	Entries *EntryMemo
+}
+
+// EntryMemo keeps rendered feed entries (FeedInput.Entries); the zero
+// value is empty and ready. It is safe for concurrent use.
+type EntryMemo struct{ m sync.Map }
+
+// entryKey names an entry: what it shows follows from its source (fixed
+// for one Set) and the two entries of the index, which never change once
+// added.
+type entryKey struct {
+	id, date string
+	old, new store.Sum
+	returned bool
+}
+
+// entry is entryHTML, through in.Entries when set.
+func (in FeedInput) entry(c change) (string, error) {
+	if in.Entries == nil {
+		return entryHTML(in, c)
+	}
+	k := entryKey{c.src.ID, c.date, c.old.SHA256, c.new.SHA256, c.returned}
+	if v, ok := in.Entries.m.Load(k); ok {
+		return v.(string), nil
+	}
+	s, err := entryHTML(in, c)
+	if err == nil {
+		in.Entries.m.Store(k, s)
+	}
+	return s, err
 }
 
 // change is one entry: a source served new bytes (or returned to earlier
@@ -184,7 +222,7 @@ func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []change) ([]
 		Updated:     updated,
 	}
 	for _, c := range cs {
-		content, err := entryHTML(in, c)
+		content, err := in.entry(c)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package public_test
 import (
 	"bytes"
 	"encoding/xml"
+	"github.com/google/go-cmp/cmp"
 	"html"
 	"strings"
 	"testing"
@@ -167,5 +168,32 @@ func TestFeedsHostileTitle(t *testing.T) {
 			t.Errorf("%s carries the title's markup raw:\n%s", f.Name, f.Data)
 		}
 		parseFeed(t, f.Data)
+	}
+}
+
+// With an EntryMemo the feeds are the same bytes, and each entry's texts
+// are read once however many feeds show it.
+func TestFeedsWithAnEntryMemo(t *testing.T) {
+	set := loadSet(t, "testdata/manifests")
+	ix, texts := feedExample()
+	reads := 0
+	in := public.FeedInput{Set: set, Index: ix, Text: func(sum, _ string) (string, bool) { reads++; s, ok := texts[sum]; return s, ok }}
+	plain, err := public.RulesOf(set).Feeds(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainReads := reads
+	reads = 0
+	in.Entries = &public.EntryMemo{}
+	memo, err := public.RulesOf(set).Feeds(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(plain, memo); diff != "" {
+		t.Errorf("feeds (-without +with the memo):\n%s", diff)
+	}
+	// xa-rates's two changes, each two texts, shown in three feeds.
+	if reads != 4 || plainReads != 12 {
+		t.Errorf("texts read %d times with the memo, %d without; want 4 and 12", reads, plainReads)
 	}
 }

@@ -2,9 +2,11 @@ package session
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -30,35 +32,58 @@ func WritePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state
 	return writePages(p, getenv, set, st, rep, ix, now, nil)
 }
 
-// writePages is WritePages but for the feeds of the sources done names,
-// already written (feedWriter).
-func writePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time, done func(id string) bool) error {
-	count := public.CountFunc(func(string, string, string) (map[string]int, error) { return nil, nil })
-	if _, err := os.Stat(p.LedgerDir()); err == nil { // no ledgers yet: no requests, and nothing to create
-		l, err := ledger.Open(p.LedgerDir())
-		if err != nil {
-			return err
-		}
-		defer l.Close()
-		count = l.CountDispatches
-	}
-	files, err := public.Pages(set, st, rep, count, now)
-	if err != nil {
-		return err
-	}
-	if ix == nil {
-		if ix, err = store.LoadIndex(p.IndexPath()); err != nil {
-			return err
-		}
-	}
-	in := feedInput(p, getenv, set, ix)
-	in.Done = done
-	feeds, err := public.RulesOf(set).Feeds(in)
-	if err != nil {
+// writePages is WritePages but for the feeds the writer w (nil: none)
+// wrote during the run; the pages are rendered while w finishes.
+func writePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time, w *feedWriter) error {
+	var files []public.File
+	var pagesErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { files, pagesErr = pages(p, set, st, rep, now) })
+	feeds, err := feedFiles(p, getenv, set, ix, w)
+	wg.Wait()
+	if err = errors.Join(pagesErr, err); err != nil {
 		return err
 	}
 	_, err = public.Write(p.Reports, append(files, feeds...)...)
 	return err
+}
+
+func pages(p Dirs, set *manifest.Set, st *state.State, rep *report.Report, now time.Time) ([]public.File, error) {
+	count := public.CountFunc(func(string, string, string) (map[string]int, error) { return nil, nil })
+	if _, err := os.Stat(p.LedgerDir()); err == nil { // no ledgers yet: no requests, and nothing to create
+		l, err := ledger.Open(p.LedgerDir())
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		count = l.CountDispatches
+	}
+	return public.Pages(set, st, rep, count, now)
+}
+
+// feedFiles renders the feeds, but those w wrote, reusing the entries w
+// rendered.
+func feedFiles(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index, w *feedWriter) ([]public.File, error) {
+	if ix == nil {
+		var err error
+		if ix, err = store.LoadIndex(p.IndexPath()); err != nil {
+			return nil, err
+		}
+	}
+	in := feedInput(p, getenv, set, ix)
+	if w == nil {
+		return public.RulesOf(set).Feeds(in)
+	}
+	// Feeds asks Done only for the sources' own feeds, after rendering
+	// every document's and each jurisdiction's: those render while the
+	// writer's last batch is written. The writer is stopped whatever
+	// Feeds returns, so that nothing writes after the run.
+	stop := sync.OnceValue(w.stop)
+	in.Done = func(id string) bool { return stop()(id) }
+	in.Entries = w.in.Entries
+	files, err := public.RulesOf(set).Feeds(in)
+	stop()
+	return files, err
 }
 
 // feedInput is what the feeds are made of: ix, the texts derived beside
@@ -95,23 +120,35 @@ type feedWriter struct {
 	in    public.FeedInput
 	rules public.Rules
 	dir   string
+	st    *state.State
+	byID  map[string]manifest.Source // Set.Source looks through them all
 
-	mu      sync.Mutex
-	queue   []string
-	written map[string]bool
-	wake    chan struct{}
-	stopped chan struct{}
+	mu       sync.Mutex
+	queue    []string
+	stopping bool
+	encoded  int // len(written) at the last preEncode
+	written  map[string]bool
+	wake     chan struct{}
+	stopped  chan struct{}
 }
 
-func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index) *feedWriter {
+func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index, st *state.State) *feedWriter {
 	w := &feedWriter{
-		in: feedInput(p, getenv, set, ix), rules: public.RulesOf(set), dir: p.Reports,
+		in: feedInput(p, getenv, set, ix), rules: public.RulesOf(set), dir: p.Reports, st: st,
 		written: map[string]bool{}, wake: make(chan struct{}, 1), stopped: make(chan struct{}),
+	}
+	// The end's feeds of every document and of each jurisdiction show the
+	// entries rendered here.
+	w.in.Entries = &public.EntryMemo{}
+	w.byID = make(map[string]manifest.Source, len(set.Sources))
+	for _, src := range slices.Backward(set.Sources) { // the first of an id wins, as in Set.Source
+		w.byID[src.ID] = src
 	}
 	go func() {
 		defer close(w.stopped)
 		for range w.wake {
 			w.flush()
+			w.preEncode()
 		}
 		w.flush()
 	}()
@@ -138,7 +175,7 @@ func (w *feedWriter) flush() {
 	var files []public.File
 	var made []string
 	for _, id := range ids {
-		src, ok := w.in.Set.Source(id)
+		src, ok := w.byID[id]
 		if !ok {
 			continue
 		}
@@ -161,9 +198,34 @@ func (w *feedWriter) flush() {
 	w.mu.Unlock()
 }
 
+// preEncode encodes the index and state entries of the sources done so
+// far while the hosts wait, so that saving after the last answer encodes
+// only what changed since. An error here is the save's to report.
+func (w *feedWriter) preEncode() {
+	w.mu.Lock()
+	// Each call copies the whole index and state: not for every source,
+	// which would take the CPU the hosts' next requests want.
+	busy := len(w.queue) > 0 || w.stopping || len(w.written) < w.encoded+preEncodeEvery
+	if !busy {
+		w.encoded = len(w.written)
+	}
+	w.mu.Unlock()
+	if busy { // more feeds first; and once stopping, the save encodes
+		return
+	}
+	_ = w.in.Index.PreEncode()
+	_ = w.st.PreEncode()
+}
+
+// preEncodeEvery is how many sources' turns end between two preEncodes.
+const preEncodeEvery = 25
+
 // stop waits for the feeds queued to be written and returns which were.
 // No add may follow.
 func (w *feedWriter) stop() (done func(id string) bool) {
+	w.mu.Lock()
+	w.stopping = true
+	w.mu.Unlock()
 	close(w.wake)
 	<-w.stopped
 	return func(id string) bool { return w.written[id] }

@@ -144,7 +144,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
 		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
 	})
-	feeds := startFeedWriter(o.Dirs, o.Getenv, set, ix)
+	feeds := startFeedWriter(o.Dirs, o.Getenv, set, ix, st)
 	prog := newProgress(o.Output.Err, o.Clock, o.Terminal, o.Tick)
 	stopTicks := prog.start(ctx)
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
@@ -179,7 +179,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		func() error {
 			// The last feeds the writer has under way are waited for
 			// here, beside the other writes, not before them.
-			return writePages(o.Dirs, o.Getenv, set, st, rep, ix, o.Clock.Now(), feeds.stop())
+			return writePages(o.Dirs, o.Getenv, set, st, rep, ix, o.Clock.Now(), feeds)
 		},
 	)
 	if saved != nil {

@@ -289,14 +289,14 @@ func TestFeedWriterLeavesToTheEndWhatItCouldNotWrite(t *testing.T) {
 	o := options(t, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), &out, [2]string{"t-a", "http://127.0.0.1:1/a"}, [2]string{"t-b", "http://127.0.0.1:1/b"})
 	// A directory where t-b's feed should be.
 	must(t, os.MkdirAll(filepath.Join(o.Reports, "feeds", "sources", "t-b.atom", "x"), 0o755))
-	w := startFeedWriter(o.Dirs, nil, o.Set, store.NewIndex())
+	w := startFeedWriter(o.Dirs, nil, o.Set, store.NewIndex(), state.New())
 	w.add("t-a")
 	w.add("no-such-source")
 	done := w.stop()
 	if !done("t-a") || done("no-such-source") {
 		t.Errorf("done t-a %v, no-such-source %v; want true, false", done("t-a"), done("no-such-source"))
 	}
-	w = startFeedWriter(o.Dirs, nil, o.Set, store.NewIndex())
+	w = startFeedWriter(o.Dirs, nil, o.Set, store.NewIndex(), state.New())
 	w.add("t-b")
 	if done := w.stop(); done("t-b") {
 		t.Error("t-b's feed could not be written, yet is named done")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/jsoncache"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
@@ -172,11 +173,14 @@ type State struct {
 	sources map[string]Source
 	hosts   map[string]Host
 	robots  map[string]Robots
+	// enc keeps each source's encoding, so that a Save encodes only the
+	// sources that changed since the last encoding or PreEncode.
+	enc *jsoncache.Map[Source]
 }
 
 // New returns an empty State.
 func New() *State {
-	return &State{sources: map[string]Source{}, hosts: map[string]Host{}, robots: map[string]Robots{}}
+	return &State{sources: map[string]Source{}, hosts: map[string]Host{}, robots: map[string]Robots{}, enc: newEnc()}
 }
 
 // Clone returns a copy of s that shares nothing with it: what is put into
@@ -185,7 +189,7 @@ func New() *State {
 func (s *State) Clone() *State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &State{sources: make(map[string]Source, len(s.sources)), hosts: maps.Clone(s.hosts), robots: make(map[string]Robots, len(s.robots))}
+	c := &State{sources: make(map[string]Source, len(s.sources)), hosts: maps.Clone(s.hosts), robots: make(map[string]Robots, len(s.robots)), enc: newEnc()}
 	for id, src := range s.sources {
 		src.TextChecks = slices.Clone(src.TextChecks)
 		if src.Noisy != nil {
@@ -218,6 +222,7 @@ func (s *State) PutSource(id string, src Source) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sources[id] = src
+	s.enc.Forget(id)
 }
 
 // Host returns the memory of host (zero when never seen).
@@ -481,15 +486,50 @@ func (s *State) Files() (map[string][]byte, error) {
 }
 
 func (s *State) encode() (file, []byte, error) {
-	s.mu.Lock()
-	doc := file{Sources: maps.Clone(s.sources), Hosts: maps.Clone(s.hosts), Robots: maps.Clone(s.robots)}
-	s.mu.Unlock()
-	b, err := json.MarshalIndent(doc, "", "  ")
+	doc, at := s.snapshot()
+	// Byte for byte what json.MarshalIndent(doc, "", "  ") writes, with the
+	// unchanged sources' encodings reused.
+	b := append(make([]byte, 0, 1<<16), "{\n  \"sources\": "...)
+	b, err := s.enc.Append(b, doc.Sources, at)
+	if err == nil {
+		b, err = appendField(b, "hosts", doc.Hosts)
+	}
+	if err == nil {
+		b, err = appendField(b, "robots", doc.Robots)
+	}
 	if err != nil {
 		return doc, nil, fmt.Errorf("state: encode %s: %w", stateFile, err)
 	}
-	return doc, append(b, '\n'), nil
+	return doc, append(b, "\n}\n"...), nil
 }
+
+func appendField(b []byte, name string, v any) ([]byte, error) {
+	enc, err := json.MarshalIndent(v, "  ", "  ")
+	if err != nil {
+		return nil, err
+	}
+	b = append(b, ",\n  \""+name+"\": "...)
+	return append(b, enc...), nil
+}
+
+// PreEncode encodes the sources that changed since the last encoding, so
+// that a Save soon after has only the later changes left to encode: a run
+// calls it while its hosts wait.
+func (s *State) PreEncode() error {
+	doc, at := s.snapshot()
+	if err := s.enc.Fill(doc.Sources, at); err != nil {
+		return fmt.Errorf("state: encode %s: %w", stateFile, err)
+	}
+	return nil
+}
+
+func (s *State) snapshot() (file, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return file{Sources: maps.Clone(s.sources), Hosts: maps.Clone(s.hosts), Robots: maps.Clone(s.robots)}, s.enc.Stamp()
+}
+
+func newEnc() *jsoncache.Map[Source] { return jsoncache.New[Source](1, true) }
 
 // Save writes dir/state.json and the robots copies atomically, in a
 // deterministic order (sorted keys, indented JSON).

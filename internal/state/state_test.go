@@ -3,6 +3,7 @@ package state
 import (
 	"github.com/taxkernel/taxkernelbot/internal/store"
 
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -364,5 +365,32 @@ func TestSaveOrder(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "robots", "https_b.txt")); err != nil {
 		t.Errorf("body of b removed before state.json was written: %v", err)
+	}
+}
+
+// Files reuses the encodings of unchanged sources; what it writes is still
+// exactly json.MarshalIndent's, after changes made since a PreEncode.
+func TestEncodingAfterPreEncodeIsMarshalIndents(t *testing.T) {
+	s := sample()
+	for i := range 20 {
+		s.PutSource(fmt.Sprintf("x-%02d", i), Source{Status: Fresh, Since: "2026-11-01", Detail: "a <b> & c"})
+	}
+	if err := s.PreEncode(); err != nil {
+		t.Fatal(err)
+	}
+	s.PutSource("x-03", Source{Status: Failing, Since: "2026-11-03", HTTPStatus: 503})
+	s.PutSource("new", Source{Status: Gone, Since: "2026-11-03"})
+	s.PutHost("www.gov.uk", Host{Failures: 2})
+	files, err := s.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := s.snapshot()
+	want, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(string(want)+"\n", string(files["state.json"])); diff != "" {
+		t.Errorf("state.json (-MarshalIndent +Files):\n%s", diff)
 	}
 }

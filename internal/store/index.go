@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/jsoncache"
 )
 
 // Entry is one distinct set of bytes a source has served.
@@ -70,6 +71,9 @@ func KeepHeaders(h http.Header) map[string]string {
 type Index struct {
 	mu      sync.Mutex
 	sources map[string][]Entry
+	// enc keeps each source's encoded entries, so that a Save encodes
+	// only the sources that changed since the last Marshal or PreEncode.
+	enc *jsoncache.Map[[]Entry]
 
 	// saveMu orders whole Saves, so that a Save that snapshotted the index
 	// earlier cannot overwrite the file written by a later one.
@@ -83,7 +87,7 @@ type indexFile struct {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{sources: make(map[string][]Entry)}
+	return &Index{sources: make(map[string][]Entry), enc: jsoncache.New[[]Entry](1, false)}
 }
 
 // LoadIndex reads path (usually <root>/index.json); a missing file is an
@@ -146,6 +150,7 @@ func (ix *Index) Add(id string, e Entry, prior Sum) bool {
 		e.Header = maps.Clone(e.Header)
 		e.Returned = slices.Clone(e.Returned)
 		ix.sources[id] = append(es, e)
+		ix.enc.Forget(id)
 		return true
 	case prior == "" || prior == e.SHA256 || slices.Contains(es[i].Returned, e.FirstSeen):
 		return false
@@ -153,6 +158,7 @@ func (ix *Index) Add(id string, e Entry, prior Sum) bool {
 	// Clipped, so that the append never writes into an array a copy
 	// handed out by Entries shares.
 	es[i].Returned = append(slices.Clip(es[i].Returned), e.FirstSeen)
+	ix.enc.Forget(id)
 	return true
 }
 
@@ -171,6 +177,7 @@ func (ix *Index) unite(id string, e Entry) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	es := ix.sources[id]
+	ix.enc.Forget(id)
 	i := slices.IndexFunc(es, func(old Entry) bool { return old.SHA256 == e.SHA256 })
 	if i < 0 {
 		e.Header = maps.Clone(e.Header)
@@ -260,22 +267,37 @@ func (ix *Index) Lookup(id string, sum Sum) (Entry, bool) {
 // order they were added, two-space indented JSON with a final newline.
 // URLs are written as they are (no \u0026 for &), so the diff reads plainly.
 func (ix *Index) Marshal() ([]byte, error) {
-	ix.mu.Lock()
-	f := indexFile{Sources: make(map[string][]Entry, len(ix.sources))}
-	for id, es := range ix.sources {
-		f.Sources[id] = slices.Clone(es)
-	}
-	ix.mu.Unlock()
-
-	// encoding/json writes map keys sorted, which is the id order we want.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(f); err != nil {
+	sources, at := ix.snapshot()
+	// Byte for byte what encoding/json writes for indexFile (map keys
+	// sorted, which is the id order we want), with the unchanged sources'
+	// encodings reused.
+	b := append(make([]byte, 0, 1<<16), "{\n  \"sources\": "...)
+	b, err := ix.enc.Append(b, sources, at)
+	if err != nil {
 		return nil, fmt.Errorf("store: marshal index: %w", err)
 	}
-	return buf.Bytes(), nil
+	return append(b, "\n}\n"...), nil
+}
+
+// PreEncode encodes the sources that changed since the last encoding, so
+// that a Marshal soon after has only the later changes left to encode: a
+// run calls it while its hosts wait.
+func (ix *Index) PreEncode() error {
+	sources, at := ix.snapshot()
+	if err := ix.enc.Fill(sources, at); err != nil {
+		return fmt.Errorf("store: marshal index: %w", err)
+	}
+	return nil
+}
+
+func (ix *Index) snapshot() (map[string][]Entry, uint64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	f := make(map[string][]Entry, len(ix.sources))
+	for id, es := range ix.sources {
+		f[id] = slices.Clone(es)
+	}
+	return f, ix.enc.Stamp()
 }
 
 // Save writes the index to path atomically, and only when its bytes differ
