@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/escape/escapetest"
 )
 
 // slowPolicy spaces requests 12 s apart: each wait is longer than the 10 s
@@ -66,27 +67,9 @@ func TestProgressLogOnFakeClock(t *testing.T) {
 // it showed on the way.
 func playScreen(t *testing.T, out string) (shown, ever []string) {
 	t.Helper()
-	for len(out) > 0 {
-		if i := strings.Index(out, "\033["); i == 0 {
-			var n int
-			if _, err := fmt.Sscanf(out, "\033[%dF\033[J", &n); err != nil {
-				t.Fatalf("unexpected escape at %q", out[:min(len(out), 12)])
-			}
-			esc := fmt.Sprintf("\033[%dF\033[J", n)
-			if n > len(shown) {
-				t.Fatalf("escape erases %d lines, only %d shown", n, len(shown))
-			}
-			shown = shown[:len(shown)-n]
-			out = out[len(esc):]
-			continue
-		}
-		line, rest, ok := strings.Cut(out, "\n")
-		if !ok || strings.Contains(line, "\033") {
-			t.Fatalf("partial line or escape inside a line: %q", line)
-		}
-		shown = append(shown, line)
-		ever = append(ever, line)
-		out = rest
+	shown, ever, err := escapetest.PlayScreen(out)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return shown, ever
 }

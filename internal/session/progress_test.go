@@ -2,7 +2,6 @@ package session
 
 import (
 	"bytes"
-	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/escape/escapetest"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
@@ -27,27 +27,9 @@ func screen(t *testing.T, out string) []string {
 // it showed on the way.
 func playScreen(t *testing.T, out string) (shown, ever []string) {
 	t.Helper()
-	for len(out) > 0 {
-		if i := strings.Index(out, "\033["); i == 0 {
-			var n int
-			if _, err := fmt.Sscanf(out, "\033[%dF\033[J", &n); err != nil {
-				t.Fatalf("unexpected escape at %q", out[:min(len(out), 12)])
-			}
-			esc := fmt.Sprintf("\033[%dF\033[J", n)
-			if n > len(shown) {
-				t.Fatalf("escape erases %d lines, only %d shown", n, len(shown))
-			}
-			shown = shown[:len(shown)-n]
-			out = out[len(esc):]
-			continue
-		}
-		line, rest, ok := strings.Cut(out, "\n")
-		if !ok || strings.Contains(line, "\033") {
-			t.Fatalf("partial line or escape inside a line: %q", line)
-		}
-		shown = append(shown, line)
-		ever = append(ever, line)
-		out = rest
+	shown, ever, err := escapetest.PlayScreen(out)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return shown, ever
 }

@@ -244,3 +244,34 @@ func CellTexts(doc string) [][]string {
 	})
 	return out
 }
+
+// PlayScreen replays what a command wrote to a terminal, line by line and
+// with the "\033[NF\033[J" redraws of a live view, and returns what the
+// terminal shows at the end and every line it showed on the way. Any
+// other escape, an escape inside a line or a last line without its
+// newline is an error.
+func PlayScreen(out string) (shown, ever []string, err error) {
+	for len(out) > 0 {
+		if i := strings.Index(out, "\033["); i == 0 {
+			var n int
+			if _, err := fmt.Sscanf(out, "\033[%dF\033[J", &n); err != nil {
+				return nil, nil, fmt.Errorf("unexpected escape at %q", out[:min(len(out), 12)])
+			}
+			esc := fmt.Sprintf("\033[%dF\033[J", n)
+			if n > len(shown) {
+				return nil, nil, fmt.Errorf("escape erases %d lines, only %d shown", n, len(shown))
+			}
+			shown = shown[:len(shown)-n]
+			out = out[len(esc):]
+			continue
+		}
+		line, rest, ok := strings.Cut(out, "\n")
+		if !ok || strings.Contains(line, "\033") {
+			return nil, nil, fmt.Errorf("partial line or escape inside a line: %q", line)
+		}
+		shown = append(shown, line)
+		ever = append(ever, line)
+		out = rest
+	}
+	return shown, ever, nil
+}
