@@ -236,6 +236,6 @@ sources:
 // editorSilent lists the testdata files the schema refuses and the editor
 // does not underline, with why. It must stay exact.
 var editorSilent = map[string]string{
-	"two-documents/uk.yaml": "the schema comment belongs to the first document, so the editor checks only that one; the schema validator here checks every document, and validate refuses a second one outright",
+	"two-documents/uk.yaml":  "the schema comment belongs to the first document, so the editor checks only that one; the schema validator here checks every document, and validate refuses a second one outright",
 	"empty-manifest/uk.yaml": "an empty file is no document to an editor, so there is nothing to check; to the schema (and to validate) it is null where a manifest must be",
 }

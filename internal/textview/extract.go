@@ -328,8 +328,8 @@ func runGoChild(ctx context.Context, req childRequest, in io.Reader, lim Limits)
 	o := outcome{text: out.String(), size: out.size}
 	switch {
 	case r.startErr != nil:
-		// No child to be had (no process left, say): this process does
-		// it, bounded in time and output.
+		// No child to be had (no process left, say): the text is missing
+		// and says why; this process never extracts unbounded.
 		return outcome{err: fmt.Errorf("start the extracting process: %w", r.startErr)}
 	case r.inputErr != nil:
 		return outcome{err: fmt.Errorf("read the held bytes: %w", r.inputErr)}
