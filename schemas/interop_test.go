@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/interoptest"
 )
 
 // diagnostic is one line an editor underlines, as the YAML language server
@@ -23,33 +24,18 @@ type diagnostic struct {
 
 // editorDiagnostics opens files in the YAML language server (the one
 // editors run, from npm) and returns what it says of each, by file. It
-// skips unless TAXKERNELBOT_NPM_DIR names a folder with
+// skips unless interoptest.NPMDirEnv names a folder with
 // node_modules/yaml-language-server (.ci/interop.sh sets it up).
 func editorDiagnostics(t *testing.T, files ...string) map[string][]diagnostic {
 	t.Helper()
-	npm := os.Getenv("TAXKERNELBOT_NPM_DIR")
-	if npm == "" {
-		t.Skip("set TAXKERNELBOT_NPM_DIR to a folder with node_modules/yaml-language-server (.ci/interop.sh does)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("TAXKERNELBOT_NPM_DIR is set but node is not on PATH: %v", err)
-	}
-	script, err := filepath.Abs(filepath.Join("..", "scripts", "interop", "yaml-diagnostics.cjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.CommandContext(t.Context(), node, append([]string{script, npm}, files...)...).Output()
-	if err != nil {
-		t.Fatalf("node %s: %v\n%s", script, err, out)
-	}
+	out := interoptest.Run(t, "yaml-diagnostics.cjs", "yaml-language-server", files...)
 	got := map[string][]diagnostic{}
 	done := map[string]bool{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		var d diagnostic
 		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			t.Fatalf("%s printed %q: %v", script, sc.Text(), err)
+			t.Fatalf("yaml-diagnostics.cjs printed %q: %v", sc.Text(), err)
 		}
 		if d.Done {
 			done[d.File] = true

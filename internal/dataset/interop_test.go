@@ -4,10 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/interoptest"
 )
 
 // TestInteropWarcioDataset has warcio, Webrecorder's JavaScript WARC
@@ -17,22 +17,10 @@ import (
 // TAXKERNELBOT_NPM_DIR names a folder with node_modules/warcio
 // (.ci/interop.sh sets it up) and skips otherwise.
 func TestInteropWarcioDataset(t *testing.T) {
-	npm := os.Getenv("TAXKERNELBOT_NPM_DIR")
-	if npm == "" {
-		t.Skip("set TAXKERNELBOT_NPM_DIR to a folder with node_modules/warcio (.ci/interop.sh does)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("TAXKERNELBOT_NPM_DIR is set but node is not on PATH: %v", err)
-	}
+	interoptest.Need(t, "warcio")
 	f := newFixture(t)
 	dir, _ := build(t, f.in)
-	script, err := filepath.Abs("../../scripts/interop/read-warc.cjs")
-	must(t, err)
-	out, err := exec.CommandContext(t.Context(), node, script, npm, filepath.Join(dir, f.in.Period.WarcName())).CombinedOutput()
-	if err != nil {
-		t.Fatalf("node %s: %v\n%s", script, err, out)
-	}
+	out := interoptest.Run(t, "read-warc.cjs", "warcio", filepath.Join(dir, f.in.Period.WarcName()))
 	want := map[string]bool{}
 	ix := Served(f.in.Index, f.in.Period)
 	for _, id := range ix.IDs() {

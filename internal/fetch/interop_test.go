@@ -6,19 +6,15 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/taxkernel/taxkernelbot/internal/interoptest"
+
 	"github.com/taxkernel/taxkernelbot/internal/sign"
 )
-
-// NPMDirEnv names a directory whose node_modules holds the independent
-// verifiers (see .ci/interop.sh); without it the interoperability tests
-// skip.
-const NPMDirEnv = "TAXKERNELBOT_NPM_DIR"
 
 // TestInteropSignatures has requests that the fetcher really sent to a
 // loopback server checked by two independent implementations from the npm
@@ -27,14 +23,8 @@ const NPMDirEnv = "TAXKERNELBOT_NPM_DIR"
 // reads (0.1.3 predates the Dictionary form of Signature-Agent, so it is
 // only required to accept requests signed without a key directory).
 func TestInteropSignatures(t *testing.T) {
-	npm := os.Getenv(NPMDirEnv)
-	if npm == "" {
-		t.Skipf("set %s to a folder with node_modules/{http-message-sig,web-bot-auth} (.ci/interop.sh does)", NPMDirEnv)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("%s is set but node is not on PATH: %v", NPMDirEnv, err)
-	}
+	const needs = "{http-message-sig,web-bot-auth}"
+	interoptest.Need(t, needs)
 	key, err := sign.GenerateKey()
 	if err != nil {
 		t.Fatal(err)
@@ -105,14 +95,7 @@ func TestInteropSignatures(t *testing.T) {
 	if err := os.WriteFile(file, in, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script, err := filepath.Abs("../../scripts/interop/verify-signatures.cjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.CommandContext(t.Context(), node, script, npm, file).CombinedOutput()
-	if err != nil {
-		t.Fatalf("node %s: %v\n%s", script, err, out)
-	}
+	out := interoptest.Run(t, "verify-signatures.cjs", needs, file)
 	results := 0
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {

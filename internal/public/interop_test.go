@@ -6,10 +6,11 @@ import (
 	"encoding/json"
 	"html"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/interoptest"
 
 	"github.com/taxkernel/taxkernelbot/internal/public"
 )
@@ -21,14 +22,7 @@ import (
 // content. It runs when TAXKERNELBOT_NPM_DIR names a folder with
 // node_modules/feedparser (.ci/interop.sh sets it up) and skips otherwise.
 func TestInteropFeedparser(t *testing.T) {
-	npm := os.Getenv("TAXKERNELBOT_NPM_DIR")
-	if npm == "" {
-		t.Skip("set TAXKERNELBOT_NPM_DIR to a folder with node_modules/feedparser (.ci/interop.sh does)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("TAXKERNELBOT_NPM_DIR is set but node is not on PATH: %v", err)
-	}
+	interoptest.Need(t, "feedparser")
 	dir := t.TempDir()
 	files := renderFeeds(t)
 	var paths []string
@@ -41,14 +35,7 @@ func TestInteropFeedparser(t *testing.T) {
 	}
 	repo, _ := filepath.Glob("../../reports/feeds/*.atom")
 	paths = append(paths, repo...)
-	script, err := filepath.Abs("../../scripts/interop/read-feed.cjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.CommandContext(t.Context(), node, append([]string{script, npm}, paths...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("node %s: %v\n%s", script, err, out)
-	}
+	out := interoptest.Run(t, "read-feed.cjs", "feedparser", paths...)
 	type entry struct{ ID, Title, Date, Link, Description string }
 	read := map[string]struct {
 		Type, Title, Date, Self, Error string

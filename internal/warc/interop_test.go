@@ -5,9 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/interoptest"
 )
 
 // TestInteropWarcio has warcio, Webrecorder's independent JavaScript WARC
@@ -17,27 +18,13 @@ import (
 // It runs when TAXKERNELBOT_NPM_DIR names a folder with node_modules/warcio
 // (.ci/interop.sh sets it up) and skips otherwise.
 func TestInteropWarcio(t *testing.T) {
-	npm := os.Getenv("TAXKERNELBOT_NPM_DIR")
-	if npm == "" {
-		t.Skip("set TAXKERNELBOT_NPM_DIR to a folder with node_modules/warcio (.ci/interop.sh does)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatalf("TAXKERNELBOT_NPM_DIR is set but node is not on PATH: %v", err)
-	}
+	interoptest.Need(t, "warcio")
 	f := newFixture(t)
 	file := filepath.Join(t.TempDir(), "small.warc.gz")
 	if err := os.WriteFile(file, write(t, f.in), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script, err := filepath.Abs("../../scripts/interop/read-warc.cjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := exec.CommandContext(t.Context(), node, script, npm, file).CombinedOutput()
-	if err != nil {
-		t.Fatalf("node %s: %v\n%s", script, err, out)
-	}
+	out := interoptest.Run(t, "read-warc.cjs", "warcio", file)
 	held := map[string]bool{}
 	for _, sum := range f.sums {
 		held[sum] = true
