@@ -75,6 +75,9 @@ type file struct {
 	mu    sync.Mutex
 	f     *os.File // nil until the first append, and again after a failed one
 	dirty bool     // written since the last fsync
+	// unnamed: the file (or its day directory) was created and its name
+	// is not yet durable; the next sync makes it so.
+	unnamed bool
 }
 
 // Open returns the ledger rooted at dir (usually <state>/ledgers), creating it.
@@ -126,11 +129,11 @@ func (l *Ledger) Append(line Line) error {
 		return fmt.Errorf("ledger: append to %s after Close", path)
 	}
 	if lf.f == nil {
-		f, err := l.openAppend(day, path)
+		f, created, err := l.open(day, path)
 		if err != nil {
 			return err
 		}
-		lf.f = f
+		lf.f, lf.unnamed = f, lf.unnamed || created
 	}
 	// One write: a crash leaves at most one torn line, at the very end,
 	// where openAppend will find and cut it.
@@ -151,48 +154,50 @@ func (l *Ledger) Append(line Line) error {
 	return nil
 }
 
-// sync fsyncs lf's file; lf.mu must be held.
+// sync makes what was written to lf durable, and its name with it when it
+// is new; lf.mu must be held.
+//
+// A new file's name is synced after its first line, not before: the file's
+// fsync commits its creation (and its day directory's) together with the
+// line, so the directory syncs that follow find nothing left to write.
+// Synced before it, the name would cost a commit of its own on the way to
+// each host's first request.
 func (l *Ledger) sync(lf *file) error {
 	l.syncs.Add(1)
 	if err := lf.f.Sync(); err != nil {
 		return err
 	}
 	lf.dirty = false
+	if lf.unnamed {
+		day := filepath.Dir(lf.f.Name())
+		if err := syncDir(day); err != nil {
+			return err
+		}
+		if err := syncDir(filepath.Dir(day)); err != nil {
+			return err
+		}
+		lf.unnamed = false
+	}
 	return nil
 }
+
+// syncDir is atomicfile.SyncDir; a test replaces it to see when the
+// directories are synced.
+var syncDir = atomicfile.SyncDir
 
 // Syncs returns how many times ledger files were fsynced by Append and
 // Close (directory syncs aside): the durability cost of the ledger.
 func (l *Ledger) Syncs() int64 { return l.syncs.Load() }
 
-// openAppend opens path for appending, creating it (and its day directory)
-// durably, or repairing a torn tail left by a crash.
-func (l *Ledger) openAppend(day, path string) (*os.File, error) {
-	f, created, err := l.open(day, path)
-	if err != nil || !created {
-		return f, err
-	}
-	if err := atomicfile.SyncDir(filepath.Join(l.dir, day)); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("ledger: %w", err)
-	}
-	return f, nil
-}
-
-// open opens path for appending, creating its day directory (durably) and
-// the file, or repairing a torn tail left by a crash. When it reports
-// created, the file's own entry is not yet durable: the caller syncs the
-// day directory.
+// open opens path for appending, creating its day directory and the file,
+// or repairing a torn tail left by a crash. When it reports created, the
+// file's name is not yet durable (nor, perhaps, its day directory's): the
+// caller's sync makes it so.
 func (l *Ledger) open(day, path string) (_ *os.File, created bool, _ error) {
 	if err := atomicfile.Check(path); err != nil {
 		return nil, false, fmt.Errorf("ledger: %w", err)
 	}
-	dayDir := filepath.Join(l.dir, day)
-	if err := os.Mkdir(dayDir, 0o755); err == nil {
-		if err := atomicfile.SyncDir(l.dir); err != nil {
-			return nil, false, fmt.Errorf("ledger: %w", err)
-		}
-	} else if !errors.Is(err, fs.ErrExist) {
+	if err := os.Mkdir(filepath.Join(l.dir, day), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, false, fmt.Errorf("ledger: %w", err)
 	}
 
@@ -211,41 +216,6 @@ func (l *Ledger) open(day, path string) (_ *os.File, created bool, _ error) {
 		return nil, false, fmt.Errorf("ledger: %w", err)
 	}
 	return f, false, nil
-}
-
-// Prepare opens (creating where missing) the files of hosts for day
-// ("YYYY-MM-DD"), with one directory fsync for all the new ones instead of
-// one each, so that the first dispatch line of each host costs only its
-// own fsync. Call it before a run's first dispatch; Append opens any file
-// it did not.
-func (l *Ledger) Prepare(day string, hosts []string) error {
-	if _, err := time.Parse(time.DateOnly, day); err != nil {
-		return fmt.Errorf("ledger: day %q is not YYYY-MM-DD", day)
-	}
-	anyCreated := false
-	for _, host := range hosts {
-		path := filepath.Join(l.dir, day, FileName(host))
-		lf := l.file(path)
-		lf.mu.Lock()
-		var err error
-		if l.closed.Load() {
-			err = fmt.Errorf("ledger: prepare %s after Close", path)
-		} else if lf.f == nil {
-			var created bool
-			lf.f, created, err = l.open(day, path)
-			anyCreated = anyCreated || created
-		}
-		lf.mu.Unlock()
-		if err != nil {
-			return err
-		}
-	}
-	if anyCreated {
-		if err := atomicfile.SyncDir(filepath.Join(l.dir, day)); err != nil {
-			return fmt.Errorf("ledger: %w", err)
-		}
-	}
-	return nil
 }
 
 // repairTail cuts path back to just after its last newline. Anything after

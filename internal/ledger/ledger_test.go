@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -481,14 +482,159 @@ func TestOnlyDispatchLinesSyncAtOnce(t *testing.T) {
 	}
 }
 
-func TestPrepare(t *testing.T) {
+// watchDirSyncs records the directories synced from now on. The first
+// sync of block (none when "") closes begun and waits for release.
+func watchDirSyncs(t *testing.T, block string, begun, release chan struct{}) (synced func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var dirs []string
+	blocked := false
+	old := syncDir
+	syncDir = func(dir string) error {
+		mu.Lock()
+		wait := block != "" && dir == block && !blocked
+		blocked = blocked || wait
+		mu.Unlock()
+		if wait {
+			close(begun)
+			<-release
+		}
+		err := old(dir)
+		mu.Lock()
+		dirs = append(dirs, dir)
+		mu.Unlock()
+		return err
+	}
+	t.Cleanup(func() { syncDir = old })
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(dirs)
+	}
+}
+
+// The first dispatch line of a new file returns only once the file's name
+// and its day directory's are durable as well as the line: a crash must
+// not take the file, and the line with it, away after the request left.
+// Later lines of the file cost no directory sync.
+func TestNewFilesNameDurableWithItsFirstDispatch(t *testing.T) {
 	dir := t.TempDir()
 	l, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	// A torn tail from a killed run is repaired by Prepare too.
+	synced := watchDirSyncs(t, "", nil, nil)
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	day := filepath.Join(dir, "2026-11-30")
+	if err := l.Append(Line{Event: Dispatch, Time: at, Host: "a.example", URL: "u"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := synced(), []string{day, dir}; !slices.Equal(got, want) {
+		t.Fatalf("after the first dispatch line, synced directories %q, want %q", got, want)
+	}
+	for _, line := range []Line{
+		{Event: Result, Time: at, Host: "a.example", URL: "u", Status: 200},
+		{Event: Dispatch, Time: at.Add(time.Second), Host: "a.example", URL: "u"},
+	} {
+		if err := l.Append(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := synced(); len(got) != 2 {
+		t.Errorf("later lines synced directories again: %q", got[2:])
+	}
+}
+
+// A result line that opens a new day's file (a run crossing midnight) is
+// not synced on its own; its file's name becomes durable with the next
+// sync of the file, here Close's.
+func TestNewFilesNameDurableByClose(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	synced := watchDirSyncs(t, "", nil, nil)
+	at := time.Date(2026, 12, 1, 0, 0, 1, 0, time.UTC)
+	if err := l.Append(Line{Event: Result, Time: at, Host: "a.example", URL: "u", Status: 200}); err != nil {
+		t.Fatal(err)
+	}
+	if got := synced(); len(got) != 0 {
+		t.Errorf("a result line synced %q", got)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := synced(), []string{filepath.Join(dir, "2026-12-01"), dir}; !slices.Equal(got, want) {
+		t.Errorf("Close synced directories %q, want %q", got, want)
+	}
+}
+
+// Two hosts' first lines of a new day at once: the one that finds the day
+// directory made by the other must not return before the directory's name
+// is durable, although the other's sync of it has not ended.
+func TestFirstLinesOfADayAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	begun, release := make(chan struct{}), make(chan struct{})
+	synced := watchDirSyncs(t, dir, begun, release)
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	first := make(chan error, 1)
+	go func() { first <- l.Append(Line{Event: Dispatch, Time: at, Host: "a.example", URL: "u"}) }()
+	<-begun // a.example made the day directory and is syncing its name
+	if err := l.Append(Line{Event: Dispatch, Time: at, Host: "b.example", URL: "u"}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(synced(), dir) {
+		t.Errorf("b.example's first line returned with the day directory's name not yet synced (syncs done: %q)", synced())
+	}
+	close(release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A directory that cannot be synced fails the dispatch line's Append, so
+// its request is never sent.
+func TestDirSyncFailureFailsTheDispatch(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	old := syncDir
+	syncDir = func(string) error { return errors.New("disk on fire") }
+	t.Cleanup(func() { syncDir = old })
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	err = l.Append(Line{Event: Dispatch, Time: at, Host: "a.example", URL: "u"})
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Fatalf("Append = %v, want the directory sync's error", err)
+	}
+	syncDir = old
+	// The next Append tries again, and the name is made durable then.
+	synced := watchDirSyncs(t, "", nil, nil)
+	if err := l.Append(Line{Event: Dispatch, Time: at, Host: "a.example", URL: "u"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := synced(); len(got) != 2 {
+		t.Errorf("after a failed directory sync, the next dispatch synced %q, want the day directory and the ledger's", got)
+	}
+}
+
+// A torn tail from a killed run is repaired when the file is first opened.
+func TestTornTailRepairedOnOpen(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -497,20 +643,11 @@ func TestPrepare(t *testing.T) {
 	}
 	must(os.MkdirAll(filepath.Join(dir, "2026-11-30"), 0o755))
 	must(os.WriteFile(filepath.Join(dir, "2026-11-30", "b.example.jsonl"), []byte(`{"event":"dispatch","time":"2026-11-30T09:00:00Z","host":"b.example","url":"u"}`+"\n{\"ev"), 0o644))
-	must(l.Prepare("2026-11-30", []string{"a.example", "b.example", "c.example:8080"}))
-	for _, name := range []string{"a.example.jsonl", "b.example.jsonl", "c.example_8080.jsonl"} {
-		if _, err := os.Stat(filepath.Join(dir, "2026-11-30", name)); err != nil {
-			t.Errorf("%s: %v", name, err)
-		}
-	}
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	must(l.Append(Line{Event: Dispatch, Time: at, Host: "b.example", URL: "u2"}))
 	lines, err := l.Read("2026-11-30", "b.example")
 	if err != nil || len(lines) != 2 {
-		t.Errorf("after Prepare and Append: %d lines, %v; want the old whole line and the new one", len(lines), err)
-	}
-	if err := l.Prepare("30-11-2026", nil); err == nil {
-		t.Error("Prepare accepted a malformed day")
+		t.Errorf("after Append: %d lines, %v; want the old whole line and the new one", len(lines), err)
 	}
 }
 

@@ -151,15 +151,6 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	}
 	r.res.Planned = planned(plan)
 	r.res.Due = len(r.res.Planned)
-	// Every host's ledger file at once, with one directory fsync, rather
-	// than one fsync per host on the path of its first dispatch.
-	hosts := make([]string, 0, len(plan))
-	for _, hp := range plan {
-		hosts = append(hosts, hp.host)
-	}
-	if err := o.Ledger.Prepare(ledger.Day(r.start), hosts); err != nil {
-		return &r.res, fmt.Errorf("%w: ledger unwritable, nothing sent: %w", ErrFatal, err)
-	}
 	// Finding pdftotext runs it (tens of milliseconds): not on the way to
 	// the first dispatch, which needs no text.
 	var engine sync.WaitGroup
