@@ -52,11 +52,12 @@ func (x crossCheck) sources(ms []parsed) {
 			if s.URL == "" {
 				continue
 			}
-			if first, dup := urls[sameURL(s.URL)]; dup {
+			same := sameURL(s.URL)
+			if first, dup := urls[same]; dup {
 				here, other := x.order(first, s)
 				x.errorf(here.File, here.urlLine, "url %s is already listed as %q at %s; list each document once", here.URL, other.ID, at(other.File, other.urlLine))
 			} else {
-				urls[sameURL(s.URL)] = s
+				urls[same] = s
 			}
 			switch private := policy.IsPrivateHost(s.Host); {
 			case private && !x.pol.AllowPrivateNetworks:

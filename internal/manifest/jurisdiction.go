@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -285,7 +286,7 @@ func (f *file) source(n *yaml.Node, jurisdiction string) source {
 	}
 	if e, ok := fs["kind"]; ok {
 		if k, ok := f.str(e); ok {
-			if contains(kindNames(), k) {
+			if slices.Contains(kinds, Kind(k)) {
 				s.Kind = Kind(k)
 			} else {
 				f.errorf(e.val.Line, "unknown kind %q; use one of %s", k, strings.Join(kindNames(), ", "))

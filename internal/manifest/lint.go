@@ -116,6 +116,9 @@ func permissionProblem(perm string) string {
 // normalised URL without a trailing slash on its path (scheme and host
 // case and default ports are already normalised away).
 func sameURL(normalised string) string {
+	if !strings.Contains(normalised, "/?") && !strings.HasSuffix(normalised, "/") {
+		return normalised // no trailing slash on the path: nothing to parse
+	}
 	u, err := url.Parse(normalised)
 	if err != nil || len(u.Path) <= 1 || !strings.HasSuffix(u.Path, "/") {
 		return normalised
