@@ -28,7 +28,7 @@ func BenchmarkManyHostRun(b *testing.B) {
 		a := newAuthority(b, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("document")})
 		n := 1 + h%busiest // 1..busiest documents per host
 		for i := range n {
-			srcs = append(srcs, src{fmt.Sprintf("b-h%02d-%d", h, i), a.url(fmt.Sprintf("/doc%d", i)), ""})
+			srcs = append(srcs, src{fmt.Sprintf("test-h%02d-%d", h, i), a.url(fmt.Sprintf("/doc%d", i)), ""})
 		}
 		total += n + 1
 	}
@@ -90,7 +90,7 @@ func BenchmarkPolitenessOverhead(b *testing.B) {
 	var srcs []src
 	for h, base := range auths.URLs {
 		for i := range docs {
-			srcs = append(srcs, src{fmt.Sprintf("p-h%02d-%02d", h, i), fmt.Sprintf("%s/doc%d", base, i), ""})
+			srcs = append(srcs, src{fmt.Sprintf("test-h%02d-%02d", h, i), fmt.Sprintf("%s/doc%d", base, i), ""})
 		}
 	}
 	naive := time.Duration(docs) * delay
