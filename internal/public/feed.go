@@ -77,7 +77,7 @@ type entryKey struct {
 }
 
 // entry is entryHTML, through in.Entries when set.
-func (in FeedInput) entry(c change) (string, error) {
+func (in FeedInput) entry(c *change) (string, error) {
 	if in.Entries == nil {
 		return entryHTML(in, c)
 	}
@@ -93,9 +93,10 @@ func (in FeedInput) entry(c change) (string, error) {
 }
 
 // change is one entry: a source served new bytes (or returned to earlier
-// ones) on Date.
+// ones) on Date. Feeds sort and share them by pointer: the whole source
+// and two entries would be copied at each step of a thousand's sort.
 type change struct {
-	src      manifest.Source
+	src      *manifest.Source
 	date     string
 	old, new store.Entry // old.SHA256 is "" for the first copy
 	returned bool
@@ -108,15 +109,24 @@ type change struct {
 // date of the index, and a feed's date is its newest entry's. A quiet day
 // renders the same bytes.
 func (r Rules) Feeds(in FeedInput) ([]File, error) {
-	var all []change
-	bySource := map[string][]change{}
-	for _, src := range in.Set.Sources {
-		cs := changesOf(in.Index, src)
-		all = append(all, cs...)
-		bySource[src.ID] = cs
+	srcs := in.Set.Sources
+	bySource := make([][]change, len(srcs)) // Load refuses a duplicate id
+	n := 0
+	for i := range srcs {
+		bySource[i] = changesOf(in.Index, &srcs[i])
+		n += len(bySource[i])
 	}
-	var files []File
-	add := func(name, title, subtitle string, cs []change) error {
+	all := make([]*change, 0, n)
+	byJurisdiction := map[string][]*change{}
+	for i := range bySource {
+		for k := range bySource[i] {
+			c := &bySource[i][k]
+			all = append(all, c)
+			byJurisdiction[c.src.Jurisdiction] = append(byJurisdiction[c.src.Jurisdiction], c)
+		}
+	}
+	files := make([]File, 0, 1+len(in.Set.Manifests)+len(srcs))
+	add := func(name, title, subtitle string, cs []*change) error {
 		data, err := r.feed(in, name, title, subtitle, newestFirst(cs))
 		if err != nil {
 			return fmt.Errorf("render %s: %w", name, err)
@@ -128,21 +138,16 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 		return nil, err
 	}
 	for _, m := range in.Set.Manifests {
-		var cs []change
-		for _, c := range all {
-			if c.src.Jurisdiction == m.Jurisdiction {
-				cs = append(cs, c)
-			}
-		}
-		if err := add(FeedOf(m.Jurisdiction, false), "TaxKernelBot: changes of "+m.Name+" documents", "Every change of the documents TaxKernelBot keeps for "+m.Name+", newest first.", cs); err != nil {
+		if err := add(FeedOf(m.Jurisdiction, false), "TaxKernelBot: changes of "+m.Name+" documents", "Every change of the documents TaxKernelBot keeps for "+m.Name+", newest first.", byJurisdiction[m.Jurisdiction]); err != nil {
 			return nil, err
 		}
 	}
-	for _, src := range in.Set.Sources {
+	for i := range srcs {
+		src := &srcs[i]
 		if in.Done != nil && in.Done(src.ID) {
 			continue
 		}
-		f, err := r.sourceFeed(in, src, bySource[src.ID])
+		f, err := r.sourceFeed(in, src, bySource[i])
 		if err != nil {
 			return nil, err
 		}
@@ -155,12 +160,16 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 // it as soon as the source's check is recorded, while its hosts wait,
 // rather than among a thousand at its end.
 func (r Rules) SourceFeed(in FeedInput, src manifest.Source) (File, error) {
-	return r.sourceFeed(in, src, changesOf(in.Index, src))
+	return r.sourceFeed(in, &src, changesOf(in.Index, &src))
 }
 
-func (r Rules) sourceFeed(in FeedInput, src manifest.Source, cs []change) (File, error) {
+func (r Rules) sourceFeed(in FeedInput, src *manifest.Source, cs []change) (File, error) {
 	name := FeedOf(src.ID, true)
-	data, err := r.feed(in, name, "TaxKernelBot: changes of "+src.Title, "Every change of "+src.URL+", newest first.", newestFirst(cs))
+	ptrs := make([]*change, len(cs))
+	for i := range cs {
+		ptrs[i] = &cs[i]
+	}
+	data, err := r.feed(in, name, "TaxKernelBot: changes of "+src.Title, "Every change of "+src.URL+", newest first.", newestFirst(ptrs))
 	if err != nil {
 		return File{}, fmt.Errorf("render %s: %w", name, err)
 	}
@@ -168,7 +177,7 @@ func (r Rules) sourceFeed(in FeedInput, src manifest.Source, cs []change) (File,
 }
 
 // changesOf is src's changes in ix, oldest first.
-func changesOf(ix *store.Index, src manifest.Source) []change {
+func changesOf(ix *store.Index, src *manifest.Source) []change {
 	hist := ix.History(src.ID)
 	cs := make([]change, 0, len(hist))
 	for i, h := range hist {
@@ -183,9 +192,9 @@ func changesOf(ix *store.Index, src manifest.Source) []change {
 }
 
 // newestFirst is the FeedEntries newest of cs.
-func newestFirst(cs []change) []change {
+func newestFirst(cs []*change) []*change {
 	cs = slices.Clone(cs)
-	slices.SortStableFunc(cs, func(a, b change) int {
+	slices.SortStableFunc(cs, func(a, b *change) int {
 		return cmp.Or(strings.Compare(b.date, a.date), strings.Compare(a.src.ID, b.src.ID), strings.Compare(string(a.new.SHA256), string(b.new.SHA256)))
 	})
 	return cs[:min(len(cs), FeedEntries)]
@@ -210,7 +219,7 @@ func (r Rules) siteURL(path string) string {
 	return u.ResolveReference(&url.URL{Path: path}).String()
 }
 
-func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []change) ([]byte, error) {
+func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []*change) ([]byte, error) {
 	updated := feedEpoch
 	if len(cs) > 0 {
 		updated = day(cs[0].date)
@@ -220,7 +229,9 @@ func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []change) ([]
 		Description: subtitle,
 		Author:      &feeds.Author{Name: "TaxKernelBot", Email: r.From},
 		Updated:     updated,
+		Items:       make([]*feeds.Item, 0, len(cs)),
 	}
+	tag := r.tagAuthority() // the User-Agent parsed once, not per entry
 	for _, c := range cs {
 		content, err := in.entry(c)
 		if err != nil {
@@ -236,14 +247,14 @@ func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []change) ([]
 		f.Items = append(f.Items, &feeds.Item{
 			Title:       fmt.Sprintf("%s (%s): %s on %s", c.src.Title, c.src.ID, what, c.date),
 			Link:        &feeds.Link{Href: c.src.URL},
-			Id:          fmt.Sprintf("tag:%s,2026:%s/%s/%s", r.tagAuthority(), c.src.ID, c.date, c.new.SHA256),
+			Id:          fmt.Sprintf("tag:%s,2026:%s/%s/%s", tag, c.src.ID, c.date, c.new.SHA256),
 			Updated:     day(c.date),
 			Description: summary(c),
 			Content:     content,
 		})
 	}
 	atom := (&feeds.Atom{Feed: f}).AtomFeed()
-	atom.Id = fmt.Sprintf("tag:%s,2026:%s", r.tagAuthority(), name)
+	atom.Id = fmt.Sprintf("tag:%s,2026:%s", tag, name)
 	atom.Link = nil
 	if self := r.siteURL(name); self != "" {
 		atom.Link = &feeds.AtomLink{Href: self, Rel: "self", Type: "application/atom+xml"}
@@ -265,7 +276,7 @@ func day(date string) time.Time {
 
 // summary is the entry's one line of plain text: old → new hash (HTML
 // escaped, as Atom's html summaries are read).
-func summary(c change) string {
+func summary(c *change) string {
 	if c.old.SHA256 == "" {
 		return template.HTMLEscapeString(fmt.Sprintf("First copy held: sha256 %s, %d bytes.", c.new.SHA256.Short(), c.new.Size))
 	}
@@ -286,7 +297,7 @@ var entryTemplate = template.Must(template.New("entry").Parse(`<p>{{.Title}} (<c
 {{- end}}
 `))
 
-func entryHTML(in FeedInput, c change) (string, error) {
+func entryHTML(in FeedInput, c *change) (string, error) {
 	blob := func(e store.Entry) string {
 		if in.Blob == nil || !e.SHA256.Valid() {
 			return ""
