@@ -100,3 +100,23 @@ func BenchmarkCoverageAt100k(b *testing.B) {
 	b.ReportMetric(float64(len(md["coverage.md"])), "top-md-bytes")
 	b.ReportMetric(float64(largest), "largest-md-bytes")
 }
+
+// BenchmarkCoverageAt1k is the reports a run of 1,000 sources writes
+// after its last answer: coverage.json and coverage.md.
+//
+//	go test -run '^$' -bench CoverageAt1k -benchmem ./internal/report
+func BenchmarkCoverageAt1k(b *testing.B) {
+	r := large(1000)
+	b.Run("json", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := r.JSON(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("markdown", func(b *testing.B) {
+		for b.Loop() {
+			r.MarkdownFiles()
+		}
+	})
+}
