@@ -82,8 +82,7 @@ func (r *Report) MarkdownFiles() map[string][]byte {
 	if len(whole) <= SplitAt {
 		return map[string][]byte{"coverage.md": whole}
 	}
-	es := slices.Clone(r.Sources)
-	slices.SortStableFunc(es, compareEntry)
+	es := sorted(r.Sources)
 	out := map[string][]byte{}
 	var links []string
 	for _, g := range byJurisdiction(es) {
@@ -222,9 +221,7 @@ type JurisdictionCount struct {
 
 // Summary counts the report's sources by jurisdiction and status.
 func (r *Report) Summary() Summary {
-	es := slices.Clone(r.Sources)
-	slices.SortStableFunc(es, compareEntry)
-	return summarize(byJurisdiction(es))
+	return summarize(byJurisdiction(sorted(r.Sources)))
 }
 
 func summarize(groups [][]Entry) Summary {
