@@ -69,14 +69,14 @@ func (m *Map[V]) Fill(src map[string]V, at uint64) error {
 }
 
 // Append appends src (a copy taken at stamp at) as encoding/json writes it
-// at the map's depth with two-space indentation: keys sorted, a nil map as
-// null.
-func (m *Map[V]) Append(dst []byte, src map[string]V, at uint64) ([]byte, error) {
+// at the map's depth with two-space indentation (keys sorted, a nil map as
+// null), then the rest of the document, tail.
+func (m *Map[V]) Append(dst []byte, src map[string]V, at uint64, tail ...[]byte) ([]byte, error) {
 	if src == nil {
-		return append(dst, "null"...), nil
+		return appendAll(append(dst, "null"...), tail), nil
 	}
 	if len(src) == 0 {
-		return append(dst, "{}"...), nil
+		return appendAll(append(dst, "{}"...), tail), nil
 	}
 	fs, err := m.encodings(src, m.sortedKeys(src), at)
 	if err != nil {
@@ -88,6 +88,9 @@ func (m *Map[V]) Append(dst []byte, src map[string]V, at uint64) ([]byte, error)
 	n := len("{\n") + 2*m.depth + len("}")
 	for _, f := range fs {
 		n += len(",\n") + len(inner) + len(f.key) + len(": ") + len(f.b)
+	}
+	for _, t := range tail {
+		n += len(t)
 	}
 	dst = slices.Grow(dst, n)
 	dst = append(dst, '{')
@@ -103,7 +106,14 @@ func (m *Map[V]) Append(dst []byte, src map[string]V, at uint64) ([]byte, error)
 	}
 	dst = append(dst, '\n')
 	dst = append(dst, strings.Repeat("  ", m.depth)...)
-	return append(dst, '}'), nil
+	return appendAll(append(dst, '}'), tail), nil
+}
+
+func appendAll(dst []byte, tail [][]byte) []byte {
+	for _, t := range tail {
+		dst = append(dst, t...)
+	}
+	return dst
 }
 
 // sortedKeys returns src's keys, sorted.
