@@ -3,6 +3,7 @@ package public
 import (
 	"bytes"
 	"cmp"
+	"encoding/xml"
 	"fmt"
 	"html/template"
 	"net/url"
@@ -55,17 +56,17 @@ type FeedInput struct {
 	// Feeds calls it only once the feeds of every document and of each
 	// jurisdiction are rendered, so it may wait for those writes to end.
 	Done func(id string) bool
-	// Entries, when set, keeps each entry's rendered content for every
-	// input that shares it, so that the feeds of every document and of
-	// each jurisdiction reuse what each source's own feed rendered (its
-	// texts read and diffed). Share it only between inputs of one Set,
-	// Text and Blob.
+	// Entries, when set, keeps each entry's rendered XML for every input
+	// that shares it, so that the feeds of every document and of each
+	// jurisdiction reuse what each source's own feed rendered (its texts
+	// read and diffed, its XML written). Share it only between inputs of
+	// one Set, Text and Blob.
 	Entries *EntryMemo
 }
 
 // EntryMemo keeps rendered feed entries (FeedInput.Entries); the zero
 // value is empty and ready. It is safe for concurrent use.
-type EntryMemo struct{ m sync.Map }
+type EntryMemo struct{ m sync.Map } // xmlKey → the entry's <entry> element
 
 // entryKey names an entry: what it shows follows from its source (fixed
 // for one Set) and the two entries of the index, which never change once
@@ -76,20 +77,15 @@ type entryKey struct {
 	returned bool
 }
 
-// entry is entryHTML, through in.Entries when set.
-func (in FeedInput) entry(c *change) (string, error) {
-	if in.Entries == nil {
-		return entryHTML(in, c)
-	}
-	k := entryKey{c.src.ID, c.date, c.old.SHA256, c.new.SHA256, c.returned}
-	if v, ok := in.Entries.m.Load(k); ok {
-		return v.(string), nil
-	}
-	s, err := entryHTML(in, c)
-	if err == nil {
-		in.Entries.m.Store(k, s)
-	}
-	return s, err
+// xmlKey names an entry's XML: the entry, and the authority of its tag
+// URI.
+type xmlKey struct {
+	entryKey
+	tag string
+}
+
+func (c *change) key() entryKey {
+	return entryKey{c.src.ID, c.date, c.old.SHA256, c.new.SHA256, c.returned}
 }
 
 // change is one entry: a source served new bytes (or returned to earlier
@@ -224,46 +220,91 @@ func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []*change) ([
 	if len(cs) > 0 {
 		updated = day(cs[0].date)
 	}
-	f := &feeds.Feed{
+	tag := r.tagAuthority() // the User-Agent parsed once, not per entry
+	entries := make([][]byte, len(cs))
+	size := 0
+	for i, c := range cs {
+		x, err := in.entryXML(c, tag)
+		if err != nil {
+			return nil, err
+		}
+		entries[i] = x
+		size += len("\n") + len(x)
+	}
+	atom := (&feeds.Atom{Feed: &feeds.Feed{
 		Title:       title,
 		Description: subtitle,
 		Author:      &feeds.Author{Name: "TaxKernelBot", Email: r.From},
 		Updated:     updated,
-		Items:       make([]*feeds.Item, 0, len(cs)),
-	}
-	tag := r.tagAuthority() // the User-Agent parsed once, not per entry
-	for _, c := range cs {
-		content, err := in.entry(c)
-		if err != nil {
-			return nil, err
-		}
-		what := "changed"
-		switch {
-		case c.old.SHA256 == "":
-			what = "first copy"
-		case c.returned:
-			what = "back to an earlier version"
-		}
-		f.Items = append(f.Items, &feeds.Item{
-			Title:       fmt.Sprintf("%s (%s): %s on %s", c.src.Title, c.src.ID, what, c.date),
-			Link:        &feeds.Link{Href: c.src.URL},
-			Id:          fmt.Sprintf("tag:%s,2026:%s/%s/%s", tag, c.src.ID, c.date, c.new.SHA256),
-			Updated:     day(c.date),
-			Description: summary(c),
-			Content:     content,
-		})
-	}
-	atom := (&feeds.Atom{Feed: f}).AtomFeed()
+	}}).AtomFeed()
 	atom.Id = fmt.Sprintf("tag:%s,2026:%s", tag, name)
 	atom.Link = nil
 	if self := r.siteURL(name); self != "" {
 		atom.Link = &feeds.AtomLink{Href: self, Rel: "self", Type: "application/atom+xml"}
 	}
-	s, err := feeds.ToXML(atom)
+	// As feeds.ToXML writes the feed with its entries, but for the
+	// entries' XML, rendered once for every feed that shows them: they
+	// are the last children of <feed>, each indented there as on its own
+	// with a prefix of one indent.
+	head, err := xml.MarshalIndent(atom, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	return []byte(s + "\n"), nil
+	const end = "\n</feed>"
+	if !bytes.HasSuffix(head, []byte(end)) {
+		return nil, fmt.Errorf("the feed's XML does not end in %q", end)
+	}
+	head = head[:len(head)-len(end)]
+	out := make([]byte, 0, len(xml.Header)+len(head)+size+len(end)+len("\n"))
+	out = append(out, xml.Header[:len(xml.Header)-1]...) // without its newline, as ToXML
+	out = append(out, head...)
+	for _, x := range entries {
+		out = append(out, '\n')
+		out = append(out, x...)
+	}
+	out = append(out, end...)
+	return append(out, '\n'), nil
+}
+
+// entryXML is the <entry> of c in a feed, indented by one level, through
+// in.Entries when set.
+func (in FeedInput) entryXML(c *change, tag string) ([]byte, error) {
+	if in.Entries == nil {
+		return renderEntryXML(in, c, tag)
+	}
+	k := xmlKey{c.key(), tag}
+	if v, ok := in.Entries.m.Load(k); ok {
+		return v.([]byte), nil
+	}
+	x, err := renderEntryXML(in, c, tag)
+	if err == nil {
+		in.Entries.m.Store(k, x)
+	}
+	return x, err
+}
+
+func renderEntryXML(in FeedInput, c *change, tag string) ([]byte, error) {
+	content, err := entryHTML(in, c)
+	if err != nil {
+		return nil, err
+	}
+	what := "changed"
+	switch {
+	case c.old.SHA256 == "":
+		what = "first copy"
+	case c.returned:
+		what = "back to an earlier version"
+	}
+	item := &feeds.Item{
+		Title:       fmt.Sprintf("%s (%s): %s on %s", c.src.Title, c.src.ID, what, c.date),
+		Link:        &feeds.Link{Href: c.src.URL},
+		Id:          fmt.Sprintf("tag:%s,2026:%s/%s/%s", tag, c.src.ID, c.date, c.new.SHA256),
+		Updated:     day(c.date),
+		Description: summary(c),
+		Content:     content,
+	}
+	e := (&feeds.Atom{Feed: &feeds.Feed{Items: []*feeds.Item{item}}}).AtomFeed().Entries[0]
+	return xml.MarshalIndent(e, "  ", "  ")
 }
 
 func day(date string) time.Time {
