@@ -551,15 +551,19 @@ func (s *State) Save(dir string) error {
 	}
 
 	var stale []string
+	var bodies []atomicfile.Named
 	for _, key := range slices.Sorted(maps.Keys(doc.Robots)) {
 		p := filepath.Join(dir, robotsDir, RobotsFileName(key))
 		if len(doc.Robots[key].Body) == 0 {
 			stale = append(stale, p)
 			continue
 		}
-		if err := writeIfChanged(p, doc.Robots[key].Body); err != nil {
-			return err
-		}
+		bodies = append(bodies, atomicfile.Named{Path: p, Data: doc.Robots[key].Body})
+	}
+	// At once, a host's body not waiting for another's flush; all are
+	// flushed before state.json is written.
+	if _, err := atomicfile.WriteFilesIfChanged(bodies, 0o644); err != nil {
+		return fmt.Errorf("state: %w", err)
 	}
 	if err := writeIfChanged(filepath.Join(dir, stateFile), b); err != nil {
 		return err
