@@ -139,20 +139,22 @@ func (r *Report) JSON() ([]byte, error) {
 // per-jurisdiction files a smaller report no longer has, and reports
 // whether anything was written.
 func (r *Report) Write(dir string) (changed bool, err error) {
-	// The two renderings share nothing: at once, as the run's end waits.
-	var js []byte
-	rendered := make(chan error, 1)
-	go func() {
-		var err error
-		js, err = r.JSON()
-		rendered <- err
-	}()
-	md := r.MarkdownFiles()
-	if err := <-rendered; err != nil {
+	js, err := r.JSON()
+	if err != nil {
 		return false, err
 	}
 	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
 		return false, err
+	}
+	type file struct {
+		name string
+		data []byte
+	}
+	files := []file{{JSONName, js}}
+	md := r.MarkdownFiles()
+	names := slices.Sorted(maps.Keys(md))
+	for _, n := range names {
+		files = append(files, file{n, md[n]})
 	}
 	split := filepath.Join(dir, SplitDir)
 	if old, _ := filepath.Glob(filepath.Join(split, "*.md")); len(old) > 0 {
@@ -165,24 +167,18 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 			}
 		}
 	}
-	files := []atomicfile.Named{{Path: filepath.Join(dir, JSONName), Data: js}}
-	made := map[string]bool{dir: true}
-	for _, n := range slices.Sorted(maps.Keys(md)) {
-		path := filepath.Join(dir, filepath.FromSlash(n))
-		if sub := filepath.Dir(path); !made[sub] {
-			if err := atomicfile.MkdirAll(sub, 0o755); err != nil {
-				return changed, err
-			}
-			made[sub] = true
+	for _, f := range files {
+		path := filepath.Join(dir, filepath.FromSlash(f.name))
+		if err := atomicfile.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return changed, err
 		}
-		files = append(files, atomicfile.Named{Path: path, Data: md[n]})
+		wrote, err := atomicfile.WriteFileIfChanged(path, f.data, 0o644)
+		if err != nil {
+			return changed, err
+		}
+		changed = changed || wrote
 	}
-	// Written at once, their directories flushed once each.
-	wrote, err := atomicfile.WriteFilesIfChanged(files, 0o644)
-	for _, w := range wrote {
-		changed = changed || w
-	}
-	return changed, err
+	return changed, nil
 }
 
 // Parse reads a coverage.json rendered by JSON (from a branch, say).

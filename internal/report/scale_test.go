@@ -120,3 +120,19 @@ func BenchmarkCoverageAt1k(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkWriteAt1k is a first run's Write of its reports at 1,000
+// sources: every file new.
+//
+//	go test -run '^$' -bench WriteAt1k -benchmem ./internal/report
+func BenchmarkWriteAt1k(b *testing.B) {
+	r := large(1000)
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		b.StartTimer()
+		if _, err := r.Write(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -46,3 +46,25 @@ func BenchmarkFilesAtRunEnd(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSaveFirst is a first run's Save: state.json and 50 robots.txt
+// bodies, every file new.
+//
+//	go test -run '^$' -bench SaveFirst -benchmem ./internal/state
+func BenchmarkSaveFirst(b *testing.B) {
+	s := New()
+	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
+	for h := range 50 {
+		host := fmt.Sprintf("www.tax-office-%02d.example", h)
+		s.PutHost(host, Host{LastDispatch: at, LastCompletion: at.Add(time.Second)})
+		s.PutRobots("https://"+host, Robots{URL: "https://" + host + "/robots.txt", FetchedAt: at, HTTPStatus: 200, Outcome: RobotsParsed, Body: []byte("User-agent: *\nDisallow: /private/\n")})
+	}
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		b.StartTimer()
+		if err := s.Save(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
