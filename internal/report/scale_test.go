@@ -136,3 +136,11 @@ func BenchmarkWriteAt1k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSummaryAt1k is the counts index.html shows, at 1,000 sources.
+func BenchmarkSummaryAt1k(b *testing.B) {
+	r := large(1000)
+	for b.Loop() {
+		r.Summary()
+	}
+}
