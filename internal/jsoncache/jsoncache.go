@@ -26,11 +26,16 @@ type Map[V any] struct {
 	stamp uint64
 	last  map[string]uint64 // the stamp of each key's last change
 	frags map[string]frag
+	// sorted is the last Append's keys in order, never changed once
+	// kept: a save at the end of a run has the same keys as the one
+	// before, and checking that costs a tenth of sorting them again.
+	sorted []string
 }
 
 type frag struct {
-	at uint64 // the stamp of the copy it was encoded from
-	b  []byte
+	at  uint64 // the stamp of the copy it was encoded from
+	key []byte // the key, encoded: kept too, as a save writes every key
+	b   []byte
 }
 
 // New returns a Map for a map that sits depth levels deep in a document
@@ -59,75 +64,115 @@ func (m *Map[V]) Stamp() uint64 {
 // Fill encodes the values of src (a copy taken at stamp at) that have no
 // current encoding kept.
 func (m *Map[V]) Fill(src map[string]V, at uint64) error {
-	_, err := m.encodings(src, at)
+	_, err := m.encodings(src, slices.Collect(maps.Keys(src)), at)
 	return err
 }
 
 // Append appends src (a copy taken at stamp at) as encoding/json writes it
-// at the map's depth with two-space indentation: keys sorted, a nil map as
-// null.
-func (m *Map[V]) Append(dst []byte, src map[string]V, at uint64) ([]byte, error) {
+// at the map's depth with two-space indentation (keys sorted, a nil map as
+// null), then the rest of the document, tail.
+func (m *Map[V]) Append(dst []byte, src map[string]V, at uint64, tail ...[]byte) ([]byte, error) {
 	if src == nil {
-		return append(dst, "null"...), nil
+		return appendAll(append(dst, "null"...), tail), nil
 	}
 	if len(src) == 0 {
-		return append(dst, "{}"...), nil
+		return appendAll(append(dst, "{}"...), tail), nil
 	}
-	fs, err := m.encodings(src, at)
+	fs, err := m.encodings(src, m.sortedKeys(src), at)
 	if err != nil {
 		return nil, err
 	}
 	inner := strings.Repeat("  ", m.depth+1)
+	// Grown once to the final size: a thousand appends would otherwise
+	// copy the document over and over as it doubles.
+	n := len("{\n") + 2*m.depth + len("}")
+	for _, f := range fs {
+		n += len(",\n") + len(inner) + len(f.key) + len(": ") + len(f.b)
+	}
+	for _, t := range tail {
+		n += len(t)
+	}
+	dst = slices.Grow(dst, n)
 	dst = append(dst, '{')
-	for i, key := range slices.Sorted(maps.Keys(src)) {
+	for i, f := range fs {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
 		dst = append(dst, '\n')
 		dst = append(dst, inner...)
-		k, err := m.encode(key, "")
-		if err != nil {
-			return nil, err
-		}
-		dst = append(dst, k...)
+		dst = append(dst, f.key...)
 		dst = append(dst, ": "...)
-		dst = append(dst, fs[key]...)
+		dst = append(dst, f.b...)
 	}
 	dst = append(dst, '\n')
 	dst = append(dst, strings.Repeat("  ", m.depth)...)
-	return append(dst, '}'), nil
+	return appendAll(append(dst, '}'), tail), nil
 }
 
-// encodings returns the encoding of each value of src, encoding what is
-// missing outside the lock and keeping it.
-func (m *Map[V]) encodings(src map[string]V, at uint64) (map[string][]byte, error) {
-	out := make(map[string][]byte, len(src))
-	var todo []string
+func appendAll(dst []byte, tail [][]byte) []byte {
+	for _, t := range tail {
+		dst = append(dst, t...)
+	}
+	return dst
+}
+
+// sortedKeys returns src's keys, sorted.
+func (m *Map[V]) sortedKeys(src map[string]V) []string {
 	m.mu.Lock()
-	for key := range src {
+	keys := m.sorted
+	m.mu.Unlock()
+	// As many distinct keys, each in src: the same set.
+	same := len(keys) == len(src)
+	for _, k := range keys {
+		if !same {
+			break
+		}
+		_, same = src[k]
+	}
+	if same {
+		return keys
+	}
+	keys = slices.Sorted(maps.Keys(src))
+	m.mu.Lock()
+	m.sorted = keys
+	m.mu.Unlock()
+	return keys
+}
+
+// encodings returns the encodings of keys and their values in src, in
+// keys' order, encoding what is missing outside the lock and keeping it.
+func (m *Map[V]) encodings(src map[string]V, keys []string, at uint64) ([]frag, error) {
+	out := make([]frag, len(keys))
+	var todo []int
+	m.mu.Lock()
+	for i, key := range keys {
 		if f, ok := m.frags[key]; ok && f.at >= m.last[key] {
-			out[key] = f.b
+			out[i] = f
 		} else {
-			todo = append(todo, key)
+			todo = append(todo, i)
 		}
 	}
 	m.mu.Unlock()
 	prefix := strings.Repeat("  ", m.depth+1)
-	made := make([]frag, len(todo))
-	for i, key := range todo {
+	for _, i := range todo {
+		key := keys[i]
+		k, err := m.encode(key, "")
+		if err != nil {
+			return nil, err
+		}
 		b, err := m.encode(src[key], prefix)
 		if err != nil {
 			return nil, err
 		}
-		made[i] = frag{at: at, b: b}
-		out[key] = b
+		out[i] = frag{at: at, key: k, b: b}
 	}
 	m.mu.Lock()
-	for i, key := range todo {
+	for _, i := range todo {
 		// Kept only when no change came after the copy: an older
 		// encoding is never taken for the current one.
+		key := keys[i]
 		if old, ok := m.frags[key]; at >= m.last[key] && (!ok || old.at < at) {
-			m.frags[key] = made[i]
+			m.frags[key] = out[i]
 		}
 	}
 	m.mu.Unlock()
@@ -138,13 +183,10 @@ func (m *Map[V]) encode(v any, prefix string) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(m.escapeHTML)
+	// The Encoder indents its compact output as json.Indent would.
+	enc.SetIndent(prefix, "  ")
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	compact := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	var out bytes.Buffer
-	if err := json.Indent(&out, compact, prefix, "  "); err != nil {
-		return nil, err
-	}
-	return out.Bytes(), nil
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }

@@ -94,3 +94,18 @@ func TestAnOlderCopysEncodingIsNotReused(t *testing.T) {
 		t.Fatalf("got %s, want the new value", got)
 	}
 }
+
+// A map with as many keys as the last one appended, but not the same,
+// is written with its own keys, in order.
+func TestAppendSeesOtherKeysOfTheSameCount(t *testing.T) {
+	m := New[value](1, true)
+	d := doc{Items: map[string]value{"a": {Name: "a"}, "c": {Name: "c"}}, Other: map[string]int{}}
+	render(t, m, d, m.Stamp(), true)
+	delete(d.Items, "c")
+	m.Forget("c")
+	d.Items["b"] = value{Name: "b"}
+	m.Forget("b")
+	if got, w := render(t, m, d, m.Stamp(), true), want(t, d, true); !bytes.Equal(got, w) {
+		t.Fatalf("got\n%s\nwant\n%s", got, w)
+	}
+}

@@ -3,6 +3,7 @@ package public
 import (
 	"bytes"
 	"cmp"
+	"encoding/xml"
 	"fmt"
 	"html/template"
 	"net/url"
@@ -55,17 +56,17 @@ type FeedInput struct {
 	// Feeds calls it only once the feeds of every document and of each
 	// jurisdiction are rendered, so it may wait for those writes to end.
 	Done func(id string) bool
-	// Entries, when set, keeps each entry's rendered content for every
-	// input that shares it, so that the feeds of every document and of
-	// each jurisdiction reuse what each source's own feed rendered (its
-	// texts read and diffed). Share it only between inputs of one Set,
-	// Text and Blob.
+	// Entries, when set, keeps each entry's rendered XML for every input
+	// that shares it, so that the feeds of every document and of each
+	// jurisdiction reuse what each source's own feed rendered (its texts
+	// read and diffed, its XML written). Share it only between inputs of
+	// one Set, Text and Blob.
 	Entries *EntryMemo
 }
 
 // EntryMemo keeps rendered feed entries (FeedInput.Entries); the zero
 // value is empty and ready. It is safe for concurrent use.
-type EntryMemo struct{ m sync.Map }
+type EntryMemo struct{ m sync.Map } // xmlKey → the entry's <entry> element
 
 // entryKey names an entry: what it shows follows from its source (fixed
 // for one Set) and the two entries of the index, which never change once
@@ -76,26 +77,22 @@ type entryKey struct {
 	returned bool
 }
 
-// entry is entryHTML, through in.Entries when set.
-func (in FeedInput) entry(c change) (string, error) {
-	if in.Entries == nil {
-		return entryHTML(in, c)
-	}
-	k := entryKey{c.src.ID, c.date, c.old.SHA256, c.new.SHA256, c.returned}
-	if v, ok := in.Entries.m.Load(k); ok {
-		return v.(string), nil
-	}
-	s, err := entryHTML(in, c)
-	if err == nil {
-		in.Entries.m.Store(k, s)
-	}
-	return s, err
+// xmlKey names an entry's XML: the entry, and the authority of its tag
+// URI.
+type xmlKey struct {
+	entryKey
+	tag string
+}
+
+func (c *change) key() entryKey {
+	return entryKey{c.src.ID, c.date, c.old.SHA256, c.new.SHA256, c.returned}
 }
 
 // change is one entry: a source served new bytes (or returned to earlier
-// ones) on Date.
+// ones) on Date. Feeds sort and share them by pointer: the whole source
+// and two entries would be copied at each step of a thousand's sort.
 type change struct {
-	src      manifest.Source
+	src      *manifest.Source
 	date     string
 	old, new store.Entry // old.SHA256 is "" for the first copy
 	returned bool
@@ -108,15 +105,24 @@ type change struct {
 // date of the index, and a feed's date is its newest entry's. A quiet day
 // renders the same bytes.
 func (r Rules) Feeds(in FeedInput) ([]File, error) {
-	var all []change
-	bySource := map[string][]change{}
-	for _, src := range in.Set.Sources {
-		cs := changesOf(in.Index, src)
-		all = append(all, cs...)
-		bySource[src.ID] = cs
+	srcs := in.Set.Sources
+	bySource := make([][]change, len(srcs)) // Load refuses a duplicate id
+	n := 0
+	for i := range srcs {
+		bySource[i] = changesOf(in.Index, &srcs[i])
+		n += len(bySource[i])
 	}
-	var files []File
-	add := func(name, title, subtitle string, cs []change) error {
+	all := make([]*change, 0, n)
+	byJurisdiction := map[string][]*change{}
+	for i := range bySource {
+		for k := range bySource[i] {
+			c := &bySource[i][k]
+			all = append(all, c)
+			byJurisdiction[c.src.Jurisdiction] = append(byJurisdiction[c.src.Jurisdiction], c)
+		}
+	}
+	files := make([]File, 0, 1+len(in.Set.Manifests)+len(srcs))
+	add := func(name, title, subtitle string, cs []*change) error {
 		data, err := r.feed(in, name, title, subtitle, newestFirst(cs))
 		if err != nil {
 			return fmt.Errorf("render %s: %w", name, err)
@@ -128,21 +134,16 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 		return nil, err
 	}
 	for _, m := range in.Set.Manifests {
-		var cs []change
-		for _, c := range all {
-			if c.src.Jurisdiction == m.Jurisdiction {
-				cs = append(cs, c)
-			}
-		}
-		if err := add(FeedOf(m.Jurisdiction, false), "TaxKernelBot: changes of "+m.Name+" documents", "Every change of the documents TaxKernelBot keeps for "+m.Name+", newest first.", cs); err != nil {
+		if err := add(FeedOf(m.Jurisdiction, false), "TaxKernelBot: changes of "+m.Name+" documents", "Every change of the documents TaxKernelBot keeps for "+m.Name+", newest first.", byJurisdiction[m.Jurisdiction]); err != nil {
 			return nil, err
 		}
 	}
-	for _, src := range in.Set.Sources {
+	for i := range srcs {
+		src := &srcs[i]
 		if in.Done != nil && in.Done(src.ID) {
 			continue
 		}
-		f, err := r.sourceFeed(in, src, bySource[src.ID])
+		f, err := r.sourceFeed(in, src, bySource[i])
 		if err != nil {
 			return nil, err
 		}
@@ -155,12 +156,16 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 // it as soon as the source's check is recorded, while its hosts wait,
 // rather than among a thousand at its end.
 func (r Rules) SourceFeed(in FeedInput, src manifest.Source) (File, error) {
-	return r.sourceFeed(in, src, changesOf(in.Index, src))
+	return r.sourceFeed(in, &src, changesOf(in.Index, &src))
 }
 
-func (r Rules) sourceFeed(in FeedInput, src manifest.Source, cs []change) (File, error) {
+func (r Rules) sourceFeed(in FeedInput, src *manifest.Source, cs []change) (File, error) {
 	name := FeedOf(src.ID, true)
-	data, err := r.feed(in, name, "TaxKernelBot: changes of "+src.Title, "Every change of "+src.URL+", newest first.", newestFirst(cs))
+	ptrs := make([]*change, len(cs))
+	for i := range cs {
+		ptrs[i] = &cs[i]
+	}
+	data, err := r.feed(in, name, "TaxKernelBot: changes of "+src.Title, "Every change of "+src.URL+", newest first.", newestFirst(ptrs))
 	if err != nil {
 		return File{}, fmt.Errorf("render %s: %w", name, err)
 	}
@@ -168,7 +173,7 @@ func (r Rules) sourceFeed(in FeedInput, src manifest.Source, cs []change) (File,
 }
 
 // changesOf is src's changes in ix, oldest first.
-func changesOf(ix *store.Index, src manifest.Source) []change {
+func changesOf(ix *store.Index, src *manifest.Source) []change {
 	hist := ix.History(src.ID)
 	cs := make([]change, 0, len(hist))
 	for i, h := range hist {
@@ -183,9 +188,9 @@ func changesOf(ix *store.Index, src manifest.Source) []change {
 }
 
 // newestFirst is the FeedEntries newest of cs.
-func newestFirst(cs []change) []change {
+func newestFirst(cs []*change) []*change {
 	cs = slices.Clone(cs)
-	slices.SortStableFunc(cs, func(a, b change) int {
+	slices.SortStableFunc(cs, func(a, b *change) int {
 		return cmp.Or(strings.Compare(b.date, a.date), strings.Compare(a.src.ID, b.src.ID), strings.Compare(string(a.new.SHA256), string(b.new.SHA256)))
 	})
 	return cs[:min(len(cs), FeedEntries)]
@@ -210,49 +215,96 @@ func (r Rules) siteURL(path string) string {
 	return u.ResolveReference(&url.URL{Path: path}).String()
 }
 
-func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []change) ([]byte, error) {
+func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []*change) ([]byte, error) {
 	updated := feedEpoch
 	if len(cs) > 0 {
 		updated = day(cs[0].date)
 	}
-	f := &feeds.Feed{
+	tag := r.tagAuthority() // the User-Agent parsed once, not per entry
+	entries := make([][]byte, len(cs))
+	size := 0
+	for i, c := range cs {
+		x, err := in.entryXML(c, tag)
+		if err != nil {
+			return nil, err
+		}
+		entries[i] = x
+		size += len("\n") + len(x)
+	}
+	atom := (&feeds.Atom{Feed: &feeds.Feed{
 		Title:       title,
 		Description: subtitle,
 		Author:      &feeds.Author{Name: "TaxKernelBot", Email: r.From},
 		Updated:     updated,
-	}
-	for _, c := range cs {
-		content, err := in.entry(c)
-		if err != nil {
-			return nil, err
-		}
-		what := "changed"
-		switch {
-		case c.old.SHA256 == "":
-			what = "first copy"
-		case c.returned:
-			what = "back to an earlier version"
-		}
-		f.Items = append(f.Items, &feeds.Item{
-			Title:       fmt.Sprintf("%s (%s): %s on %s", c.src.Title, c.src.ID, what, c.date),
-			Link:        &feeds.Link{Href: c.src.URL},
-			Id:          fmt.Sprintf("tag:%s,2026:%s/%s/%s", r.tagAuthority(), c.src.ID, c.date, c.new.SHA256),
-			Updated:     day(c.date),
-			Description: summary(c),
-			Content:     content,
-		})
-	}
-	atom := (&feeds.Atom{Feed: f}).AtomFeed()
-	atom.Id = fmt.Sprintf("tag:%s,2026:%s", r.tagAuthority(), name)
+	}}).AtomFeed()
+	atom.Id = fmt.Sprintf("tag:%s,2026:%s", tag, name)
 	atom.Link = nil
 	if self := r.siteURL(name); self != "" {
 		atom.Link = &feeds.AtomLink{Href: self, Rel: "self", Type: "application/atom+xml"}
 	}
-	s, err := feeds.ToXML(atom)
+	// As feeds.ToXML writes the feed with its entries, but for the
+	// entries' XML, rendered once for every feed that shows them: they
+	// are the last children of <feed>, each indented there as on its own
+	// with a prefix of one indent.
+	head, err := xml.MarshalIndent(atom, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	return []byte(s + "\n"), nil
+	const end = "\n</feed>"
+	if !bytes.HasSuffix(head, []byte(end)) {
+		return nil, fmt.Errorf("the feed's XML does not end in %q", end)
+	}
+	head = head[:len(head)-len(end)]
+	out := make([]byte, 0, len(xml.Header)+len(head)+size+len(end)+len("\n"))
+	out = append(out, xml.Header[:len(xml.Header)-1]...) // without its newline, as ToXML
+	out = append(out, head...)
+	for _, x := range entries {
+		out = append(out, '\n')
+		out = append(out, x...)
+	}
+	out = append(out, end...)
+	return append(out, '\n'), nil
+}
+
+// entryXML is the <entry> of c in a feed, indented by one level, through
+// in.Entries when set.
+func (in FeedInput) entryXML(c *change, tag string) ([]byte, error) {
+	if in.Entries == nil {
+		return renderEntryXML(in, c, tag)
+	}
+	k := xmlKey{c.key(), tag}
+	if v, ok := in.Entries.m.Load(k); ok {
+		return v.([]byte), nil
+	}
+	x, err := renderEntryXML(in, c, tag)
+	if err == nil {
+		in.Entries.m.Store(k, x)
+	}
+	return x, err
+}
+
+func renderEntryXML(in FeedInput, c *change, tag string) ([]byte, error) {
+	content, err := entryHTML(in, c)
+	if err != nil {
+		return nil, err
+	}
+	what := "changed"
+	switch {
+	case c.old.SHA256 == "":
+		what = "first copy"
+	case c.returned:
+		what = "back to an earlier version"
+	}
+	item := &feeds.Item{
+		Title:       fmt.Sprintf("%s (%s): %s on %s", c.src.Title, c.src.ID, what, c.date),
+		Link:        &feeds.Link{Href: c.src.URL},
+		Id:          fmt.Sprintf("tag:%s,2026:%s/%s/%s", tag, c.src.ID, c.date, c.new.SHA256),
+		Updated:     day(c.date),
+		Description: summary(c),
+		Content:     content,
+	}
+	e := (&feeds.Atom{Feed: &feeds.Feed{Items: []*feeds.Item{item}}}).AtomFeed().Entries[0]
+	return xml.MarshalIndent(e, "  ", "  ")
 }
 
 func day(date string) time.Time {
@@ -265,7 +317,7 @@ func day(date string) time.Time {
 
 // summary is the entry's one line of plain text: old → new hash (HTML
 // escaped, as Atom's html summaries are read).
-func summary(c change) string {
+func summary(c *change) string {
 	if c.old.SHA256 == "" {
 		return template.HTMLEscapeString(fmt.Sprintf("First copy held: sha256 %s, %d bytes.", c.new.SHA256.Short(), c.new.Size))
 	}
@@ -286,7 +338,7 @@ var entryTemplate = template.Must(template.New("entry").Parse(`<p>{{.Title}} (<c
 {{- end}}
 `))
 
-func entryHTML(in FeedInput, c change) (string, error) {
+func entryHTML(in FeedInput, c *change) (string, error) {
 	blob := func(e store.Entry) string {
 		if in.Blob == nil || !e.SHA256.Valid() {
 			return ""

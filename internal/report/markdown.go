@@ -82,8 +82,7 @@ func (r *Report) MarkdownFiles() map[string][]byte {
 	if len(whole) <= SplitAt {
 		return map[string][]byte{"coverage.md": whole}
 	}
-	es := slices.Clone(r.Sources)
-	slices.SortStableFunc(es, compareEntry)
+	es := sorted(r.Sources)
 	out := map[string][]byte{}
 	var links []string
 	for _, g := range byJurisdiction(es) {
@@ -136,9 +135,9 @@ func fileName(j string) string {
 // replaced by links (one line per jurisdiction's file).
 func (r *Report) markdown(title string, limit int, links []string) []byte {
 	// Markdown may be given a Report that Build did not sort (Load reads
-	// whatever the file holds); grouping needs the order.
-	es := slices.Clone(r.Sources)
-	slices.SortStableFunc(es, compareEntry)
+	// whatever the file holds); grouping needs the order. What follows
+	// only reads es.
+	es := sorted(r.Sources)
 	groups := byJurisdiction(es)
 
 	sum := summarize(groups)
@@ -162,16 +161,44 @@ func (r *Report) markdown(title string, limit int, links []string) []byte {
 		}
 		blocks = append(blocks, "### "+text(g[0].Jurisdiction), sourceTable(g))
 	}
-	return []byte(strings.Join(blocks, "\n\n") + "\n")
+	n := len("\n")
+	for _, b := range blocks {
+		n += len(b) + len("\n\n")
+	}
+	out := make([]byte, 0, n)
+	for i, b := range blocks {
+		if i > 0 {
+			out = append(out, "\n\n"...)
+		}
+		out = append(out, b...)
+	}
+	return append(out, '\n')
 }
 
+// sorted is es in report order: es itself when it is in that order
+// already (as Build makes it), else a sorted copy.
+func sorted(es []Entry) []Entry {
+	if slices.IsSortedFunc(es, compareEntry) {
+		return es
+	}
+	es = slices.Clone(es)
+	slices.SortStableFunc(es, compareEntry)
+	return es
+}
+
+// byJurisdiction cuts sorted into its jurisdictions' runs; each shares
+// sorted's array, capped so that an append cannot write into the next.
 func byJurisdiction(sorted []Entry) [][]Entry {
 	var groups [][]Entry
-	for i, e := range sorted {
-		if i == 0 || e.Jurisdiction != sorted[i-1].Jurisdiction {
-			groups = append(groups, nil)
+	start := 0
+	for i := range sorted {
+		if i > 0 && sorted[i].Jurisdiction != sorted[i-1].Jurisdiction {
+			groups = append(groups, sorted[start:i:i])
+			start = i
 		}
-		groups[len(groups)-1] = append(groups[len(groups)-1], e)
+	}
+	if len(sorted) > 0 {
+		groups = append(groups, sorted[start:len(sorted):len(sorted)])
 	}
 	return groups
 }
@@ -194,9 +221,7 @@ type JurisdictionCount struct {
 
 // Summary counts the report's sources by jurisdiction and status.
 func (r *Report) Summary() Summary {
-	es := slices.Clone(r.Sources)
-	slices.SortStableFunc(es, compareEntry)
-	return summarize(byJurisdiction(es))
+	return summarize(byJurisdiction(sorted(r.Sources)))
 }
 
 func summarize(groups [][]Entry) Summary {
@@ -400,10 +425,11 @@ func label(e Entry) string {
 }
 
 func sourceTable(g []Entry) string {
-	rows := []string{
-		row([]string{"id", "kind", "status", "since", "sha256", "size", "title"}),
-		row([]string{"---", "---", "---", "---", "---", "---:", "---"}),
-	}
+	var b strings.Builder
+	b.Grow(len(g) * 200) // about a row's length: one growth at most
+	b.WriteString(row([]string{"id", "kind", "status", "since", "sha256", "size", "title"}))
+	b.WriteByte('\n')
+	b.WriteString(row([]string{"---", "---", "---", "---", "---", "---:", "---"}))
 	for _, e := range g {
 		sha, size := "", ""
 		if e.SHA256 != "" {
@@ -414,11 +440,22 @@ func sourceTable(g []Entry) string {
 		if title == "" {
 			title = e.URL
 		}
-		rows = append(rows, row([]string{
-			markdown.CellCode(e.ID), text(e.Kind), text(string(e.Status)), text(e.Since), sha, size, link(title, e.URL),
-		}))
+		b.WriteByte('\n')
+		writeRow(&b, markdown.CellCode(e.ID), text(e.Kind), text(string(e.Status)), text(e.Since), sha, size, link(title, e.URL))
 	}
-	return strings.Join(rows, "\n")
+	return b.String()
+}
+
+// writeRow writes row(cells) to b.
+func writeRow(b *strings.Builder, cells ...string) {
+	b.WriteString("| ")
+	for i, c := range cells {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(c)
+	}
+	b.WriteString(" |")
 }
 
 func row(cells []string) string {

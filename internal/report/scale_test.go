@@ -100,3 +100,47 @@ func BenchmarkCoverageAt100k(b *testing.B) {
 	b.ReportMetric(float64(len(md["coverage.md"])), "top-md-bytes")
 	b.ReportMetric(float64(largest), "largest-md-bytes")
 }
+
+// BenchmarkCoverageAt1k is the reports a run of 1,000 sources writes
+// after its last answer: coverage.json and coverage.md.
+//
+//	go test -run '^$' -bench CoverageAt1k -benchmem ./internal/report
+func BenchmarkCoverageAt1k(b *testing.B) {
+	r := large(1000)
+	b.Run("json", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := r.JSON(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("markdown", func(b *testing.B) {
+		for b.Loop() {
+			r.MarkdownFiles()
+		}
+	})
+}
+
+// BenchmarkWriteAt1k is a first run's Write of its reports at 1,000
+// sources: every file new.
+//
+//	go test -run '^$' -bench WriteAt1k -benchmem ./internal/report
+func BenchmarkWriteAt1k(b *testing.B) {
+	r := large(1000)
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		b.StartTimer()
+		if _, err := r.Write(dir); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkSummaryAt1k is the counts index.html shows, at 1,000 sources.
+func BenchmarkSummaryAt1k(b *testing.B) {
+	r := large(1000)
+	for b.Loop() {
+		r.Summary()
+	}
+}

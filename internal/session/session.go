@@ -167,21 +167,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	prog.done()
 	out := Result{Result: *res, Report: filepath.Join(o.Reports, "coverage.md")}
 	// Save even after an interruption or a fatal error: what was fetched and
-	// dispatched must not be lost. The files are independent and written
-	// at once; closing the ledger makes its result lines (never fsynced on
-	// their own) durable, and a failure there is reported like any other.
-	rep := report.Build(set, st)
-	saved := all(
-		led.Close, // the result lines, written without an fsync of their own
-		func() error { return ix.Save(o.IndexPath()) },
-		func() error { return st.Save(o.State) },
-		func() error { _, err := rep.Write(o.Reports); return err },
-		func() error {
-			// The last feeds the writer has under way are waited for
-			// here, beside the other writes, not before them.
-			return writePages(o.Dirs, o.Getenv, set, st, rep, ix, o.Clock.Now(), feeds)
-		},
-	)
+	// dispatched must not be lost.
+	saved := save(o, st, ix, led, feeds)
 	if saved != nil {
 		return out, cannotRun("%w", saved)
 	}
@@ -200,6 +187,24 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return out, fmt.Errorf("%w; the report is %s", ErrFailures, md)
 	}
 	return out, nil
+}
+
+// save writes what a run leaves: the files are independent and written
+// at once; closing the ledger makes its result lines (never fsynced on
+// their own) durable, and a failure there is reported like any other.
+func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, feeds *feedWriter) error {
+	rep := report.Build(o.Set, st)
+	return all(
+		led.Close, // the result lines, written without an fsync of their own
+		func() error { return ix.Save(o.IndexPath()) },
+		func() error { return st.Save(o.State) },
+		func() error { _, err := rep.Write(o.Reports); return err },
+		func() error {
+			// The last feeds the writer has under way are waited for
+			// here, beside the other writes, not before them.
+			return writePages(o.Dirs, o.Getenv, o.Set, st, rep, ix, o.Clock.Now(), feeds)
+		},
+	)
 }
 
 // recoverInterrupted puts back what a run killed before saving left: a

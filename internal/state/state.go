@@ -489,18 +489,19 @@ func (s *State) encode() (file, []byte, error) {
 	doc, at := s.snapshot()
 	// Byte for byte what json.MarshalIndent(doc, "", "  ") writes, with the
 	// unchanged sources' encodings reused.
-	b := append(make([]byte, 0, 1<<16), "{\n  \"sources\": "...)
-	b, err := s.enc.Append(b, doc.Sources, at)
+	// The hosts and robots first, so that the document is grown once.
+	tail, err := appendField(nil, "hosts", doc.Hosts)
 	if err == nil {
-		b, err = appendField(b, "hosts", doc.Hosts)
+		tail, err = appendField(tail, "robots", doc.Robots)
 	}
+	var b []byte
 	if err == nil {
-		b, err = appendField(b, "robots", doc.Robots)
+		b, err = s.enc.Append([]byte("{\n  \"sources\": "), doc.Sources, at, tail, []byte("\n}\n"))
 	}
 	if err != nil {
 		return doc, nil, fmt.Errorf("state: encode %s: %w", stateFile, err)
 	}
-	return doc, append(b, "\n}\n"...), nil
+	return doc, b, nil
 }
 
 func appendField(b []byte, name string, v any) ([]byte, error) {
@@ -550,15 +551,19 @@ func (s *State) Save(dir string) error {
 	}
 
 	var stale []string
+	var bodies []atomicfile.Named
 	for _, key := range slices.Sorted(maps.Keys(doc.Robots)) {
 		p := filepath.Join(dir, robotsDir, RobotsFileName(key))
 		if len(doc.Robots[key].Body) == 0 {
 			stale = append(stale, p)
 			continue
 		}
-		if err := writeIfChanged(p, doc.Robots[key].Body); err != nil {
-			return err
-		}
+		bodies = append(bodies, atomicfile.Named{Path: p, Data: doc.Robots[key].Body})
+	}
+	// At once, a host's body not waiting for another's flush; all are
+	// flushed before state.json is written.
+	if _, err := atomicfile.WriteFilesIfChanged(bodies, 0o644); err != nil {
+		return fmt.Errorf("state: %w", err)
 	}
 	if err := writeIfChanged(filepath.Join(dir, stateFile), b); err != nil {
 		return err

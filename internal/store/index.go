@@ -271,12 +271,11 @@ func (ix *Index) Marshal() ([]byte, error) {
 	// Byte for byte what encoding/json writes for indexFile (map keys
 	// sorted, which is the id order we want), with the unchanged sources'
 	// encodings reused.
-	b := append(make([]byte, 0, 1<<16), "{\n  \"sources\": "...)
-	b, err := ix.enc.Append(b, sources, at)
+	b, err := ix.enc.Append([]byte("{\n  \"sources\": "), sources, at, []byte("\n}\n"))
 	if err != nil {
 		return nil, fmt.Errorf("store: marshal index: %w", err)
 	}
-	return append(b, "\n}\n"...), nil
+	return b, nil
 }
 
 // PreEncode encodes the sources that changed since the last encoding, so

@@ -25,7 +25,7 @@ import (
 // Clip collapses white space (no newline survives) and keeps at most n
 // characters, marking a cut with "…"; n <= 0 keeps everything.
 func Clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = collapse(s)
 	if n <= 0 || utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -51,11 +51,14 @@ func Text(s string) string { return inline(s, true) }
 // mentions from forming, which a link's own text never forms (GitHub finds
 // no mention inside a link).
 func inline(s string, autolinks bool) string {
-	s = terminal.Text(strings.Join(strings.Fields(s), " "))
+	s = terminal.Text(collapse(s))
+	if inert(s, autolinks) {
+		return s // most ids, titles and details: nothing to escape, nothing to copy
+	}
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	for i, r := range s {
-		if r < utf8.RuneSelf && strings.IndexByte(punct, byte(r)) >= 0 {
+		if r < utf8.RuneSelf && isPunct[r] {
 			b.WriteByte('\\')
 			b.WriteRune(r)
 			if autolinks && (r == '@' || r == '#') {
@@ -74,6 +77,43 @@ func inline(s string, autolinks bool) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// isPunct marks the bytes of punct.
+var isPunct = func() (t [utf8.RuneSelf]bool) {
+	for i := range len(punct) {
+		t[punct[i]] = true
+	}
+	return t
+}()
+
+// inert reports whether inline would write s as it is: every character
+// it escapes is ASCII, and no byte of a longer UTF-8 sequence is ASCII,
+// so the bytes can be looked at one by one.
+func inert(s string, autolinks bool) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < utf8.RuneSelf && isPunct[c]:
+			return false
+		case !autolinks:
+		case c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"),
+			c == ':' && (strings.HasPrefix(s[i:], "://") || hasSuffixFold(s[:i], "mailto") || hasSuffixFold(s[:i], "xmpp")):
+			return false
+		}
+	}
+	return true
+}
+
+// collapse is strings.Join(strings.Fields(s), " "), without the copies
+// when s is printable ASCII with single spaces between words already.
+func collapse(s string) string {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= 0x7f || c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
+			return strings.Join(strings.Fields(s), " ")
+		}
+	}
+	return s
 }
 
 func hasSuffixFold(s, suffix string) bool {
@@ -145,6 +185,9 @@ var destEscapes = strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "
 // characters percent-encoded, and whatever would end the destination, a
 // cell or open HTML.
 func Dest(u string) string {
+	if !strings.ContainsFunc(u, func(r rune) bool { return r <= 0x20 || r >= 0x7f }) {
+		return destEscapes.Replace(u) // nothing to percent-encode first
+	}
 	var b strings.Builder
 	for i := 0; i < len(u); i++ {
 		c := u[i]

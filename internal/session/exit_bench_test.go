@@ -1,0 +1,131 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// BenchmarkSaveAtRunEnd is what a first run of 1,000 sources on 50 hosts
+// does after its last answer (save): the ledger closed, the index, the
+// state, the reports and the pages written, with every source's feed
+// written while the run waited but the last of each host's, and its
+// index and state entries encoded but the last 10 sources'.
+//
+//	go test -run '^$' -bench SaveAtRunEnd -benchmem ./internal/session
+func BenchmarkSaveAtRunEnd(b *testing.B) {
+	const hosts, docs = 50, 20
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	dir := b.TempDir()
+	manifests := filepath.Join(dir, "manifests")
+	var m strings.Builder
+	m.WriteString("jurisdiction: test\nname: Test\ntimezone: UTC\nsources:\n")
+	var ids []string
+	for h := range hosts {
+		for d := range docs {
+			id := fmt.Sprintf("test-h%02d-%02d", h, d)
+			ids = append(ids, id)
+			fmt.Fprintf(&m, "  - id: %s\n    url: http://127.0.0.1:%d/doc%d\n    kind: rates-page\n    title: %s\n    recheck: 1ms\n", id, 10000+h, d, id)
+		}
+	}
+	must(b, os.MkdirAll(manifests, 0o755))
+	must(b, os.WriteFile(filepath.Join(manifests, "policy.yaml"), []byte(testPolicy), 0o644))
+	must(b, os.WriteFile(filepath.Join(manifests, "test.yaml"), []byte(m.String()), 0o644))
+	set, diags := manifest.Load(manifests)
+	if diags.HasErrors() {
+		b.Fatal(diags)
+	}
+	clk := clock.NewFake(now)
+	var user, sys time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		run := b.TempDir()
+		o := Options{
+			Dirs: Dirs{Snapshots: filepath.Join(run, "snapshots"), Reports: filepath.Join(run, "reports"), State: filepath.Join(run, "state")},
+			Set:  set, Clock: clk,
+		}
+		st, ix := state.New(), store.NewIndex()
+		put := func(i int) {
+			id := ids[i]
+			sum := store.Sum(fmt.Sprintf("%064x", i*7919))
+			st.PutSource(id, state.Source{Status: state.Fresh, Since: "2026-12-01", LastCheck: now, LastGood: now, HTTPStatus: 200, SHA256: sum, Size: 15, ContentType: "text/plain; charset=utf-8", TextChecks: []state.TextCheck{{Raw: string(sum), View: string(sum)}}})
+			ix.Add(id, store.Entry{SHA256: sum, Size: 15, ContentType: "text/plain; charset=utf-8", FinalURL: set.Sources[i].URL, FirstSeen: "2026-12-01", Status: 200, Fetched: now.Format(time.RFC3339),
+				Header: map[string]string{"Content-Type": "text/plain; charset=utf-8", "Date": now.Format(time.RFC1123)}}, "")
+		}
+		var lines [hosts]strings.Builder
+		for i, src := range set.Sources {
+			put(i)
+			for _, e := range []string{ledger.Dispatch, ledger.Result} {
+				l, err := json.Marshal(ledger.Line{Event: e, Time: now, Host: src.Host, URL: src.URL, Purpose: ledger.PurposeDocument, Source: src.ID, RunID: "bench"})
+				must(b, err)
+				lines[i/docs].Write(append(l, '\n'))
+			}
+		}
+		for h := range hosts {
+			host := fmt.Sprintf("127.0.0.1:%d", 10000+h)
+			st.PutHost(host, state.Host{LastDispatch: now, LastCompletion: now})
+			st.PutRobots("http://"+host, state.Robots{URL: "http://" + host + "/robots.txt", FetchedAt: now, HTTPStatus: 404, Outcome: state.RobotsMissing})
+			path := filepath.Join(o.LedgerDir(), ledger.Path(ledger.Day(now), host))
+			must(b, os.MkdirAll(filepath.Dir(path), 0o755))
+			must(b, os.WriteFile(path, []byte(lines[h].String()), 0o644))
+		}
+		led, err := ledger.Open(o.LedgerDir())
+		must(b, err)
+		must(b, os.MkdirAll(o.Snapshots, 0o755))
+		feeds := startFeedWriter(o.Dirs, nil, set, ix, st)
+		for i, id := range ids {
+			if i%docs != docs-1 {
+				feeds.add(id)
+			}
+		}
+		for !feeds.wrote(len(ids) - hosts) {
+			time.Sleep(time.Millisecond)
+		}
+		must(b, ix.PreEncode())
+		must(b, st.PreEncode())
+		for i := range 10 {
+			put(i * 97)
+		}
+		runtime.GC() // the setup's garbage is not the save's
+		b.StartTimer()
+		user0, sys0 := cpuTime()
+		// Each host's last answer comes in the last moments: the writer
+		// has their feeds still to write.
+		for i, id := range ids {
+			if i%docs == docs-1 {
+				feeds.add(id)
+			}
+		}
+		// Labelled for a profile: go tool pprof -tagfocus exit=save.
+		pprof.Do(b.Context(), pprof.Labels("exit", "save"), func(context.Context) {
+			must(b, save(o, st, ix, led, feeds))
+		})
+		user1, sys1 := cpuTime()
+		user, sys = user+user1-user0, sys+sys1-sys0
+	}
+	// The CPU of every goroutine, the feed writer's and the collector's
+	// too: on a machine shared with others it varies less than the wall.
+	// The kernel's is mostly creating, flushing and renaming files.
+	b.ReportMetric(float64(user.Microseconds())/1000/float64(b.N), "user-cpu-ms/op")
+	b.ReportMetric(float64(sys.Microseconds())/1000/float64(b.N), "sys-cpu-ms/op")
+}
+
+// wrote says whether w has written n feeds.
+func (w *feedWriter) wrote(n int) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.written) >= n
+}
