@@ -50,20 +50,18 @@ func cmdRun(ctx context.Context, io IO, args []string) error {
 // runRun is one fetch run (see session.Run), its error mapped to the
 // command's exit codes.
 func runRun(ctx context.Context, opts runOptions) error {
-	set, err := loadManifests(opts.Manifests, opts.IO)
-	if err != nil {
-		return err
-	}
-	_, err = session.Run(ctx, opts.session(set))
+	_, err := session.Run(ctx, opts.session())
 	return sessionError(err)
 }
 
-// session is what opts asks of a run over set.
-func (opts runOptions) session(set *manifest.Set) session.Options {
+// session is what opts asks of a run. The manifests are loaded in the
+// run, beside its opening of the directories.
+func (opts runOptions) session() session.Options {
 	return session.Options{
 		Dirs:   opts.dirs(),
 		Output: runOutput(opts.IO, opts.Terminal, opts.Tick),
-		Set:    set, Only: opts.Only, MaxDuration: opts.MaxDuration, DryRun: opts.DryRun,
+		Load:   func() (*manifest.Set, error) { return loadManifests(opts.Manifests, opts.IO) },
+		Only:   opts.Only, MaxDuration: opts.MaxDuration, DryRun: opts.DryRun,
 		RunID: opts.RunID, Clock: opts.Clock,
 		Hosts: opts.Hosts, Spent: opts.Spent, Deadline: opts.Deadline, AfterRequest: opts.AfterRequest,
 	}

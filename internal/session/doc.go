@@ -1,7 +1,8 @@
 // Package session is one fetch run in a working directory, from start to
-// saved: it checks the options against the manifests, loads the state,
-// the store and the index, locks the state directory against another run
-// on the machine, opens the ledger, recovers what an interrupted run left
+// saved: it loads the state, the store and the index, locks the state
+// directory against another run on the machine and opens the ledger
+// (while the manifests load, when it is given them to load), checks the
+// options against the manifests, recovers what an interrupted run left
 // (blobs no index names, temp files), signs requests when a key is set,
 // runs the pipeline with a progress view, and saves the ledger, the index,
 // the state, the reports and the public pages, also after an

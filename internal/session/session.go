@@ -57,7 +57,11 @@ func (o Output) getenv(key string) string {
 type Options struct {
 	Dirs
 	Output
-	Set *manifest.Set // the manifests, loaded; required
+	// Set is the manifests, loaded; when it is nil, Load loads them, while
+	// the run opens its directories (a first run creates them durably,
+	// which takes about as long as parsing a thousand sources).
+	Set  *manifest.Set
+	Load func() (*manifest.Set, error)
 
 	// Only limits the run to one source id or one jurisdiction.
 	Only string
@@ -90,7 +94,7 @@ type Result struct {
 // the index, the state, the reports and the pages — also after an
 // interruption, so nothing fetched is lost. Its error has a kind (see
 // ErrUsage, ErrCannot, ErrInterrupted, ErrFailures; pipeline.ErrFatal is
-// one of ErrCannot's).
+// one of ErrCannot's); Load's is returned as it is.
 func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
@@ -101,37 +105,29 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Output.Err == nil {
 		o.Output.Err = io.Discard
 	}
+	opened := make(chan *workspace, 1)
+	go func(d Dirs, dryRun bool) { opened <- openWorkspace(d, dryRun) }(o.Dirs, o.DryRun)
 	set := o.Set
+	if set == nil {
+		var err error
+		if set, err = o.Load(); err != nil {
+			(<-opened).close()
+			return Result{}, err
+		}
+		o.Set = set
+	}
+	w := <-opened
+	defer w.close()
 	if err := CheckOnly(set, o.Only); err != nil {
 		return Result{}, err
 	}
-	st, err := state.Load(o.State)
-	if err != nil {
-		return Result{}, cannotRun("%w", err)
+	if w.err != nil {
+		return Result{}, w.err
 	}
-	s := store.ReadOnly(o.Snapshots)
-	if !o.DryRun {
-		if s, err = store.Open(o.Snapshots); err != nil {
-			return Result{}, cannotRun("%w", err)
-		}
-	}
-	ix, err := store.LoadIndex(o.IndexPath())
-	if err != nil {
-		return Result{}, cannotRun("%w", err)
-	}
+	st, s, ix, led := w.state, w.store, w.index, w.ledger
 	if o.DryRun {
 		return Result{}, printPlan(ctx, o, set, st, s)
 	}
-	unlock, err := lockState(o.lockPath())
-	if err != nil {
-		return Result{}, err
-	}
-	defer unlock()
-	led, err := ledger.Open(o.LedgerDir())
-	if err != nil {
-		return Result{}, cannotRun("%w", err)
-	}
-	defer led.Close()
 	if err := recoverInterrupted(ctx, o, s, ix, st); err != nil {
 		return Result{}, err
 	}
@@ -187,6 +183,59 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return out, fmt.Errorf("%w; the report is %s", ErrFailures, md)
 	}
 	return out, nil
+}
+
+// workspace is what a run opens of its directories before it knows its
+// manifests: the state, the store and its index and, unless it is a dry
+// run, the lock and the ledger.
+type workspace struct {
+	state  *state.State
+	store  *store.Store
+	index  *store.Index
+	unlock func()
+	ledger *ledger.Ledger
+	err    error // the first failure; what it needed is not open
+}
+
+func openWorkspace(d Dirs, dryRun bool) *workspace {
+	w := &workspace{}
+	var err error
+	if w.state, err = state.Load(d.State); err != nil {
+		w.err = cannotRun("%w", err)
+		return w
+	}
+	w.store = store.ReadOnly(d.Snapshots)
+	if !dryRun {
+		if w.store, err = store.Open(d.Snapshots); err != nil {
+			w.err = cannotRun("%w", err)
+			return w
+		}
+	}
+	if w.index, err = store.LoadIndex(d.IndexPath()); err != nil {
+		w.err = cannotRun("%w", err)
+		return w
+	}
+	if dryRun {
+		return w
+	}
+	if w.unlock, w.err = lockState(d.lockPath()); w.err != nil {
+		return w
+	}
+	if w.ledger, err = ledger.Open(d.LedgerDir()); err != nil {
+		w.err = cannotRun("%w", err)
+	}
+	return w
+}
+
+// close closes the ledger (its result lines were made durable by save
+// already, or there are none) and lets the lock go.
+func (w *workspace) close() {
+	if w.ledger != nil {
+		w.ledger.Close()
+	}
+	if w.unlock != nil {
+		w.unlock()
+	}
 }
 
 // save writes what a run leaves: the files are independent and written

@@ -182,6 +182,50 @@ func TestRunRefusesWhileAnotherRunHoldsTheState(t *testing.T) {
 	}
 }
 
+// TestDirectoriesOpenWhileTheManifestsLoad: with Load, the run holds its
+// lock (its directories open) before the manifests are loaded, rather than
+// after; a Load that fails lets the lock go and its error is the run's.
+func TestDirectoriesOpenWhileTheManifestsLoad(t *testing.T) {
+	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "x") })
+	var out bytes.Buffer
+	o := options(t, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), &out, [2]string{"t-doc", srv.URL + "/doc"})
+	set := o.Set
+	o.Set = nil
+	// Load returns once another taker of the lock is refused: if the run
+	// opened its directories only after Load, it would never return.
+	o.Load = func() (*manifest.Set, error) {
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			unlock, err := lockState(o.lockPath())
+			if err != nil {
+				return set, nil
+			}
+			unlock()
+			time.Sleep(time.Millisecond)
+		}
+		return nil, errors.New("the lock was still free after 10 s of loading")
+	}
+	if _, err := Run(t.Context(), o); err != nil {
+		t.Fatalf("Run: %v\n%s", err, out.String())
+	}
+
+	bad := errors.New("2 problem(s) in manifests")
+	o.Load = func() (*manifest.Set, error) { return nil, bad }
+	if _, err := Run(t.Context(), o); err != bad {
+		t.Fatalf("Run with a failing Load: %v, want Load's error as it is", err)
+	}
+	unlock, err := lockState(o.lockPath())
+	if err != nil {
+		t.Fatalf("after a failed Load the lock is still held: %v", err)
+	}
+	// The manifests' problems come first: another run holding the lock
+	// is the lesser news.
+	if _, err := Run(t.Context(), o); err != bad {
+		t.Errorf("Run with a failing Load while another run holds the lock: %v, want Load's error", err)
+	}
+	unlock()
+}
+
 // TestLedgerSpentCountsTheDaysDispatches: the dry run's count of what a
 // host already spent reads its ledger of the day, and finds nothing for a
 // host or a day without one.
