@@ -63,17 +63,6 @@ func TestProgressLogOnFakeClock(t *testing.T) {
 	}
 }
 
-// playScreen returns what the terminal shows at the end, and every line
-// it showed on the way.
-func playScreen(t *testing.T, out string) (shown, ever []string) {
-	t.Helper()
-	shown, ever, err := escapetest.PlayScreen(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return shown, ever
-}
-
 // A real run on a terminal: the live view follows the host through its
 // turn, shows its budget, and at the end of the turn what holds it back
 // (here the backoff after a 503); it is gone when the run ends.
@@ -85,7 +74,7 @@ func TestProgressTerminalRun(t *testing.T) {
 	w := newWorkspace(t, testPolicy, "", src{"test-a", a.url("/a"), ""})
 	w.clock = clock.NewFake(time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC))
 	w.run(context.Background(), func(o *runOptions) { o.Terminal = true })
-	shown, ever := playScreen(t, w.out.String())
+	shown, ever := escapetest.PlayScreen(t, w.out.String())
 	host := a.host()
 	var sawBudget, sawBackoff bool
 	for _, l := range ever {

@@ -19,19 +19,8 @@ import (
 // lines, erase below" escape removes the lines it drew.
 func screen(t *testing.T, out string) []string {
 	t.Helper()
-	shown, _ := playScreen(t, out)
+	shown, _ := escapetest.PlayScreen(t, out)
 	return shown
-}
-
-// playScreen returns what the terminal shows at the end, and every line
-// it showed on the way.
-func playScreen(t *testing.T, out string) (shown, ever []string) {
-	t.Helper()
-	shown, ever, err := escapetest.PlayScreen(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return shown, ever
 }
 
 // On a terminal, event lines scroll above a live view of every host —

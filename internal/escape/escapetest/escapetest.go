@@ -11,6 +11,7 @@ import (
 	"html"
 	"regexp"
 	"strings"
+	"testing"
 	"unicode"
 	"unicode/utf8"
 
@@ -249,8 +250,17 @@ func CellTexts(doc string) [][]string {
 // with the "\033[NF\033[J" redraws of a live view, and returns what the
 // terminal shows at the end and every line it showed on the way. Any
 // other escape, an escape inside a line or a last line without its
-// newline is an error.
-func PlayScreen(out string) (shown, ever []string, err error) {
+// newline fails tb.
+func PlayScreen(tb testing.TB, out string) (shown, ever []string) {
+	tb.Helper()
+	shown, ever, err := playScreen(out)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return shown, ever
+}
+
+func playScreen(out string) (shown, ever []string, err error) {
 	for len(out) > 0 {
 		if i := strings.Index(out, "\033["); i == 0 {
 			var n int
