@@ -107,15 +107,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	opened := make(chan *workspace, 1)
 	go func(d Dirs, dryRun bool) { opened <- openWorkspace(d, dryRun) }(o.Dirs, o.DryRun)
-	set := o.Set
-	if set == nil {
+	if o.Set == nil {
 		var err error
-		if set, err = o.Load(); err != nil {
+		if o.Set, err = o.Load(); err != nil {
 			(<-opened).close()
 			return Result{}, err
 		}
-		o.Set = set
 	}
+	set := o.Set
 	w := <-opened
 	defer w.close()
 	if err := CheckOnly(set, o.Only); err != nil {
