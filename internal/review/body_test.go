@@ -102,19 +102,7 @@ func TestBodyGolden(t *testing.T) {
 		}
 	}
 	got := Title(changes) + "\n\n" + Body(changes, SummaryOf(new), links(testRunURL), Details{})
-	golden := filepath.Join("testdata", "body.golden.md")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("body differs from %s (-want +got; go test -update rewrites it):\n%s", golden, d)
-	}
+	golden(t, "body.golden.md", got)
 }
 
 // The server's text never escapes its code span: no mention, no link, no
@@ -292,19 +280,7 @@ func TestBodyWithTextDiffsGolden(t *testing.T) {
 	newR := &report.Report{Sources: newE}
 	changes := report.Diff(&report.Report{Sources: oldE}, newR)
 	got := Title(changes) + "\n\n" + Body(changes, SummaryOf(newR), Links{Blob: testBlobURL(), File: testFileURL, Run: testRunURL}, d)
-	golden := filepath.Join("testdata", "body_text.golden.md")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), got); d != "" {
-		t.Errorf("body differs from %s (-want +got; go test -update rewrites it):\n%s", golden, d)
-	}
+	golden(t, "body_text.golden.md", got)
 	for _, must := range []string{"failing since 2026-11-02, 14 checks", "**£50,270** → **£50,070**", "### Still failing (1)"} {
 		if !strings.Contains(got, must) {
 			t.Errorf("body lacks %q", must)
@@ -416,5 +392,23 @@ func TestOtherChangesNameEveryField(t *testing.T) {
 	body := Body([]report.Change{{ID: o.ID, Jurisdiction: "gb", Old: o, New: n, Kind: report.KindOther}}, Summary{}, Links{}, Details{})
 	if !strings.Contains(body, ": changed jurisdiction\n") {
 		t.Errorf("the jurisdiction is not named:\n%s", body)
+	}
+}
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), got); d != "" {
+		t.Errorf("body differs from %s (-want +got; go test -update rewrites it):\n%s", path, d)
 	}
 }
