@@ -54,6 +54,18 @@ func newServer(t *testing.T, h http.HandlerFunc) *server {
 	return s
 }
 
+// ratesServer has no robots.txt and answers every other path with a page
+// of rates of its own.
+func ratesServer(t *testing.T) *server {
+	return newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, "rates for "+r.URL.Path)
+	})
+}
+
 func (s *server) seen() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -103,13 +115,7 @@ func must(t testing.TB, err error) {
 // the document it fetched, and says it was interrupted.
 func TestSavedAfterCancel(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		fmt.Fprint(w, "rates for "+r.URL.Path)
-	})
+	srv := ratesServer(t)
 	var out bytes.Buffer
 	o := options(t, clk, &out, [2]string{"t-a", srv.URL + "/a"}, [2]string{"t-b", srv.URL + "/b"})
 	ctx, cancel := context.WithCancel(t.Context())
@@ -278,13 +284,7 @@ func TestErrorKinds(t *testing.T) {
 // rewritten afterwards from the saved state and index change nothing, and
 // each source's feed holds its first copy.
 func TestFeedsWrittenDuringTheRunAreTheEndsOwn(t *testing.T) {
-	srv := newServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			http.NotFound(w, r)
-			return
-		}
-		fmt.Fprint(w, "rates for "+r.URL.Path)
-	})
+	srv := ratesServer(t)
 	var out bytes.Buffer
 	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	o := options(t, clk, &out, [2]string{"t-a", srv.URL + "/a"}, [2]string{"t-b", srv.URL + "/b"})
