@@ -36,14 +36,22 @@ func (x crossCheck) warnf(file string, line int, format string, args ...any) {
 // sources finds duplicate ids and URLs across all manifests, and hosts that
 // the private-network setting does not fit.
 func (x crossCheck) sources(ms []parsed) {
-	ids := map[string]source{}
-	urls := map[string]source{}
-	var public []source
+	n := 0
 	for _, m := range ms {
-		for _, s := range m.sources {
+		n += len(m.sources)
+	}
+	// Pointers, not copies: a source is a large struct, and a manifest
+	// set can hold a hundred thousand.
+	ids := make(map[string]*source, n)
+	urls := make(map[string]*source, n)
+	var public int
+	var firstPublic *source
+	for _, m := range ms {
+		for i := range m.sources {
+			s := &m.sources[i]
 			if s.ID != "" {
 				if first, dup := ids[s.ID]; dup {
-					here, other := x.order(first, s)
+					here, other := x.order(*first, *s)
 					x.errorf(here.File, here.Line, "source id %q is already used at %s; ids are unique across all manifests: choose another", s.ID, at(other.File, other.Line))
 				} else {
 					ids[s.ID] = s
@@ -54,7 +62,7 @@ func (x crossCheck) sources(ms []parsed) {
 			}
 			same := sameURL(s.URL)
 			if first, dup := urls[same]; dup {
-				here, other := x.order(first, s)
+				here, other := x.order(*first, *s)
 				x.errorf(here.File, here.urlLine, "url %s is already listed as %q at %s; list each document once", here.URL, other.ID, at(other.File, other.urlLine))
 			} else {
 				urls[same] = s
@@ -65,13 +73,15 @@ func (x crossCheck) sources(ms []parsed) {
 				// it, and a run must show that refusal in the report.
 				x.warnf(s.File, s.urlLine, "url %s names a private address (%s), which the fetcher refuses to connect to; list a public URL (private hosts are for tests and the demo, with allow_private_networks: true)", s.URL, s.Host)
 			case !private:
-				public = append(public, s)
+				if public++; firstPublic == nil {
+					firstPublic = s
+				}
 			}
 		}
 	}
-	if x.pol.AllowPrivateNetworks && len(public) > 0 {
-		s := public[0]
-		x.errorf(x.pol.path, x.pol.allowLine, "allow_private_networks: true is for tests and the demo only, but %d source(s) name public hosts (first: %s at %s, host %s); set it to false", len(public), s.ID, at(s.File, s.urlLine), s.Host)
+	if x.pol.AllowPrivateNetworks && public > 0 {
+		s := firstPublic
+		x.errorf(x.pol.path, x.pol.allowLine, "allow_private_networks: true is for tests and the demo only, but %d source(s) name public hosts (first: %s at %s, host %s); set it to false", public, s.ID, at(s.File, s.urlLine), s.Host)
 	}
 }
 

@@ -90,6 +90,9 @@ func parseManifest(f *file, root *yaml.Node, stem string, pol policy.Policy) par
 	}
 	if e, ok := fs["sources"]; ok {
 		m.sources = f.sources(e, m.Jurisdiction)
+		if len(m.sources) > 0 {
+			m.Sources = make([]Source, 0, len(m.sources))
+		}
 		for _, s := range m.sources {
 			m.Sources = append(m.Sources, s.Source)
 		}
@@ -246,7 +249,7 @@ func (f *file) sources(e entry, jurisdiction string) []source {
 		f.errorf(e.val.Line, "sources must be a list with at least one source ({id, url, kind, title})")
 		return nil
 	}
-	var out []source
+	out := make([]source, 0, len(e.val.Content))
 	for _, item := range e.val.Content {
 		out = append(out, f.source(item, jurisdiction))
 	}

@@ -250,6 +250,13 @@ func sortDiagnostics(ds Diagnostics) {
 // build assembles the Set of manifests that passed every check.
 func build(pol policy.Policy, ms []parsed, merged map[string]*mergedHost) *Set {
 	set := &Set{Policy: pol, Hosts: map[string]policy.Host{}}
+	n := 0
+	for _, m := range ms {
+		n += len(m.Manifest.Sources)
+	}
+	if n > 0 {
+		set.Sources = make([]Source, 0, n)
+	}
 	for _, m := range ms {
 		set.Manifests = append(set.Manifests, m.Manifest)
 		set.Sources = append(set.Sources, m.Manifest.Sources...)
