@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/github"
@@ -111,17 +112,33 @@ func feedInput(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.
 	}
 }
 
-// feedWriter writes each source's feed as soon as the source's turn is
+// feedWriter writes each source's feed soon after the source's turn is
 // over, while its host waits for the next dispatch: a first run has a
 // feed per source to write, a thousand files that would otherwise all
 // wait for the run's last answer. What it could not write is left to the
 // end (done does not name it), which then writes it or says why not.
+//
+// It writes once the answers pause (quiet), not as each one comes: hosts
+// answered together dispatch together again one delay later, and files
+// written among their answers take the CPU those answers' next requests
+// want. A host whose turn is over has no next request to keep clear of,
+// so hostDone makes the writer write at once: the feeds of the last
+// answers do not wait for the end. Answers that never pause still have
+// their feeds written every holdMax.
 type feedWriter struct {
 	in    public.FeedInput
 	rules public.Rules
 	dir   string
 	st    *state.State
 	byID  map[string]manifest.Source // Set.Source looks through them all
+	// quiet and holdMax are wall time, not the run's clock: they space our
+	// own disk work from our requests on this machine's CPU, and no
+	// outcome depends on them.
+	quiet, holdMax time.Duration
+
+	adds atomic.Int64  // add calls so far, to see the answers pause
+	now  chan struct{} // write without waiting: a host's turn is over
+	halt chan struct{} // closed by stop: no more waiting at all
 
 	mu       sync.Mutex
 	queue    []string
@@ -132,9 +149,24 @@ type feedWriter struct {
 	stopped  chan struct{}
 }
 
+// The writer's pauses: quiet is well under any delay the rules allow, and
+// long next to the moments in which hosts answered together come back.
+const (
+	feedQuiet   = 20 * time.Millisecond
+	feedHoldMax = time.Second
+)
+
 func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index, st *state.State) *feedWriter {
+	w := newFeedWriter(p, getenv, set, ix, st)
+	w.start()
+	return w
+}
+
+func newFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index, st *state.State) *feedWriter {
 	w := &feedWriter{
 		in: feedInput(p, getenv, set, ix), rules: public.RulesOf(set), dir: p.Reports, st: st,
+		quiet: feedQuiet, holdMax: feedHoldMax,
+		now: make(chan struct{}, 1), halt: make(chan struct{}),
 		written: map[string]bool{}, wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 	}
 	// The end's feeds of every document and of each jurisdiction show the
@@ -144,19 +176,58 @@ func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *
 	for _, src := range slices.Backward(set.Sources) { // the first of an id wins, as in Set.Source
 		w.byID[src.ID] = src
 	}
+	return w
+}
+
+func (w *feedWriter) start() {
 	go func() {
 		defer close(w.stopped)
 		for range w.wake {
+			w.settle()
 			w.flush()
 			w.preEncode()
 		}
 		w.flush()
 	}()
-	return w
+}
+
+// settle waits until no answer has come for w.quiet, a host's turn is
+// over, the writer stops, or w.holdMax has passed.
+func (w *feedWriter) settle() {
+	hold := time.NewTimer(w.holdMax)
+	defer hold.Stop()
+	quiet := time.NewTimer(w.quiet)
+	defer quiet.Stop()
+	for {
+		n := w.adds.Load()
+		select {
+		case <-quiet.C:
+			if w.adds.Load() == n {
+				return
+			}
+			quiet.Reset(w.quiet)
+		case <-w.now:
+			return
+		case <-w.halt:
+			return
+		case <-hold.C:
+			return
+		}
+	}
+}
+
+// hostDone tells the writer that a host's turn is over: what is queued
+// is written without waiting for the answers to pause. It never blocks.
+func (w *feedWriter) hostDone() {
+	select {
+	case w.now <- struct{}{}:
+	default: // a write without waiting is due already
+	}
 }
 
 // add queues id's feed; it never blocks (pipeline.Options.SourceDone).
 func (w *feedWriter) add(id string) {
+	w.adds.Add(1)
 	w.mu.Lock()
 	w.queue = append(w.queue, id)
 	w.mu.Unlock()
@@ -226,6 +297,7 @@ func (w *feedWriter) stop() (done func(id string) bool) {
 	w.mu.Lock()
 	w.stopping = true
 	w.mu.Unlock()
+	close(w.halt)
 	close(w.wake)
 	<-w.stopped
 	return func(id string) bool { return w.written[id] }

@@ -145,11 +145,16 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
 		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
 		Clock: o.Clock, Only: o.Only, RunID: o.RunID,
-		Deadline:   deadline(o),
-		Hosts:      o.Hosts,
-		Spent:      o.Spent,
-		Log:        prog.event,
-		HostEvent:  prog.hostEvent,
+		Deadline: deadline(o),
+		Hosts:    o.Hosts,
+		Spent:    o.Spent,
+		Log:      prog.event,
+		HostEvent: func(e pipeline.HostEvent) {
+			prog.hostEvent(e)
+			if e.Kind == pipeline.HostDone {
+				feeds.hostDone()
+			}
+		},
 		SourceDone: feeds.add,
 		Progress: func(r pipeline.Result) {
 			prog.update(r)

@@ -325,6 +325,46 @@ func TestFeedsWrittenDuringTheRunAreTheEndsOwn(t *testing.T) {
 	}
 }
 
+// TestFeedWriterWaitsForTheAnswersToPause: feeds are written once the
+// answers pause, not among them, where they would take the CPU the hosts'
+// next requests want; at once when a host's turn is over, or at the stop.
+func TestFeedWriterWaitsForTheAnswersToPause(t *testing.T) {
+	var out bytes.Buffer
+	o := options(t, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), &out, [2]string{"t-a", "http://127.0.0.1:1/a"}, [2]string{"t-b", "http://127.0.0.1:1/b"})
+	feed := func(id string) string { return filepath.Join(o.Reports, "feeds", "sources", id+".atom") }
+	written := func(id string) bool {
+		_, err := os.Stat(feed(id))
+		return err == nil
+	}
+	w := newFeedWriter(o.Dirs, nil, o.Set, store.NewIndex(), state.New())
+	w.quiet, w.holdMax = time.Hour, time.Hour // answers that keep coming
+	w.start()
+	w.add("t-a")
+	// Without the wait, the feed is written in a few milliseconds; with
+	// it, not in the hour. A loaded machine can only make this pass.
+	time.Sleep(50 * time.Millisecond)
+	if written("t-a") {
+		t.Fatal("t-a's feed was written while answers were still coming")
+	}
+	w.hostDone()
+	for deadline := time.Now().Add(10 * time.Second); !written("t-a"); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("t-a's feed was not written after its host's turn was over")
+		}
+	}
+	w.add("t-b")
+	stopped := make(chan func(string) bool)
+	go func() { stopped <- w.stop() }()
+	select {
+	case done := <-stopped:
+		if !done("t-a") || !done("t-b") || !written("t-b") {
+			t.Errorf("at the stop: t-a done %v, t-b done %v, t-b written %v; want all true", done("t-a"), done("t-b"), written("t-b"))
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("stop waited for the answers to pause")
+	}
+}
+
 // TestFeedWriterLeavesToTheEndWhatItCouldNotWrite: a feed the writer
 // could not write is not named done, so that the end writes it (or says
 // why not).
