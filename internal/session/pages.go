@@ -115,8 +115,9 @@ func feedInput(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.
 // feedWriter writes each source's feed soon after the source's turn is
 // over, while its host waits for the next dispatch: a first run has a
 // feed per source to write, a thousand files that would otherwise all
-// wait for the run's last answer. What it could not write is left to the
-// end (done does not name it), which then writes it or says why not.
+// wait for the run's last answer. What it could not write, or had not
+// begun to write when it was stopped, is left to the end (done does not
+// name it), which then writes it or says why not.
 //
 // It writes once the answers pause (quiet), not as each one comes: hosts
 // answered together dispatch together again one delay later, and files
@@ -183,11 +184,12 @@ func (w *feedWriter) start() {
 	go func() {
 		defer close(w.stopped)
 		for range w.wake {
-			w.settle()
+			if w.settle(); w.halted() {
+				return
+			}
 			w.flush()
 			w.preEncode()
 		}
-		w.flush()
 	}()
 }
 
@@ -213,6 +215,16 @@ func (w *feedWriter) settle() {
 		case <-hold.C:
 			return
 		}
+	}
+}
+
+// halted reports whether stop was called.
+func (w *feedWriter) halted() bool {
+	select {
+	case <-w.halt:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -291,8 +303,10 @@ func (w *feedWriter) preEncode() {
 // preEncodeEvery is how many sources' turns end between two preEncodes.
 const preEncodeEvery = 25
 
-// stop waits for the feeds queued to be written and returns which were.
-// No add may follow.
+// stop waits for the write under way, if any, and returns which feeds
+// the writer wrote. The feeds still queued are left to the end, which
+// writes them beside the pages, all at once, rather than after the
+// writer's last batch. No add may follow.
 func (w *feedWriter) stop() (done func(id string) bool) {
 	w.mu.Lock()
 	w.stopping = true
