@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -59,12 +61,22 @@ func WriteFilesIfChanged(files []Named, perm fs.FileMode) ([]bool, error) {
 			return changed, fmt.Errorf("write %s: %w", files[i].Path, err)
 		}
 	}
-	for dir := range dirs {
-		if err := SyncDir(dir); err != nil {
-			return changed, err
+	return changed, syncDirs(dirs)
+}
+
+// syncDir is SyncDir; a test replaces it to see which directories are
+// flushed.
+var syncDir = SyncDir
+
+// syncDirs flushes each of dirs, in name order, and returns the first
+// error. (Flushed at once instead, they measured no faster.)
+func syncDirs(dirs map[string]bool) error {
+	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
+		if err := syncDir(dir); err != nil {
+			return err
 		}
 	}
-	return changed, nil
+	return nil
 }
 
 // writeIfChanged is WriteFileIfChanged less the directory's flush.

@@ -1,10 +1,13 @@
 package atomicfile
 
 import (
+	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -53,4 +56,52 @@ func TestWriteFilesIfChanged(t *testing.T) {
 	if got, _ := os.ReadFile(after); string(got) != "c" || !wrote[1] {
 		t.Errorf("the file after the failing one: %q, written %v", got, wrote)
 	}
+}
+
+// TestWriteFilesIfChangedFlushesEachNewName: every directory that got a
+// new name is flushed, once, whatever the number of files in it; one with
+// nothing new is not; a failed flush is the error, the first directory's
+// in name order when several fail (not one picked by map order).
+func TestWriteFilesIfChangedFlushesEachNewName(t *testing.T) {
+	dir := t.TempDir()
+	a, b, c := filepath.Join(dir, "a"), filepath.Join(dir, "b"), filepath.Join(dir, "c")
+	for _, d := range []string{a, b, c} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(c, "same"), []byte("s"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	flushed := map[string]int{}
+	fail := map[string]bool{}
+	syncDir = func(d string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		flushed[d]++
+		if fail[d] {
+			return errors.New("flush of " + filepath.Base(d) + " failed")
+		}
+		return SyncDir(d)
+	}
+	t.Cleanup(func() { syncDir = SyncDir })
+	files := []Named{{filepath.Join(b, "1"), []byte("1")}, {filepath.Join(a, "1"), []byte("1")}, {filepath.Join(a, "2"), []byte("2")}, {filepath.Join(c, "same"), []byte("s")}}
+	if _, err := WriteFilesIfChanged(files, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{a: 1, b: 1}; !maps.Equal(flushed, want) {
+		t.Errorf("flushed %v, want %v", flushed, want)
+	}
+
+	clear(flushed)
+	fail[a], fail[b] = true, true
+	files = []Named{{filepath.Join(b, "3"), []byte("3")}, {filepath.Join(a, "3"), []byte("3")}}
+	if _, err := WriteFilesIfChanged(files, 0o644); err == nil || err.Error() != "flush of a failed" {
+		t.Errorf("error %v, want the flush of a's", err)
+	}
+	if want := map[string]int{a: 1}; !maps.Equal(flushed, want) {
+		t.Errorf("after failures, flushed %v, want %v (a's failure ends it)", flushed, want)
+	}
+
 }
