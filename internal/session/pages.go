@@ -141,13 +141,12 @@ type feedWriter struct {
 	now  chan struct{} // write without waiting: a host's turn is over
 	halt chan struct{} // closed by stop: no more waiting at all
 
-	mu       sync.Mutex
-	queue    []string
-	stopping bool
-	encoded  int // len(written) at the last preEncode
-	written  map[string]bool
-	wake     chan struct{}
-	stopped  chan struct{}
+	mu      sync.Mutex
+	queue   []string
+	encoded int // len(written) at the last preEncode
+	written map[string]bool
+	wake    chan struct{}
+	stopped chan struct{}
 }
 
 // The writer's pauses: quiet is well under any delay the rules allow, and
@@ -288,7 +287,7 @@ func (w *feedWriter) preEncode() {
 	w.mu.Lock()
 	// Each call copies the whole index and state: not for every source,
 	// which would take the CPU the hosts' next requests want.
-	busy := len(w.queue) > 0 || w.stopping || len(w.written) < w.encoded+preEncodeEvery
+	busy := len(w.queue) > 0 || w.halted() || len(w.written) < w.encoded+preEncodeEvery
 	if !busy {
 		w.encoded = len(w.written)
 	}
@@ -308,9 +307,6 @@ const preEncodeEvery = 25
 // writes them beside the pages, all at once, rather than after the
 // writer's last batch. No add may follow.
 func (w *feedWriter) stop() (done func(id string) bool) {
-	w.mu.Lock()
-	w.stopping = true
-	w.mu.Unlock()
 	close(w.halt)
 	close(w.wake)
 	<-w.stopped
