@@ -416,12 +416,8 @@ func BenchmarkDispatches(b *testing.B) {
 }
 
 func TestScanAll(t *testing.T) {
-	dir := t.TempDir()
-	l, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := open(t)
+	dir := l.Dir()
 	day1 := time.Date(2026, 11, 29, 23, 59, 0, 0, time.UTC)
 	day2 := day1.Add(2 * time.Minute)
 	for _, line := range []Line{
@@ -456,11 +452,7 @@ func TestScanAll(t *testing.T) {
 // Only dispatch lines are fsynced as they are written; result lines ride on
 // the next dispatch line's fsync, or on Close's.
 func TestOnlyDispatchLinesSyncAtOnce(t *testing.T) {
-	dir := t.TempDir()
-	l, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := open(t)
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	for i, ev := range []string{Dispatch, Result, Dispatch, Result} {
 		if err := l.Append(Line{Event: ev, Time: at.Add(time.Duration(i) * time.Second), Host: "x.example", URL: "https://x.example/"}); err != nil {
@@ -518,12 +510,8 @@ func watchDirSyncs(t *testing.T, block string, begun, release chan struct{}) (sy
 // not take the file, and the line with it, away after the request left.
 // Later lines of the file cost no directory sync.
 func TestNewFilesNameDurableWithItsFirstDispatch(t *testing.T) {
-	dir := t.TempDir()
-	l, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := open(t)
+	dir := l.Dir()
 	synced := watchDirSyncs(t, "", nil, nil)
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	day := filepath.Join(dir, "2026-11-30")
@@ -550,11 +538,8 @@ func TestNewFilesNameDurableWithItsFirstDispatch(t *testing.T) {
 // not synced on its own; its file's name becomes durable with the next
 // sync of the file, here Close's.
 func TestNewFilesNameDurableByClose(t *testing.T) {
-	dir := t.TempDir()
-	l, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := open(t)
+	dir := l.Dir()
 	synced := watchDirSyncs(t, "", nil, nil)
 	at := time.Date(2026, 12, 1, 0, 0, 1, 0, time.UTC)
 	if err := l.Append(Line{Event: Result, Time: at, Host: "a.example", URL: "u", Status: 200}); err != nil {
@@ -575,12 +560,8 @@ func TestNewFilesNameDurableByClose(t *testing.T) {
 // directory made by the other must not return before the directory's name
 // is durable, although the other's sync of it has not ended.
 func TestFirstLinesOfADayAtOnce(t *testing.T) {
-	dir := t.TempDir()
-	l, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := open(t)
+	dir := l.Dir()
 	begun, release := make(chan struct{}), make(chan struct{})
 	synced := watchDirSyncs(t, dir, begun, release)
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -602,17 +583,12 @@ func TestFirstLinesOfADayAtOnce(t *testing.T) {
 // A directory that cannot be synced fails the dispatch line's Append, so
 // its request is never sent.
 func TestDirSyncFailureFailsTheDispatch(t *testing.T) {
-	dir := t.TempDir()
-	l, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := open(t)
 	old := syncDir
 	syncDir = func(string) error { return errors.New("disk on fire") }
 	t.Cleanup(func() { syncDir = old })
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	err = l.Append(Line{Event: Dispatch, Time: at, Host: "a.example", URL: "u"})
+	err := l.Append(Line{Event: Dispatch, Time: at, Host: "a.example", URL: "u"})
 	if err == nil || !strings.Contains(err.Error(), "disk on fire") {
 		t.Fatalf("Append = %v, want the directory sync's error", err)
 	}
@@ -629,12 +605,8 @@ func TestDirSyncFailureFailsTheDispatch(t *testing.T) {
 
 // A torn tail from a killed run is repaired when the file is first opened.
 func TestTornTailRepairedOnOpen(t *testing.T) {
-	dir := t.TempDir()
-	l, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
+	l := open(t)
+	dir := l.Dir()
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -652,11 +624,8 @@ func TestTornTailRepairedOnOpen(t *testing.T) {
 }
 
 func TestReadDay(t *testing.T) {
-	dir := t.TempDir()
-	l, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := open(t)
+	dir := l.Dir()
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	for _, line := range []Line{
 		{Event: Dispatch, Time: at, Host: "b.example", URL: "https://b.example/1"},

@@ -13,18 +13,15 @@ import (
 // A corrupt line's error keeps the JSON error for errors.As, and an error
 // of the caller's own comes back as it is, not as a corrupt line.
 func TestScanAllErrorsUnwrap(t *testing.T) {
-	dir := t.TempDir()
-	l, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	l := open(t)
+	dir := l.Dir()
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	if err := l.Append(Line{Event: Result, Time: at, Host: "x.example", URL: "https://x.example/a", Status: 200}); err != nil {
 		t.Fatal(err)
 	}
 	l.Close()
 	stop := errors.New("enough")
-	err = ScanAll(dir, func(Line) error { return stop })
+	err := ScanAll(dir, func(Line) error { return stop })
 	if !errors.Is(err, stop) || strings.Contains(err.Error(), "corrupt") {
 		t.Errorf("ScanAll with a callback error = %v; want the callback's error as it is", err)
 	}
