@@ -51,18 +51,25 @@ func TestFilesIsMarshalIndentAfterEveryStep(t *testing.T) {
 				}
 				did = "files"
 			}
-			files, err := s.Files()
-			if err != nil {
-				t.Fatal(err)
-			}
-			doc, _ := s.snapshot()
-			want, err := json.MarshalIndent(doc, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(string(want)+"\n", string(files[stateFile])); diff != "" {
+			if diff := filesDiff(t, s); diff != "" {
 				t.Fatalf("seed %d, step %d (%s): state.json is not MarshalIndent's output (-want +got):\n%s", seed, step, did, diff)
 			}
 		}
 	}
+}
+
+// filesDiff is how the state.json that s.Files makes differs from
+// json.MarshalIndent's output of s (-MarshalIndent +Files).
+func filesDiff(t *testing.T, s *State) string {
+	t.Helper()
+	files, err := s.Files()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := s.snapshot()
+	want, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cmp.Diff(string(want)+"\n", string(files[stateFile]))
 }

@@ -3,7 +3,6 @@ package state
 import (
 	"github.com/taxkernel/taxkernelbot/internal/store"
 
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -381,16 +380,7 @@ func TestEncodingAfterPreEncodeIsMarshalIndents(t *testing.T) {
 	s.PutSource("x-03", Source{Status: Failing, Since: "2026-11-03", HTTPStatus: 503})
 	s.PutSource("new", Source{Status: Gone, Since: "2026-11-03"})
 	s.PutHost("www.gov.uk", Host{Failures: 2})
-	files, err := s.Files()
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, _ := s.snapshot()
-	want, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want)+"\n", string(files["state.json"])); diff != "" {
+	if diff := filesDiff(t, s); diff != "" {
 		t.Errorf("state.json (-MarshalIndent +Files):\n%s", diff)
 	}
 }
