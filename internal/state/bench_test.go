@@ -27,11 +27,7 @@ func BenchmarkFilesAtRunEnd(b *testing.B) {
 	for i := range 1000 {
 		put(i)
 	}
-	for h := range 50 {
-		host := fmt.Sprintf("www.tax-office-%02d.example", h)
-		s.PutHost(host, Host{LastDispatch: at, LastCompletion: at.Add(time.Second)})
-		s.PutRobots("https://"+host, Robots{URL: "https://" + host + "/robots.txt", FetchedAt: at, HTTPStatus: 200, Outcome: RobotsParsed, Body: []byte("User-agent: *\nAllow: /\n")})
-	}
+	putHosts(s, at, "User-agent: *\nAllow: /\n")
 	for b.Loop() {
 		b.StopTimer()
 		if err := s.PreEncode(); err != nil {
@@ -54,11 +50,7 @@ func BenchmarkFilesAtRunEnd(b *testing.B) {
 func BenchmarkSaveFirst(b *testing.B) {
 	s := New()
 	at := time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
-	for h := range 50 {
-		host := fmt.Sprintf("www.tax-office-%02d.example", h)
-		s.PutHost(host, Host{LastDispatch: at, LastCompletion: at.Add(time.Second)})
-		s.PutRobots("https://"+host, Robots{URL: "https://" + host + "/robots.txt", FetchedAt: at, HTTPStatus: 200, Outcome: RobotsParsed, Body: []byte("User-agent: *\nDisallow: /private/\n")})
-	}
+	putHosts(s, at, "User-agent: *\nDisallow: /private/\n")
 	for b.Loop() {
 		b.StopTimer()
 		dir := b.TempDir()
@@ -66,5 +58,15 @@ func BenchmarkSaveFirst(b *testing.B) {
 		if err := s.Save(dir); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// putHosts gives s the 50 hosts of a benchmark run, each with a robots.txt
+// of body.
+func putHosts(s *State, at time.Time, body string) {
+	for h := range 50 {
+		host := fmt.Sprintf("www.tax-office-%02d.example", h)
+		s.PutHost(host, Host{LastDispatch: at, LastCompletion: at.Add(time.Second)})
+		s.PutRobots("https://"+host, Robots{URL: "https://" + host + "/robots.txt", FetchedAt: at, HTTPStatus: 200, Outcome: RobotsParsed, Body: []byte(body)})
 	}
 }
