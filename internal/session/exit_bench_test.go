@@ -14,7 +14,6 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
-	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -29,25 +28,16 @@ import (
 func BenchmarkSaveAtRunEnd(b *testing.B) {
 	const hosts, docs = 50, 20
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
-	dir := b.TempDir()
-	manifests := filepath.Join(dir, "manifests")
-	var m strings.Builder
-	m.WriteString("jurisdiction: test\nname: Test\ntimezone: UTC\nsources:\n")
 	var ids []string
+	var sources [][2]string
 	for h := range hosts {
 		for d := range docs {
 			id := fmt.Sprintf("test-h%02d-%02d", h, d)
 			ids = append(ids, id)
-			fmt.Fprintf(&m, "  - id: %s\n    url: http://127.0.0.1:%d/doc%d\n    kind: rates-page\n    title: %s\n    recheck: 1ms\n", id, 10000+h, d, id)
+			sources = append(sources, [2]string{id, fmt.Sprintf("http://127.0.0.1:%d/doc%d", 10000+h, d)})
 		}
 	}
-	must(b, os.MkdirAll(manifests, 0o755))
-	must(b, os.WriteFile(filepath.Join(manifests, "policy.yaml"), []byte(testPolicy), 0o644))
-	must(b, os.WriteFile(filepath.Join(manifests, "test.yaml"), []byte(m.String()), 0o644))
-	set, diags := manifest.Load(manifests)
-	if diags.HasErrors() {
-		b.Fatal(diags)
-	}
+	set := testSet(b, filepath.Join(b.TempDir(), "manifests"), sources...)
 	clk := clock.NewFake(now)
 	var user, sys time.Duration
 	for b.Loop() {

@@ -79,7 +79,22 @@ func (s *server) host() string { return strings.TrimPrefix(s.URL, "http://") }
 func options(t *testing.T, clk clock.Clock, out *bytes.Buffer, sources ...[2]string) Options {
 	t.Helper()
 	dir := t.TempDir()
-	manifests := filepath.Join(dir, "manifests")
+	set := testSet(t, filepath.Join(dir, "manifests"), sources...)
+	return Options{
+		Dirs: Dirs{
+			Snapshots: filepath.Join(dir, "snapshots"),
+			Reports:   filepath.Join(dir, "reports"),
+			State:     filepath.Join(dir, "state"),
+		},
+		Output: Output{Out: out, Err: out},
+		Set:    set, MaxDuration: time.Minute, RunID: "test", Clock: clk,
+	}
+}
+
+// testSet writes the test policy and a manifest of the sources (id → URL)
+// into the directory manifests, and loads them.
+func testSet(t testing.TB, manifests string, sources ...[2]string) *manifest.Set {
+	t.Helper()
 	var b strings.Builder
 	b.WriteString("jurisdiction: test\nname: Test\ntimezone: UTC\nsources:\n")
 	for _, s := range sources {
@@ -92,15 +107,7 @@ func options(t *testing.T, clk clock.Clock, out *bytes.Buffer, sources ...[2]str
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	return Options{
-		Dirs: Dirs{
-			Snapshots: filepath.Join(dir, "snapshots"),
-			Reports:   filepath.Join(dir, "reports"),
-			State:     filepath.Join(dir, "state"),
-		},
-		Output: Output{Out: out, Err: out},
-		Set:    set, MaxDuration: time.Minute, RunID: "test", Clock: clk,
-	}
+	return set
 }
 
 func must(t testing.TB, err error) {
