@@ -119,23 +119,24 @@ func feedInput(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.
 // begun to write when it was stopped, is left to the end (done does not
 // name it), which then writes it or says why not.
 //
-// It writes once the answers pause (quiet), not as each one comes: hosts
-// answered together dispatch together again one delay later, and files
+// It writes once the answers pause (feedQuiet), not as each one comes:
+// hosts answered together dispatch together again one delay later, and files
 // written among their answers take the CPU those answers' next requests
 // want. A host whose turn is over has no next request to keep clear of,
 // so hostDone makes the writer write at once: the feeds of the last
 // answers do not wait for the end. Answers that never pause still have
-// their feeds written every holdMax.
+// their feeds written every feedHoldMax.
 type feedWriter struct {
 	in    public.FeedInput
 	rules public.Rules
 	dir   string
 	st    *state.State
 	byID  map[string]manifest.Source // Set.Source looks through them all
-	// quiet and holdMax are wall time, not the run's clock: they space our
-	// own disk work from our requests on this machine's CPU, and no
-	// outcome depends on them.
-	quiet, holdMax time.Duration
+	// after is the writer's timer, time.After unless a test injects its
+	// own. Not the run's clock: the pauses space our own disk work from
+	// our requests on this machine's CPU, and no outcome depends on them,
+	// while a fake clock's Sleep would move the hosts' time.
+	after func(time.Duration) <-chan time.Time
 
 	adds atomic.Int64  // add calls so far, to see the answers pause
 	now  chan struct{} // write without waiting: a host's turn is over
@@ -149,8 +150,8 @@ type feedWriter struct {
 	stopped chan struct{}
 }
 
-// The writer's pauses: quiet is well under any delay the rules allow, and
-// long next to the moments in which hosts answered together come back.
+// The writer's pauses: feedQuiet is well under any delay the rules allow,
+// and long next to the moments in which hosts answered together come back.
 const (
 	feedQuiet   = 20 * time.Millisecond
 	feedHoldMax = time.Second
@@ -165,8 +166,8 @@ func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *
 func newFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index, st *state.State) *feedWriter {
 	w := &feedWriter{
 		in: feedInput(p, getenv, set, ix), rules: public.RulesOf(set), dir: p.Reports, st: st,
-		quiet: feedQuiet, holdMax: feedHoldMax,
-		now: make(chan struct{}, 1), halt: make(chan struct{}),
+		after: time.After,
+		now:   make(chan struct{}, 1), halt: make(chan struct{}),
 		written: map[string]bool{}, wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 	}
 	// The end's feeds of every document and of each jurisdiction show the
@@ -192,26 +193,22 @@ func (w *feedWriter) start() {
 	}()
 }
 
-// settle waits until no answer has come for w.quiet, a host's turn is
-// over, the writer stops, or w.holdMax has passed.
+// settle waits until no answer has come for feedQuiet, a host's turn is
+// over, the writer stops, or feedHoldMax has passed.
 func (w *feedWriter) settle() {
-	hold := time.NewTimer(w.holdMax)
-	defer hold.Stop()
-	quiet := time.NewTimer(w.quiet)
-	defer quiet.Stop()
+	hold := w.after(feedHoldMax)
 	for {
 		n := w.adds.Load()
 		select {
-		case <-quiet.C:
+		case <-w.after(feedQuiet):
 			if w.adds.Load() == n {
 				return
 			}
-			quiet.Reset(w.quiet)
 		case <-w.now:
 			return
 		case <-w.halt:
 			return
-		case <-hold.C:
+		case <-hold:
 			return
 		}
 	}

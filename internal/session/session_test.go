@@ -334,40 +334,87 @@ func TestFeedsWrittenDuringTheRunAreTheEndsOwn(t *testing.T) {
 
 // TestFeedWriterWaitsForTheAnswersToPause: feeds are written once the
 // answers pause, not among them, where they would take the CPU the hosts'
-// next requests want; at once when a host's turn is over, or at the stop.
+// next requests want; at once when a host's turn is over; and what is
+// still queued at the stop is left to the end. The writer's timers are the
+// test's: each fires when the test says.
 func TestFeedWriterWaitsForTheAnswersToPause(t *testing.T) {
 	var out bytes.Buffer
-	o := options(t, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), &out, [2]string{"t-a", "http://127.0.0.1:1/a"}, [2]string{"t-b", "http://127.0.0.1:1/b"})
-	feed := func(id string) string { return filepath.Join(o.Reports, "feeds", "sources", id+".atom") }
+	var sources [][2]string
+	for _, id := range []string{"t-a", "t-b", "t-c", "t-d"} {
+		sources = append(sources, [2]string{id, "http://127.0.0.1:1/" + id})
+	}
+	o := options(t, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), &out, sources...)
 	written := func(id string) bool {
-		_, err := os.Stat(feed(id))
+		_, err := os.Stat(filepath.Join(o.Reports, "feeds", "sources", id+".atom"))
 		return err == nil
 	}
-	w := newFeedWriter(o.Dirs, nil, o.Set, store.NewIndex(), state.New())
-	w.quiet, w.holdMax = time.Hour, time.Hour // answers that keep coming
-	w.start()
-	w.add("t-a")
-	// Without the wait, the feed is written in a few milliseconds; with
-	// it, not in the hour. A loaded machine can only make this pass.
-	time.Sleep(50 * time.Millisecond)
-	if written("t-a") {
-		t.Fatal("t-a's feed was written while answers were still coming")
-	}
-	w.hostDone()
-	for deadline := time.Now().Add(10 * time.Second); !written("t-a"); time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("t-a's feed was not written after its host's turn was over")
+	eventually := func(id, what string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !written(id); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s's feed was not written %s", id, what)
+			}
 		}
 	}
+	type timer struct {
+		d    time.Duration
+		fire chan time.Time
+	}
+	timers := make(chan timer, 16)
+	next := func(want time.Duration) timer {
+		t.Helper()
+		select {
+		case tm := <-timers:
+			if tm.d != want {
+				t.Fatalf("the writer set a timer of %v, want %v", tm.d, want)
+			}
+			return tm
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the writer set no timer of %v", want)
+			return timer{}
+		}
+	}
+	w := newFeedWriter(o.Dirs, nil, o.Set, store.NewIndex(), state.New())
+	w.after = func(d time.Duration) <-chan time.Time {
+		c := make(chan time.Time, 1)
+		timers <- timer{d, c}
+		return c
+	}
+	w.start()
+
+	// An answer, and another before the quiet is up: nothing is written
+	// until a quiet passes with no answer in it.
+	w.add("t-a")
+	next(feedHoldMax)
+	first := next(feedQuiet)
+	w.add("t-b")
+	first.fire <- time.Time{}
+	second := next(feedQuiet)
+	if written("t-a") || written("t-b") {
+		t.Fatal("feeds were written while answers were still coming")
+	}
+	second.fire <- time.Time{}
+	eventually("t-a", "after a quiet with no answer")
+	eventually("t-b", "after a quiet with no answer")
+
+	// A host's turn is over: written with no timer fired.
+	w.add("t-c")
+	next(feedHoldMax)
+	next(feedQuiet)
+	w.hostDone()
+	eventually("t-c", "when its host's turn was over")
+
 	// What is still queued at the stop is the end's to write, beside the
 	// pages, not the writer's after a pause.
-	w.add("t-b")
+	w.add("t-d")
+	next(feedHoldMax)
+	next(feedQuiet)
 	stopped := make(chan func(string) bool)
 	go func() { stopped <- w.stop() }()
 	select {
 	case done := <-stopped:
-		if !done("t-a") || done("t-b") || written("t-b") {
-			t.Errorf("at the stop: t-a done %v, t-b done %v, t-b written %v; want true, false, false", done("t-a"), done("t-b"), written("t-b"))
+		if !done("t-a") || !done("t-c") || done("t-d") || written("t-d") {
+			t.Errorf("at the stop: t-a done %v, t-c done %v, t-d done %v, t-d written %v; want true, true, false, false", done("t-a"), done("t-c"), done("t-d"), written("t-d"))
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("stop waited for the answers to pause")
