@@ -78,6 +78,9 @@ type file struct {
 	// unnamed: the file (or its day directory) was created and its name
 	// is not yet durable; the next sync makes it so.
 	unnamed bool
+	// failed is a failed Settle's error, for Close: after a failed fsync a
+	// second one may succeed with the lines lost, so it is not retried.
+	failed error
 }
 
 // Open returns the ledger rooted at dir (usually <state>/ledgers), creating it.
@@ -164,7 +167,7 @@ func (l *Ledger) Append(line Line) error {
 // each host's first request.
 func (l *Ledger) sync(lf *file) error {
 	l.syncs.Add(1)
-	if err := lf.f.Sync(); err != nil {
+	if err := syncFile(lf.f); err != nil {
 		return err
 	}
 	lf.dirty = false
@@ -181,12 +184,15 @@ func (l *Ledger) sync(lf *file) error {
 	return nil
 }
 
-// syncDir is atomicfile.SyncDir; a test replaces it to see when the
-// directories are synced.
-var syncDir = atomicfile.SyncDir
+// syncDir is atomicfile.SyncDir and syncFile is (*os.File).Sync; tests
+// replace them to see when, and to make them fail.
+var (
+	syncDir  = atomicfile.SyncDir
+	syncFile = (*os.File).Sync
+)
 
-// Syncs returns how many times ledger files were fsynced by Append and
-// Close (directory syncs aside): the durability cost of the ledger.
+// Syncs returns how many times ledger files were fsynced by Append, Settle
+// and Close (directory syncs aside): the durability cost of the ledger.
 func (l *Ledger) Syncs() int64 { return l.syncs.Load() }
 
 // open opens path for appending, creating its day directory and the file,
@@ -408,10 +414,13 @@ func (l *Ledger) Close() error {
 		wg.Go(func() {
 			lf.mu.Lock()
 			defer lf.mu.Unlock()
+			if lf.failed != nil {
+				fail(lf.failed)
+			}
 			if lf.f == nil {
 				return
 			}
-			if lf.dirty {
+			if lf.dirty && lf.failed == nil {
 				if err := l.sync(lf); err != nil {
 					fail(fmt.Errorf("ledger: sync %s: %w", path, err))
 				}
@@ -426,6 +435,34 @@ func (l *Ledger) Close() error {
 	clear(l.files)
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return errors.Join(errs...)
+}
+
+// Settle makes the lines written for host durable now (the result lines
+// since its last dispatch), so that Close has the fewer files to sync: a
+// run settles each host when its turn ends, while the other hosts still
+// have requests to make, and its end waits only for the hosts that ended
+// last. What is appended for host afterwards is Close's again. A failed
+// fsync is kept for Close to report at the run's end, with its other
+// failures, and is not tried again.
+func (l *Ledger) Settle(host string) {
+	name := FileName(host)
+	l.mu.Lock()
+	var files []*file
+	for path, lf := range l.files {
+		if filepath.Base(path) == name {
+			files = append(files, lf)
+		}
+	}
+	l.mu.Unlock()
+	for _, lf := range files {
+		lf.mu.Lock()
+		if lf.f != nil && lf.dirty && lf.failed == nil && !l.closed.Load() {
+			if err := l.sync(lf); err != nil {
+				lf.failed = fmt.Errorf("ledger: sync %s: %w", lf.f.Name(), err)
+			}
+		}
+		lf.mu.Unlock()
+	}
 }
 
 // FileName is the file name used for host: "host:port" becomes

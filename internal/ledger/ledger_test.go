@@ -415,6 +415,36 @@ func BenchmarkDispatches(b *testing.B) {
 	}
 }
 
+// BenchmarkCloseAtRunEnd is the ledger's share of a run's end on 200
+// hosts, each with a result line not yet durable: all 200 left to Close,
+// or all but the 10 that ended last settled when their turns ended.
+func BenchmarkCloseAtRunEnd(b *testing.B) {
+	const hosts = 200
+	for _, settled := range []int{0, hosts - 10} {
+		b.Run(fmt.Sprintf("settled=%d", settled), func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				l := open(b)
+				for h := range hosts {
+					host := fmt.Sprintf("h%03d.example", h)
+					for _, ev := range []string{Dispatch, Result} {
+						if err := l.Append(Line{Event: ev, Time: t0, Host: host, URL: "https://" + host + "/"}); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if h < settled {
+						l.Settle(host)
+					}
+				}
+				b.StartTimer()
+				if err := l.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 func TestScanAll(t *testing.T) {
 	l := open(t)
 	dir := l.Dir()
@@ -471,6 +501,92 @@ func TestOnlyDispatchLinesSyncAtOnce(t *testing.T) {
 	}
 	if got := l.Syncs(); got != 3 {
 		t.Errorf("%d fsyncs after Close, want 3: the last result line made durable", got)
+	}
+}
+
+// A host settled when its turn ends has its result lines synced then, and
+// Close syncs only what was written after; another host's lines wait for
+// Close as before.
+func TestSettleSyncsOnlyThatHostsLinesAndLeavesTheRestToClose(t *testing.T) {
+	l := open(t)
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	appendLines := func(host string, events ...string) {
+		t.Helper()
+		for _, ev := range events {
+			if err := l.Append(Line{Event: ev, Time: at, Host: host, URL: "https://" + host + "/"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	synced := watchFileSyncs(t, nil)
+	appendLines("a.example", Dispatch, Result)
+	appendLines("b.example", Dispatch, Result)
+	l.Settle("a.example")
+	l.Settle("a.example") // nothing left to sync
+	l.Settle("c.example") // nothing written
+	want := []string{"a.example.jsonl", "b.example.jsonl", "a.example.jsonl"}
+	if got := synced(); !slices.Equal(got, want) {
+		t.Fatalf("synced %q after settling a.example, want %q: the two dispatches, then a.example's result", got, want)
+	}
+	appendLines("a.example", Result)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := synced()[len(want):]
+	slices.Sort(got)
+	if want := []string{"a.example.jsonl", "b.example.jsonl"}; !slices.Equal(got, want) {
+		t.Errorf("Close synced %q, want %q: b's result and a's line after its settling", got, want)
+	}
+	l.Settle("a.example") // after Close: nothing, and no panic
+}
+
+// A failed fsync in Settle is Close's error, and Close does not try that
+// file again: a second fsync could succeed with the lines already lost.
+func TestAFailedSettleIsReportedByClose(t *testing.T) {
+	l := open(t)
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	for _, ev := range []string{Dispatch, Result} {
+		if err := l.Append(Line{Event: ev, Time: at, Host: "a.example", URL: "https://a.example/"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	synced := watchFileSyncs(t, errors.New("disk on fire"))
+	l.Settle("a.example")
+	if got := synced(); len(got) != 1 {
+		t.Fatalf("Settle synced %q, want a.example's file once", got)
+	}
+	synced = watchFileSyncs(t, nil)
+	err := l.Close()
+	if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "a.example.jsonl") {
+		t.Errorf("Close = %v, want the settling's failure, naming the file", err)
+	}
+	if got := synced(); len(got) != 0 {
+		t.Errorf("Close synced %q again after a failed settling, want nothing", got)
+	}
+}
+
+// watchFileSyncs records the base names of the ledger files synced from
+// now on; each sync fails with fail when it is not nil.
+func watchFileSyncs(t *testing.T, fail error) (synced func() []string) {
+	t.Helper()
+	var (
+		mu    sync.Mutex
+		names []string
+	)
+	syncFile = func(f *os.File) error {
+		mu.Lock()
+		names = append(names, filepath.Base(f.Name()))
+		mu.Unlock()
+		if fail != nil {
+			return fail
+		}
+		return f.Sync()
+	}
+	t.Cleanup(func() { syncFile = (*os.File).Sync })
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(names)
 	}
 }
 
