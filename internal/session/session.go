@@ -139,6 +139,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
 		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
 	})
+	var settling sync.WaitGroup // the hosts' ledger lines, as their turns end
 	feeds := startFeedWriter(o.Dirs, o.Getenv, set, ix, st)
 	prog := newProgress(o.Output.Err, o.Clock, o.Terminal, o.Tick)
 	stopTicks := prog.start(ctx)
@@ -153,6 +154,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			prog.hostEvent(e)
 			if e.Kind == pipeline.HostDone {
 				feeds.hostDone()
+				// Beside the host's end, not in its way: the last
+				// host's lines are synced beside the end's other writes.
+				settling.Go(func() { settle(led, e.Host) })
 			}
 		},
 		SourceDone: feeds.add,
@@ -168,7 +172,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	out := Result{Result: *res, Report: filepath.Join(o.Reports, "coverage.md")}
 	// Save even after an interruption or a fatal error: what was fetched and
 	// dispatched must not be lost.
-	saved := save(o, st, ix, led, feeds)
+	saved := save(o, st, ix, led, &settling, feeds)
 	if saved != nil {
 		return out, cannotRun("%w", saved)
 	}
@@ -244,11 +248,15 @@ func (w *workspace) close() {
 
 // save writes what a run leaves: the files are independent and written
 // at once; closing the ledger makes its result lines (never fsynced on
-// their own) durable, and a failure there is reported like any other.
-func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, feeds *feedWriter) error {
+// their own) durable, those of the hosts not yet settled, and a failure
+// there, a settling's too, is reported like any other.
+func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, settling *sync.WaitGroup, feeds *feedWriter) error {
 	rep := report.Build(o.Set, st)
 	return all(
-		led.Close, // the result lines, written without an fsync of their own
+		func() error { // the result lines, written without an fsync of their own
+			settling.Wait()
+			return led.Close()
+		},
 		func() error { return ix.Save(o.IndexPath()) },
 		func() error { return st.Save(o.State) },
 		func() error { _, err := rep.Write(o.Reports); return err },
@@ -259,6 +267,9 @@ func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, feeds
 		},
 	)
 }
+
+// settle is (*ledger.Ledger).Settle; a test replaces it to see when.
+var settle = (*ledger.Ledger).Settle
 
 // recoverInterrupted puts back what a run killed before saving left: a
 // run killed between storing a blob and saving the index left blobs no
