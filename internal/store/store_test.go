@@ -523,6 +523,19 @@ func BenchmarkPut(b *testing.B) {
 			}
 		}
 	})
+	// What a run mostly puts: a page of a few KiB it already holds.
+	b.Run("held-page", func(b *testing.B) {
+		page := data[:20<<10]
+		s := openStore(b)
+		mustPut(b, s, page)
+		b.SetBytes(int64(len(page)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, _, err := s.Put(context.Background(), plainReader{bytes.NewReader(page)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // BenchmarkOpenVerify measures reading a 10 MiB blob back through the
