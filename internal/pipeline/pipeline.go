@@ -39,7 +39,8 @@ type Options struct {
 
 	Clock clock.Clock // default clock.Real
 	// NewRand returns the randomness of one host's gate; default a PCG
-	// seeded from the runtime's random source.
+	// seeded from the runtime's random source. The hosts' goroutines call
+	// it at once: it must be safe for concurrent use.
 	NewRand func() gate.Rand
 	// Only limits the run to one source id or one jurisdiction.
 	Only string
@@ -205,7 +206,7 @@ func newRun(o Options, led journal, cancel context.CancelCauseFunc) *run {
 		cancel: cancel,
 		token:  o.Set.Policy.ProductToken(),
 		start:  o.Clock.Now(),
-		gates:  map[string]*gate.Gate{},
+		gates:  map[string]func() *gate.Gate{},
 		robots: map[string]*robotsEntry{},
 		docs:   map[string][]textview.Doc{},
 	}
@@ -220,7 +221,7 @@ type run struct {
 
 	mu     sync.Mutex
 	res    Result
-	gates  map[string]*gate.Gate
+	gates  map[string]func() *gate.Gate // made once, on first use
 	robots map[string]*robotsEntry
 	// unkept are blobs stored by this run and then not kept (same text);
 	// docs holds, per source, where the two blobs of its last same-text
@@ -305,13 +306,22 @@ func due(held *store.Store, src manifest.Source, s state.Source, now time.Time) 
 }
 
 // gate returns the one gate of host, shared by every goroutine that sends
-// to it (a redirect from another host included).
+// to it (a redirect from another host included). It is made outside the
+// run's lock: making it reads the host's ledger of the day, and the hosts'
+// first requests would queue behind each other's reads.
 func (r *run) gate(host string) *gate.Gate {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	if g, ok := r.gates[host]; ok {
-		return g
+	g, ok := r.gates[host]
+	if !ok {
+		g = sync.OnceValue(func() *gate.Gate { return r.newGate(host) })
+		r.gates[host] = g
 	}
+	r.mu.Unlock()
+	return g()
+}
+
+// newGate makes host's gate, with its rules and its memory of the day.
+func (r *run) newGate(host string) *gate.Gate {
 	// The same rules the public rules page is rendered from.
 	cfg := gate.RulesFor(r.o.Set.Policy, r.o.Set.Host(host)).Config()
 	cfg.Clock = r.o.Clock
@@ -342,9 +352,7 @@ func (r *run) gate(host string) *gate.Gate {
 		r.count(func(res *Result) { res.Dispatches++ })
 		return nil
 	}
-	g := gate.New(cfg)
-	r.gates[host] = g
-	return g
+	return gate.New(cfg)
 }
 
 // hostMemory is the host's saved state, with its last dispatch taken from
