@@ -1,6 +1,8 @@
 package textview_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +16,11 @@ import (
 // MiB, nesting thousands deep, a hundred thousand pages) each end their
 // extraction with a reason, under bounds smaller than the defaults so the
 // test is quick; the test process itself is never at risk. Both PDF
-// engines are tried.
+// engines are tried. A child ended at a bound leaves nothing behind in the
+// temp directory (excelize spills a large sheet to a temp file there).
 func TestExtractionBombs(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
 	lim := textview.Limits{MaxMemory: 256 << 20, MaxCPU: 4 * time.Second, Timeout: 30 * time.Second, MaxText: 4 << 20}
 	bombs := []struct {
 		name, ct string
@@ -47,6 +52,12 @@ func TestExtractionBombs(t *testing.T) {
 			}
 			if !ok {
 				t.Errorf("%s, %s: reason %q, want one saying %q", b.name, textview.Engine(res.Kind), res.Reason, b.want)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				t.Errorf("%s, %s: the extraction left %s in the temp directory", b.name, textview.Engine(res.Kind), left[0].Name())
+				for _, e := range left {
+					os.RemoveAll(filepath.Join(tmp, e.Name()))
+				}
 			}
 		}
 	}

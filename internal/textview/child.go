@@ -182,6 +182,16 @@ func runChild(ctx context.Context, cmd func(ctx context.Context) *exec.Cmd, in i
 	defer cancel()
 	c := cmd(ctx)
 	c.WaitDelay = 5 * time.Second
+	// A temp directory of the child's own, removed once it has ended: a
+	// child ended at a bound runs none of its cleanup, and excelize leaves
+	// a large sheet's spill file behind even when it refuses the workbook.
+	if tmp, err := os.MkdirTemp("", "taxkernelbot-textview-"); err == nil {
+		defer os.RemoveAll(tmp)
+		if c.Env == nil {
+			c.Env = os.Environ()
+		}
+		c.Env = append(c.Env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
+	}
 	var res childRun
 	var inErr error
 	var inMu sync.Mutex
