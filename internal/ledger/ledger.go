@@ -438,7 +438,7 @@ func (l *Ledger) Close() error {
 }
 
 // Settle makes the lines written for host durable now (the result lines
-// since its last dispatch), so that Close has the fewer files to sync: a
+// since its last dispatch), so that Close has fewer files to sync: a
 // run settles each host when its turn ends, while the other hosts still
 // have requests to make, and its end waits only for the hosts that ended
 // last. What is appended for host afterwards is Close's again. A failed
