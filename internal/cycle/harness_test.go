@@ -142,7 +142,7 @@ func (r *repo) runner(o *Options) Runner {
 				must(r.t, err)
 				// As the pipeline does, the text of an indexed blob is kept
 				// beside it.
-				_, _, err = textview.Derive(ctx, o.Snapshots, string(sum), []byte(doc), "text/html", textview.Limits{})
+				_, _, err = textview.DeriveDoc(ctx, o.Snapshots, string(sum), textview.Doc{Raw: []byte(doc), ContentType: "text/html"}, textview.Limits{})
 				must(r.t, err)
 				ix.Add(src.ID, store.Entry{SHA256: sum, Size: size, ContentType: "text/html", FinalURL: src.URL, FirstSeen: ledger.Day(now)}, "")
 				ss.SetStatus(state.Fresh, now)

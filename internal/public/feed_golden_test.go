@@ -53,7 +53,7 @@ func feedSet(t testing.TB, js, perJ, changes int) public.FeedInput {
 			nc = 0
 		}
 		for n := range nc {
-			e := store.Entry{SHA256: store.SumOf(fmt.Appendf(nil, "%s %d", src.ID, n)), Size: int64(100 + n), ContentType: "text/html", FinalURL: src.URL, FirstSeen: fmt.Sprintf("2026-11-%02d", 1+n*4+k%3)}
+			e := store.Entry{SHA256: sumOf(fmt.Appendf(nil, "%s %d", src.ID, n)), Size: int64(100 + n), ContentType: "text/html", FinalURL: src.URL, FirstSeen: fmt.Sprintf("2026-11-%02d", 1+n*4+k%3)}
 			if n == 0 {
 				first = e
 			}

@@ -1,10 +1,5 @@
 package store
 
-import (
-	"crypto/sha256"
-	"encoding/hex"
-)
-
 // Sum is the SHA-256 of a blob as 64 lower-case hex digits: its name in
 // the store. The zero Sum ("") means "no bytes"; any other value that is
 // not 64 lower-case hex digits is invalid, and Path and Short are safe on
@@ -31,9 +26,3 @@ func (s Sum) Path() string { return BlobPath(string(s)) }
 
 // String returns the hex digits.
 func (s Sum) String() string { return string(s) }
-
-// SumOf is the Sum of b: what a blob of those bytes is named.
-func SumOf(b []byte) Sum {
-	s := sha256.Sum256(b)
-	return Sum(hex.EncodeToString(s[:]))
-}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"strings"
 	"testing"
 )
@@ -25,4 +27,8 @@ func TestSumOnInvalidValues(t *testing.T) {
 	}
 }
 
-func sumOf(b []byte) Sum { return SumOf(b) }
+// sumOf is the Sum of b: what a blob of those bytes is named.
+func sumOf(b []byte) Sum {
+	s := sha256.Sum256(b)
+	return Sum(hex.EncodeToString(s[:]))
+}

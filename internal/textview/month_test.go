@@ -62,7 +62,7 @@ func TestScriptedMonth(t *testing.T) {
 			if day == 0 {
 				held[p] = doc
 				stored++
-				history[p] = append(history[p], Check{Raw: Hash(string(doc.Raw)), View: Hash((*View)(nil).Normalize(t.Context(), doc.Raw, doc.ContentType, Limits{}).Text)})
+				history[p] = append(history[p], Check{Raw: Hash(string(doc.Raw)), View: Hash((*View)(nil).NormalizeDoc(t.Context(), Doc{Raw: doc.Raw, ContentType: doc.ContentType}, Limits{}).Text)})
 				continue
 			}
 			c := Compare(t.Context(), v, held[p], doc, "a/page.txt", "b/page.txt", Limits{}, DiffOptions{})

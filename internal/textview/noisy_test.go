@@ -78,7 +78,7 @@ func TestSuggest(t *testing.T) {
 		for n := range 4 {
 			d := blinkPage(tt.kind, n)
 			docs = append(docs, d)
-			checks = append(checks, Check{Raw: Hash(string(d.Raw)), View: Hash((*View)(nil).Normalize(t.Context(), d.Raw, d.ContentType, Limits{}).Text)})
+			checks = append(checks, Check{Raw: Hash(string(d.Raw)), View: Hash((*View)(nil).NormalizeDoc(t.Context(), Doc{Raw: d.Raw, ContentType: d.ContentType}, Limits{}).Text)})
 		}
 		if got := Blinks(checks); got != tt.blinks {
 			t.Errorf("%s: Blinks = %v, want %v", tt.kind, got, tt.blinks)

@@ -121,18 +121,13 @@ func Load(root, rawSum string) (Result, bool, error) {
 	return res, true, nil
 }
 
-// Derive returns the text of blob rawSum, whose bytes are raw and whose
-// Content-Type was contentType: the kept one when there is one for this
-// Version, else extracted now and kept (Save). The path is the .txt file.
-// Only keeping the text can fail; extraction never does. What an
-// extraction cut short by ctx (a run being stopped) returns is not kept:
-// it says nothing of the document, and the next run extracts it whole.
-func Derive(ctx context.Context, root, rawSum string, raw []byte, contentType string, lim Limits) (string, Result, error) {
-	return DeriveDoc(ctx, root, rawSum, Doc{Raw: raw, ContentType: contentType}, lim)
-}
-
-// DeriveDoc is Derive of a Doc, which may be read through its Open, only
-// when no text is kept.
+// DeriveDoc returns the text of blob rawSum, whose document is d: the kept
+// one when there is one for this Version, else extracted now (read
+// through d's Open when its Raw is nil) and kept (Save). The path is the
+// .txt file. Only keeping the text can fail; extraction never does. What
+// an extraction cut short by ctx (a run being stopped) returns is not
+// kept: it says nothing of the document, and the next run extracts it
+// whole.
 func DeriveDoc(ctx context.Context, root, rawSum string, d Doc, lim Limits) (string, Result, error) {
 	p, err := TextPath(root, rawSum)
 	if err != nil {

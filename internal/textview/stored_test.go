@@ -88,14 +88,14 @@ func TestDeriveKeepsNothingWhenStopped(t *testing.T) {
 	sum := Hash(string(raw))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if p, res, err := Derive(ctx, root, sum, raw, "text/html", Limits{}); err != nil || p != "" || res.Text != "" {
-		t.Fatalf("Derive on a stopped run: %q, %q, %v", p, res.Text, err)
+	if p, res, err := DeriveDoc(ctx, root, sum, Doc{Raw: raw, ContentType: "text/html"}, Limits{}); err != nil || p != "" || res.Text != "" {
+		t.Fatalf("DeriveDoc on a stopped run: %q, %q, %v", p, res.Text, err)
 	}
 	if _, ok, err := Load(root, sum); ok || err != nil {
-		t.Fatalf("Load after a stopped Derive: kept %v, %v; want nothing kept", ok, err)
+		t.Fatalf("Load after a stopped DeriveDoc: kept %v, %v; want nothing kept", ok, err)
 	}
-	if _, res, err := Derive(t.Context(), root, sum, raw, "text/html", Limits{}); err != nil || res.Text != "Basic rate 20%\n" {
-		t.Errorf("the next Derive: %q, %v", res.Text, err)
+	if _, res, err := DeriveDoc(t.Context(), root, sum, Doc{Raw: raw, ContentType: "text/html"}, Limits{}); err != nil || res.Text != "Basic rate 20%\n" {
+		t.Errorf("the next DeriveDoc: %q, %v", res.Text, err)
 	}
 }
 
@@ -103,18 +103,18 @@ func TestDerive(t *testing.T) {
 	root := t.TempDir()
 	raw := []byte("<p>Basic rate <b>20%</b></p>")
 	sum := Hash(string(raw))
-	p, res, err := Derive(t.Context(), root, sum, raw, "text/html", Limits{})
+	p, res, err := DeriveDoc(t.Context(), root, sum, Doc{Raw: raw, ContentType: "text/html"}, Limits{})
 	if err != nil || res.Text != "Basic rate 20%\n" {
-		t.Fatalf("Derive: %q, %v", res.Text, err)
+		t.Fatalf("DeriveDoc: %q, %v", res.Text, err)
 	}
 	if data, err := os.ReadFile(p); err != nil || string(data) != res.Text {
 		t.Errorf("kept text %q, %v", data, err)
 	}
 	// The second time the kept text is returned, not extracted anew (the
 	// bytes given here would extract to something else).
-	_, res, err = Derive(t.Context(), root, sum, []byte("<p>other</p>"), "text/html", Limits{})
+	_, res, err = DeriveDoc(t.Context(), root, sum, Doc{Raw: []byte("<p>other</p>"), ContentType: "text/html"}, Limits{})
 	if err != nil || res.Text != "Basic rate 20%\n" {
-		t.Errorf("second Derive: %q, %v", res.Text, err)
+		t.Errorf("second DeriveDoc: %q, %v", res.Text, err)
 	}
 }
 

@@ -93,15 +93,10 @@ func (v *View) dropFrom(doc *html.Node) {
 	}
 }
 
-// Normalize returns the text on which "changed" is decided: the document's
-// text under v (elements of Drop removed), without the lines Ignore
-// matches, each line's white space collapsed to single spaces, empty lines
-// removed. A nil v is the default view.
-func (v *View) Normalize(ctx context.Context, raw []byte, contentType string, lim Limits) Result {
-	return v.NormalizeDoc(ctx, Doc{Raw: raw, ContentType: contentType}, lim)
-}
-
-// NormalizeDoc is Normalize of a Doc.
+// NormalizeDoc returns the text on which "changed" is decided: d's text
+// under v (elements of Drop removed), without the lines Ignore matches,
+// each line's white space collapsed to single spaces, empty lines removed.
+// A nil v is the default view.
 func (v *View) NormalizeDoc(ctx context.Context, d Doc, lim Limits) Result {
 	res := extract(ctx, d, v, lim)
 	res.Text = v.NormalizeText(res.Text)

@@ -18,7 +18,7 @@ func TestViewNormalize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := v.Normalize(t.Context(), raw, "text/html", Limits{})
+	got := v.NormalizeDoc(t.Context(), Doc{Raw: raw, ContentType: "text/html"}, Limits{})
 	for _, gone := range []string{"We use cookies", "Home > Tax", "Page generated"} {
 		if strings.Contains(got.Text, gone) {
 			t.Errorf("normalised text still holds %q:\n%s", gone, got.Text)
@@ -31,7 +31,7 @@ func TestViewNormalize(t *testing.T) {
 		}
 	}
 	// The default view keeps them.
-	def := (*View)(nil).Normalize(t.Context(), raw, "text/html", Limits{})
+	def := (*View)(nil).NormalizeDoc(t.Context(), Doc{Raw: raw, ContentType: "text/html"}, Limits{})
 	if !strings.Contains(def.Text, "We use cookies") || !strings.Contains(def.Text, "Page generated at") {
 		t.Errorf("default view:\n%s", def.Text)
 	}
@@ -46,8 +46,8 @@ func TestDefaultViewIgnoresMachinery(t *testing.T) {
 <script>var build="` + build + `"</script></head><body><!-- ` + build + ` --><form><input type="hidden" name="t" value="` + token + `"></form>
 <p>Basic rate 20%</p></body></html>`)
 	}
-	a := (*View)(nil).Normalize(t.Context(), page("tok-1", "b1"), "text/html", Limits{})
-	b := (*View)(nil).Normalize(t.Context(), page("tok-2", "b2"), "text/html", Limits{})
+	a := (*View)(nil).NormalizeDoc(t.Context(), Doc{Raw: page("tok-1", "b1"), ContentType: "text/html"}, Limits{})
+	b := (*View)(nil).NormalizeDoc(t.Context(), Doc{Raw: page("tok-2", "b2"), ContentType: "text/html"}, Limits{})
 	if Hash(a.Text) != Hash(b.Text) || a.Text != "Basic rate 20%\n" {
 		t.Errorf("default views differ: %q vs %q", a.Text, b.Text)
 	}

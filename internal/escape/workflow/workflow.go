@@ -27,15 +27,6 @@ func Line(s string) string {
 	return s
 }
 
-// Lines is Line for each line of s; the newlines stay.
-func Lines(s string) string {
-	parts := strings.Split(s, "\n")
-	for i, p := range parts {
-		parts[i] = Line(p)
-	}
-	return strings.Join(parts, "\n")
-}
-
 // Data escapes a command's data as the runner unescapes it (%25, %0D,
 // %0A), and shows the other control characters and a "##[" as Line does.
 func Data(s string) string {
