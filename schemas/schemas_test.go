@@ -7,6 +7,8 @@ package schemas_test
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -297,6 +299,12 @@ func jsonBytes(t *testing.T, data []byte) any {
 	return v
 }
 
+// sumOf is the store's name of a blob of b.
+func sumOf(b []byte) store.Sum {
+	s := sha256.Sum256(b)
+	return store.Sum(hex.EncodeToString(s[:]))
+}
+
 // TestIndexSchema checks the committed snapshots/index.json and an index
 // with every field the store writes.
 func TestIndexSchema(t *testing.T) {
@@ -305,7 +313,7 @@ func TestIndexSchema(t *testing.T) {
 		t.Errorf("snapshots/index.json: %v", err)
 	}
 	ix := store.NewIndex()
-	a, b := store.SumOf([]byte("a")), store.SumOf([]byte("b"))
+	a, b := sumOf([]byte("a")), sumOf([]byte("b"))
 	ix.Add("uk-rates", store.Entry{SHA256: a, Size: 1, ContentType: "text/html; charset=utf-8", FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-01",
 		Status: 200, Fetched: "2026-11-01T21:04:05Z", Header: map[string]string{"ETag": `"x"`, "Content-Type": "text/html"}}, "")
 	ix.Add("uk-rates", store.Entry{SHA256: b, Size: 1, FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-02"}, a)
@@ -355,7 +363,7 @@ func TestCoverageSchema(t *testing.T) {
 	for i, s := range statuses {
 		rep.Sources = append(rep.Sources, report.Entry{
 			Jurisdiction: "uk", ID: fmt.Sprintf("uk-%02d", i), URL: "https://www.gov.uk/x?a=1&b=2", Kind: "rates-page", Title: "T <&>",
-			Status: s, Since: "2026-11-01", HTTPStatus: 200, SHA256: string(store.SumOf([]byte{byte(i)})), Size: 10,
+			Status: s, Since: "2026-11-01", HTTPStatus: 200, SHA256: string(sumOf([]byte{byte(i)})), Size: 10,
 			ContentType: "text/html", FinalURL: "https://www.gov.uk/y", Detail: "d", Encodes: []string{"uk.x"}, Gaps: []string{"g"},
 			Noisy: &report.Noisy{Since: "2026-11-02", Drop: []string{".ts"}, Ignore: []string{"at .*"}, Matched: true},
 		})
