@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -102,7 +101,7 @@ func BenchmarkSaveAtRunEnd(b *testing.B) {
 		}
 		// Labelled for a profile: go tool pprof -tagfocus exit=save.
 		pprof.Do(b.Context(), pprof.Labels("exit", "save"), func(context.Context) {
-			must(b, save(o, st, ix, led, new(sync.WaitGroup), feeds))
+			must(b, save(o, st, ix, led, newSettler(led), feeds))
 		})
 		user1, sys1 := cpuTime()
 		user, sys = user+user1-user0, sys+sys1-sys0

@@ -139,7 +139,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
 		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
 	})
-	var settling sync.WaitGroup // the hosts' ledger lines, as their turns end
+	settling := newSettler(led)
 	feeds := startFeedWriter(o.Dirs, o.Getenv, set, ix, st)
 	prog := newProgress(o.Output.Err, o.Clock, o.Terminal, o.Tick)
 	stopTicks := prog.start(ctx)
@@ -154,9 +154,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			prog.hostEvent(e)
 			if e.Kind == pipeline.HostDone {
 				feeds.hostDone()
-				// Beside the host's end, not in its way: the last
-				// host's lines are synced beside the end's other writes.
-				settling.Go(func() { settle(led, e.Host) })
+				settling.hostDone(e.Host)
 			}
 		},
 		SourceDone: feeds.add,
@@ -172,7 +170,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	out := Result{Result: *res, Report: filepath.Join(o.Reports, "coverage.md")}
 	// Save even after an interruption or a fatal error: what was fetched and
 	// dispatched must not be lost.
-	saved := save(o, st, ix, led, &settling, feeds)
+	saved := save(o, st, ix, led, settling, feeds)
 	if saved != nil {
 		return out, cannotRun("%w", saved)
 	}
@@ -250,11 +248,11 @@ func (w *workspace) close() {
 // at once; closing the ledger makes its result lines (never fsynced on
 // their own) durable, those of the hosts not yet settled, and a failure
 // there, a settling's too, is reported like any other.
-func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, settling *sync.WaitGroup, feeds *feedWriter) error {
+func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, settling *settler, feeds *feedWriter) error {
 	rep := report.Build(o.Set, st)
 	return all(
 		func() error { // the result lines, written without an fsync of their own
-			settling.Wait()
+			settling.stop()
 			return led.Close()
 		},
 		func() error { return ix.Save(o.IndexPath()) },
@@ -267,9 +265,6 @@ func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, settl
 		},
 	)
 }
-
-// settle is (*ledger.Ledger).Settle; a test replaces it to see when.
-var settle = (*ledger.Ledger).Settle
 
 // recoverInterrupted puts back what a run killed before saving left: a
 // run killed between storing a blob and saving the index left blobs no

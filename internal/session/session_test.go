@@ -5,19 +5,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
-	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/report"
@@ -269,33 +266,33 @@ func TestLedgerSpentCountsTheDaysDispatches(t *testing.T) {
 	}
 }
 
-// TestEachHostsLedgerIsSettledWhenItsTurnEnds: a host's ledger lines are
-// synced once its last answer is in, not all at the run's end, which then
-// waits only for the hosts that ended last.
-func TestEachHostsLedgerIsSettledWhenItsTurnEnds(t *testing.T) {
-	a, b := ratesServer(t), ratesServer(t)
-	var out bytes.Buffer
-	o := options(t, clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)), &out,
-		[2]string{"t-a", a.URL + "/a"}, [2]string{"t-b1", b.URL + "/b1"}, [2]string{"t-b2", b.URL + "/b2"})
-	var (
-		mu      sync.Mutex
-		settled = map[string][]int{} // host → the requests its server had seen, at each settling
-	)
-	servers := map[string]*server{a.host(): a, b.host(): b}
-	old := settle
-	settle = func(l *ledger.Ledger, host string) {
-		mu.Lock()
-		settled[host] = append(settled[host], len(servers[host].seen()))
-		mu.Unlock()
-		old(l, host)
+// TestASettlerSettlesAHostAWhileAfterItsTurn: a host's lines are settled
+// once its wait is over; a host whose wait is not over when the run ends
+// is left to the end's Close, and stop returns without waiting it out.
+func TestASettlerSettlesAHostAWhileAfterItsTurn(t *testing.T) {
+	timers := make(chan chan time.Time, 2)
+	settled := make(chan string, 2)
+	s := &settler{
+		settle: func(host string) { settled <- host },
+		wait: func() <-chan time.Time {
+			c := make(chan time.Time, 1)
+			timers <- c
+			return c
+		},
+		ended: make(chan struct{}),
 	}
-	t.Cleanup(func() { settle = old })
-	if _, err := Run(t.Context(), o); err != nil {
-		t.Fatalf("Run: %v\n%s", err, out.String())
+	s.hostDone("a.example")
+	(<-timers) <- time.Time{} // a.example's wait is over
+	if got := <-settled; got != "a.example" {
+		t.Fatalf("settled %s, want a.example", got)
 	}
-	want := map[string][]int{a.host(): {2}, b.host(): {3}} // robots.txt, then the documents
-	if !maps.EqualFunc(settled, want, slices.Equal) {
-		t.Errorf("settled %v (host → requests seen by then), want %v: each host once, after its last request", settled, want)
+	s.hostDone("b.example")
+	<-timers // b.example waits, and the run ends first
+	s.stop()
+	select {
+	case host := <-settled:
+		t.Errorf("%s was settled after the run ended; it is Close's", host)
+	default:
 	}
 }
 
