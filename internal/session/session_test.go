@@ -274,7 +274,7 @@ func TestASettlerSettlesAHostAWhileAfterItsTurn(t *testing.T) {
 	settled := make(chan string, 2)
 	s := &settler{
 		settle: func(host string) { settled <- host },
-		wait: func() <-chan time.Time {
+		after: func(time.Duration) <-chan time.Time {
 			c := make(chan time.Time, 1)
 			timers <- c
 			return c

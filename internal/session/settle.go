@@ -18,10 +18,10 @@ const settleDelay = time.Second
 // that the end syncs only the hosts that ended last.
 type settler struct {
 	settle func(host string)
-	// wait is time.After(settleDelay) unless a test injects its own. Not
-	// the run's clock: it spaces our own disk work, and no outcome
-	// depends on it.
-	wait  func() <-chan time.Time
+	// after is time.After unless a test injects its own: not the run's
+	// clock, as for the feed writer's pauses. It spaces our own disk
+	// work, and no outcome depends on it.
+	after func(time.Duration) <-chan time.Time
 	ended chan struct{}
 	wg    sync.WaitGroup
 }
@@ -29,7 +29,7 @@ type settler struct {
 func newSettler(led *ledger.Ledger) *settler {
 	return &settler{
 		settle: led.Settle,
-		wait:   func() <-chan time.Time { return time.After(settleDelay) },
+		after:  time.After,
 		ended:  make(chan struct{}),
 	}
 }
@@ -38,7 +38,7 @@ func newSettler(led *ledger.Ledger) *settler {
 func (s *settler) hostDone(host string) {
 	s.wg.Go(func() {
 		select {
-		case <-s.wait():
+		case <-s.after(settleDelay):
 			s.settle(host)
 		case <-s.ended:
 		}
