@@ -7,8 +7,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/policy"
@@ -218,14 +221,7 @@ func check(dir string, inputs []input, base *Base) (*Set, Diagnostics) {
 	}
 	// File order decides which of two conflicting manifests is "first".
 	sort.Slice(pending, func(i, j int) bool { return pending[i].path < pending[j].path })
-	var ms []parsed
-	for _, in := range pending {
-		f := &file{path: in.path, diags: &diags}
-		stem := strings.TrimSuffix(filepath.Base(in.path), ".yaml")
-		if root, ok := f.parse(in.data); ok {
-			ms = append(ms, parseManifest(f, root, stem, pol.Policy))
-		}
-	}
+	ms := parseEach(pending, pol.Policy, &diags)
 	x := crossCheck{pol: pol, diags: &diags, base: base}
 	x.loosening()
 	x.sources(ms)
@@ -236,6 +232,46 @@ func check(dir string, inputs []input, base *Base) (*Set, Diagnostics) {
 		return nil, diags
 	}
 	return build(pol.Policy, ms, hosts), diags
+}
+
+// parseEach parses and checks each jurisdiction file on its own, several
+// at once: on a repository of many jurisdictions that is most of what
+// validate and a run's start take. The manifests and their diagnostics
+// come in the files' order, as if read one at a time.
+func parseEach(files []input, pol policy.Policy, diags *Diagnostics) []parsed {
+	type result struct {
+		m     parsed
+		ok    bool
+		diags Diagnostics
+	}
+	results := make([]result, len(files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	// No more at once than there are cores: each holds a file's YAML tree.
+	for range min(len(files), runtime.GOMAXPROCS(0), runtime.NumCPU()) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(files) {
+					return
+				}
+				in, r := files[i], &results[i]
+				f := &file{path: in.path, diags: &r.diags}
+				if root, ok := f.parse(in.data); ok {
+					r.m, r.ok = parseManifest(f, root, strings.TrimSuffix(filepath.Base(in.path), ".yaml"), pol), true
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var ms []parsed
+	for _, r := range results {
+		*diags = append(*diags, r.diags...)
+		if r.ok {
+			ms = append(ms, r.m)
+		}
+	}
+	return ms
 }
 
 func sortDiagnostics(ds Diagnostics) {

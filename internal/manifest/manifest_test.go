@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -388,6 +389,31 @@ func TestDiagnosticsSorted(t *testing.T) {
 		"b.yaml:5: warning: source id \"x\" does not start with \"b-\"",
 		"b.yaml:5: source id \"x\" is already used at " + filepath.Join(dir, "a.yaml") + ":5",
 	})
+}
+
+// TestManyFilesReadAsOneAtATime: the files are parsed several at once, yet
+// the diagnostics, and which of two files is first, are those of reading
+// them one at a time in name order, every time.
+func TestManyFilesReadAsOneAtATime(t *testing.T) {
+	dir := t.TempDir()
+	var want []string
+	for k := range 24 {
+		j := fmt.Sprintf("j%02d", k)
+		if k%2 == 0 { // a problem of its own
+			writeFile(t, dir, j+".yaml", "jurisdiction: "+j+"\nname: J\ntimezone: Nowhere/Town\nsources:\n  - {id: "+j+"-a, url: https://x.example/"+j+", kind: gazette, title: T}\n")
+			want = append(want, j+".yaml:3: timezone")
+			continue
+		}
+		// and one against the first file
+		writeFile(t, dir, j+".yaml", "jurisdiction: "+j+"\nname: J\ntimezone: UTC\nsources:\n  - {id: j00-a, url: https://x.example/"+j+", kind: gazette, title: T}\n")
+		want = append(want,
+			j+".yaml:5: warning: source id \"j00-a\" does not start with \""+j+"-\"",
+			j+".yaml:5: source id \"j00-a\" is already used at "+filepath.Join(dir, "j00.yaml")+":5")
+	}
+	for range 8 {
+		_, diags := Load(dir)
+		checkDiags(t, diags, want)
+	}
 }
 
 func TestDiagnosticFormats(t *testing.T) {
