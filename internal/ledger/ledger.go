@@ -438,12 +438,12 @@ func (l *Ledger) Close() error {
 }
 
 // Settle makes the lines written for host durable now (the result lines
-// since its last dispatch), so that Close has fewer files to sync: a
-// run settles each host a while after its turn ends, while the other
-// hosts still have requests to make, and its end waits only for the
-// hosts that ended last. What is appended for host afterwards is Close's again. A failed
-// fsync is kept for Close to report at the run's end, with its other
-// failures, and is not tried again.
+// since its last dispatch), so that Close has fewer files to sync: a run
+// settles each host a while after its turn ends, while the other hosts
+// still have requests to make, and its end waits only for the hosts that
+// ended last. What is appended for host afterwards is Close's again. A
+// failed fsync is kept for Close to report at the run's end, with its
+// other failures, and is not tried again.
 func (l *Ledger) Settle(host string) {
 	name := FileName(host)
 	l.mu.Lock()
