@@ -382,14 +382,20 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 // sameText records a 200 whose new bytes say what the held ones say under
 // the source's view: the check counts (state's check times, blink history;
 // the ledger has the request already), but the held bytes remain the
-// citation — hash, size, type, final URL and validators stay, nothing is
-// indexed, and the new blob is left for the end-of-run sweep.
+// citation — hash, size, type and final URL stay, nothing is indexed, and
+// the new blob is left for the end-of-run sweep. Only the validators are
+// the new answer's.
 func (r *run) sameText(ctx context.Context, src manifest.Source, prior state.Source, u *url.URL, resp *fetch.Response, c textview.Comparison, checked func(*state.Source)) {
 	now := r.o.Clock.Now()
 	r.finish(src, state.Fresh, prior, func(s *state.Source) {
 		checked(s)
 		s.HTTPStatus = prior.HTTPStatus
 		s.LastGood = now
+		// The validators follow the answer, not the citation: they stand
+		// for bytes whose text is the held one's, so a 304 to them confirms
+		// the citation as well, and asking with the old ones would cost a
+		// whole body on every later check.
+		s.ETag, s.LastModified = resp.ETag, resp.LastModified
 		r.noteBlink(ctx, src, s, state.TextCheck{Raw: resp.SHA256, View: c.DefaultView}, now)
 	})
 	r.mu.Lock()
