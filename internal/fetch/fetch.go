@@ -3,6 +3,8 @@ package fetch
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -10,9 +12,11 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/netip"
 	"net/url"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,6 +44,13 @@ type Config struct {
 	// (robots.txt, documents, each redirect hop): it adds the Web Bot
 	// Auth signature headers. A failure to sign stops that request.
 	Sign func(*http.Request) error
+	// RootCAs, when set, replaces the system's trusted certificates: a
+	// test's own TLS servers. Nil trusts the system, as a run must.
+	RootCAs *x509.CertPool
+	// Now is the clock that stamps Response.Sent; default time.Now. The
+	// run passes its own, so that the stamp and the politeness waits are
+	// read on the same clock.
+	Now func() time.Time
 }
 
 // The policy's built-in values, used when a Config leaves them
@@ -75,6 +86,9 @@ func New(cfg Config) *Client {
 	if cfg.MaxBody <= 0 {
 		cfg.MaxBody = defaultMaxBody
 	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
 	phase := min(cfg.Timeout, maxPhase)
 	dialer := &net.Dialer{Timeout: phase}
 	if !cfg.AllowPrivate {
@@ -91,6 +105,9 @@ func New(cfg Config) *Client {
 		ResponseHeaderTimeout:  cfg.Timeout,
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: 1 << 20,
+	}
+	if cfg.RootCAs != nil {
+		transport.TLSClientConfig = &tls.Config{RootCAs: cfg.RootCAs}
 	}
 	return &Client{
 		cfg:       cfg,
@@ -141,6 +158,11 @@ type Response struct {
 	SHA256       string // hex, of the 2xx body handed to the sink
 	Size         int64
 	Duration     time.Duration
+	// Sent is when the request began to leave: once the connection was
+	// there (dialled and TLS set up, or reused), before its first byte was
+	// written. Politeness is counted from it, because a server sees
+	// requests arrive, not the moment a client decided to dial.
+	Sent time.Time
 }
 
 // Sink receives a 2xx body as a stream; store.Store satisfies it.
@@ -207,7 +229,17 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, status int,
 		// bot is anonymous, whatever a manifest or Location says.
 		return nil, fmt.Errorf("fetch: %s: URL with user-info refused", u.Redacted())
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	// HTTP/2 writes a request from a goroutine of its own.
+	var sent atomic.Pointer[time.Time]
+	traced := httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		// Called once the connection is ready and before the request is
+		// written on it, for HTTP/1 and HTTP/2 alike.
+		GotConn: func(httptrace.GotConnInfo) {
+			t := c.cfg.Now()
+			sent.Store(&t)
+		},
+	})
+	hreq, err := http.NewRequestWithContext(traced, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, fmt.Errorf("fetch: %w", err)
 	}
@@ -246,6 +278,9 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, status int,
 		ETag:         hresp.Header.Get("ETag"),
 		LastModified: hresp.Header.Get("Last-Modified"),
 		RetryAfter:   hresp.Header.Get("Retry-After"),
+	}
+	if t := sent.Load(); t != nil {
+		resp.Sent = *t
 	}
 	if hresp.StatusCode >= 300 && hresp.StatusCode < 400 {
 		if loc, err := hresp.Location(); err == nil {

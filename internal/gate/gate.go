@@ -354,6 +354,12 @@ type Outcome struct {
 	At time.Time
 	// RetryAfter is the raw Retry-After header of a 429 or 503, if any.
 	RetryAfter string
+	// Sent is when the request really left, if known: after its
+	// connection and TLS set-up, which can take longer for one request
+	// than for the next. Spacing is counted from it when it is later than
+	// the dispatch, so two arrivals at the server are never closer than
+	// the rule, however long a handshake took.
+	Sent time.Time
 }
 
 // Permit is one granted dispatch.
@@ -389,6 +395,11 @@ func (p *Permit) Done(o Outcome) {
 func (g *Gate) settle(now time.Time, o Outcome) {
 	st := &g.st
 	st.LastCompletion = now
+	// A request cannot have left after it completed: a stamp from another
+	// clock than the gate's is ignored rather than trusted.
+	if o.Sent.After(st.LastDispatch) && !o.Sent.After(now) {
+		st.LastDispatch = o.Sent
+	}
 
 	// With no error and no status there was no answer either: count it as
 	// a failure rather than let a caller's slip skip the backoff.

@@ -186,6 +186,24 @@ func TestCrawlDelay(t *testing.T) {
 	}
 }
 
+// A request that left later than its dispatch (a slow dial and handshake)
+// moves the start of the next wait to when it left; one that left at once
+// changes nothing.
+func TestSpacingCountsFromWhenTheRequestLeft(t *testing.T) {
+	for _, setUp := range []time.Duration{0, 250 * time.Millisecond} {
+		g, f := setup(nil)
+		g.SetCrawlDelay(10 * time.Second)
+		p := mustAcquire(t, g)
+		sent := f.clk.Now().Add(setUp)
+		f.clk.Advance(setUp + 10*time.Millisecond)
+		p.Done(gate.Outcome{Status: 200, Sent: sent})
+		mustAcquire(t, g).Done(ok200)
+		if got := f.records[1].At.Sub(f.records[0].At); got != 10*time.Second+setUp {
+			t.Errorf("set-up %v: next dispatch %v after the first, want %v", setUp, got, 10*time.Second+setUp)
+		}
+	}
+}
+
 // §3.3: a second Acquire waits for the first Permit's Done.
 func TestOneAtATime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

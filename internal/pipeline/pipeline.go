@@ -393,7 +393,7 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 		out.At = ended()
 	}
 	if resp != nil {
-		out.Status, out.RetryAfter = resp.Status, resp.RetryAfter
+		out.Status, out.RetryAfter, out.Sent = resp.Status, resp.RetryAfter, resp.Sent
 		if ferr != nil && errors.Is(ferr, fetch.ErrTooLarge) {
 			out.Err = nil // the server answered; the size is our limit, not its failure
 		}
@@ -495,11 +495,10 @@ func (e *errReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// cushion is added to every politeness wait (gate.Config.Cushion). The gate
-// takes the dispatch time once the ledger line is written, just before the
-// request leaves; the server sees it a moment later, and that moment varies
-// by what a dial costs (a new connection dials, a reused one does not), so
-// two arrivals can be that much closer than their dispatches. On loopback a
-// dial costs about 0.2 ms (BenchmarkDialCost in internal/fetch); 1 ms
-// covers it with room, where 5 ms used to cover an fsync as well.
+// cushion is added to every politeness wait (gate.Config.Cushion). Spacing
+// is counted from when a request began to leave on its connection (the
+// dial and TLS set-up are behind it, see fetch.Response.Sent); the server
+// sees it a moment later, the time its first bytes take to be written and
+// read, which varies a little from one request to the next. 1 ms covers
+// that with room on loopback, where 5 ms used to cover an fsync as well.
 const cushion = time.Millisecond

@@ -137,7 +137,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	client := fetch.New(fetch.Config{
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
-		AllowPrivate: p.AllowPrivateNetworks, Sign: signer,
+		AllowPrivate: p.AllowPrivateNetworks, Sign: signer, Now: o.Clock.Now,
 	})
 	settling := newSettler(led)
 	feeds := startFeedWriter(o.Dirs, o.Getenv, set, ix, st)
