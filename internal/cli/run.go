@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"net"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
@@ -23,6 +24,8 @@ type runOptions struct {
 	RunID string
 	Clock clock.Clock
 	IO    IO
+	// Resolver looks up the hosts' names; nil is the system's.
+	Resolver *net.Resolver
 
 	// Set by `ci`: the hosts of its shard, the budget its lease reserved,
 	// and the time its lease lets it send until.
@@ -62,7 +65,7 @@ func (opts runOptions) session() session.Options {
 		Output: runOutput(opts.IO, opts.Terminal, opts.Tick),
 		Load:   func() (*manifest.Set, error) { return loadManifests(opts.Manifests, opts.IO) },
 		Only:   opts.Only, MaxDuration: opts.MaxDuration, DryRun: opts.DryRun,
-		RunID: opts.RunID, Clock: opts.Clock,
+		RunID: opts.RunID, Clock: opts.Clock, Resolver: opts.Resolver,
 		Hosts: opts.Hosts, Spent: opts.Spent, Deadline: opts.Deadline, AfterRequest: opts.AfterRequest,
 	}
 }

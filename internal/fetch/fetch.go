@@ -44,6 +44,8 @@ type Config struct {
 	// (robots.txt, documents, each redirect hop): it adds the Web Bot
 	// Auth signature headers. A failure to sign stops that request.
 	Sign func(*http.Request) error
+	// Resolver looks up host names; nil is the system's.
+	Resolver *net.Resolver
 	// RootCAs, when set, replaces the system's trusted certificates: a
 	// test's own TLS servers. Nil trusts the system, as a run must.
 	RootCAs *x509.CertPool
@@ -90,7 +92,7 @@ func New(cfg Config) *Client {
 		cfg.Now = time.Now
 	}
 	phase := min(cfg.Timeout, maxPhase)
-	dialer := &net.Dialer{Timeout: phase}
+	dialer := &net.Dialer{Timeout: phase, Resolver: cfg.Resolver}
 	if !cfg.AllowPrivate {
 		// Control sees the resolved IP just before connect(2): checking
 		// here rather than the URL's host is what defeats DNS rebinding.

@@ -61,6 +61,11 @@ type Options struct {
 	// the run, so what is made of them can be written while the hosts
 	// wait. It may be called concurrently and must not block.
 	SourceDone func(id string)
+	// CheckNetwork, when set, is asked before anything is sent or recorded
+	// whether the runner can reach the network at all, given the hosts the
+	// run would contact (fetch.CheckNetwork is the real one). Its error
+	// ends the run there: the sites are not blamed for the runner's outage.
+	CheckNetwork func(ctx context.Context, hosts []string) error
 	// HostEvent, when set, hears what each host is doing: a wait that
 	// begins, a dispatch, the end of its turn. It may be called
 	// concurrently and must not block.
@@ -136,14 +141,24 @@ func planned(hosts []hostPlan) []Planned {
 }
 
 // Run performs one fetch run. It returns an error wrapping ErrFatal when the
-// ledger or store failed, or ctx's error when interrupted; per-source
-// failures are recorded in the state, not returned.
+// ledger or store failed, CheckNetwork's error when the runner is offline
+// (nothing sent, nothing recorded), or ctx's error when interrupted;
+// per-source failures are recorded in the state, not returned.
 func Run(ctx context.Context, o Options) (*Result, error) {
 	o = withDefaults(o)
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	r := newRun(o, o.Ledger, cancel)
 	plan, excluded := plan(o, r.start)
+	if o.CheckNetwork != nil && len(plan) > 0 {
+		hosts := make([]string, len(plan))
+		for i, hp := range plan {
+			hosts[i] = hp.host
+		}
+		if err := o.CheckNetwork(ctx, hosts); err != nil {
+			return &r.res, err
+		}
+	}
 	for _, ex := range excluded {
 		s := o.State.Source(ex.id)
 		s.SetStatus(state.Excluded, r.start)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"path/filepath"
 	"sync"
 	"time"
@@ -73,6 +74,10 @@ type Options struct {
 	DryRun bool
 	RunID  string      // written into ledger lines
 	Clock  clock.Clock // default clock.Real
+	// Resolver looks up the hosts' names, for the requests and for the
+	// check that the runner is online before the run sends anything; nil
+	// is the system's.
+	Resolver *net.Resolver
 
 	// Set by the cycle: the hosts of its shard, the budget its lease
 	// reserved, and the time its lease lets it send until.
@@ -138,7 +143,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	client := fetch.New(fetch.Config{
 		UserAgent: p.UserAgent, From: p.From, Timeout: p.Timeout, MaxBody: p.MaxBody,
 		AllowPrivate: p.AllowPrivateNetworks, Sign: signer, Now: o.Clock.Now,
+		Resolver: o.Resolver,
 	})
+	checkNetwork := func(ctx context.Context, hosts []string) error {
+		var r fetch.Resolver = net.DefaultResolver
+		if o.Resolver != nil {
+			r = o.Resolver
+		}
+		return fetch.CheckNetwork(ctx, r, hosts)
+	}
 	settling := newSettler(led)
 	feeds := startFeedWriter(o.Dirs, o.Getenv, set, ix, st)
 	prog := newProgress(o.Output.Err, o.Clock, o.Terminal, o.Tick)
@@ -157,7 +170,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 				settling.hostDone(e.Host)
 			}
 		},
-		SourceDone: feeds.add,
+		SourceDone:   feeds.add,
+		CheckNetwork: checkNetwork,
 		Progress: func(r pipeline.Result) {
 			prog.update(r)
 			if o.AfterRequest != nil {
@@ -173,6 +187,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	saved := save(o, st, ix, led, settling, feeds)
 	if saved != nil {
 		return out, cannotRun("%w", saved)
+	}
+	if errors.Is(runErr, fetch.ErrNoNetwork) {
+		return out, &kindError{ErrCannot, fmt.Errorf("%w: nothing was sent and nothing recorded against any site; run again once the runner is online", runErr)}
 	}
 	prog.finish("run: %d request(s), %d source(s) checked, %d failing, %d deferred",
 		res.Dispatches, res.Checked, res.Failed, res.Deferred)
