@@ -65,4 +65,3 @@ func TestNoNetworkBlamesNoSite(t *testing.T) {
 		}
 	}
 }
-
