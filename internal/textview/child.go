@@ -68,7 +68,7 @@ func childMain(spec string) int {
 	}
 	lim := req.Limits.withDefaults()
 	if req.Mode == "exec" {
-		err := execLimited(req.Path, append([]string{"pdftotext"}, os.Args[1:]...), os.Environ(), lim.MaxMemory, lim.MaxCPU)
+		err := execLimited(req.Path, append([]string{"pdftotext"}, os.Args[1:]...), parserEnv(), lim.MaxMemory, lim.MaxCPU)
 		fmt.Fprintf(os.Stderr, "textview child: start %s: %v\n", req.Path, err)
 		return 126
 	}
@@ -188,7 +188,7 @@ func runChild(ctx context.Context, cmd func(ctx context.Context) *exec.Cmd, in i
 	if tmp, err := os.MkdirTemp("", "taxkernelbot-textview-"); err == nil {
 		defer os.RemoveAll(tmp)
 		if c.Env == nil {
-			c.Env = os.Environ()
+			c.Env = parserEnv()
 		}
 		c.Env = append(c.Env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp)
 	}

@@ -61,6 +61,7 @@ func findPdftotext(setting string) pdfTool {
 	defer cancel()
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, path, "-v")
+	cmd.Env = parserEnv()
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	m := popplerVersion.FindSubmatch(out.Bytes())

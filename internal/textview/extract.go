@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -322,7 +321,7 @@ func runGoChild(ctx context.Context, req childRequest, in io.Reader, lim Limits)
 	out := &lines{max: lim.MaxText}
 	r := runChild(ctx, func(ctx context.Context) *exec.Cmd {
 		c := exec.CommandContext(ctx, self())
-		c.Env = append(os.Environ(), childEnv+"="+string(js))
+		c.Env = append(parserEnv(), childEnv+"="+string(js))
 		return c
 	}, in, lim.MaxText, out.add)
 	o := outcome{text: out.String(), size: out.size}

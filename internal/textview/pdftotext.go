@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -25,10 +24,12 @@ func runPdftotext(ctx context.Context, path string, in io.Reader, lim Limits) ou
 		if canWrap && self() != "" {
 			js, _ := json.Marshal(childRequest{Mode: "exec", Path: path, Limits: lim})
 			c := exec.CommandContext(ctx, self(), args...)
-			c.Env = append(os.Environ(), childEnv+"="+string(js))
+			c.Env = append(parserEnv(), childEnv+"="+string(js))
 			return c
 		}
-		return exec.CommandContext(ctx, path, args...)
+		c := exec.CommandContext(ctx, path, args...)
+		c.Env = parserEnv()
+		return c
 	}
 	out := &lines{max: lim.MaxText}
 	p := &pageWriter{out: out, maxPages: lim.MaxPages}

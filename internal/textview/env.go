@@ -1,0 +1,43 @@
+package textview
+
+import (
+	"os"
+	"strings"
+)
+
+// parserEnv is the environment of every child that reads fetched bytes
+// (pdftotext, the extraction child): what a parser needs to find its
+// programs, fonts, locale and temp space, and the Go runtime's own knobs,
+// and nothing else. A hostile document that took over such a child finds
+// no token or key to take with it: the bot's credentials are never among
+// these names, whatever the parent's environment holds.
+func parserEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if parserVar(name) {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+// parserVar reports whether the variable name may reach a parser.
+func parserVar(name string) bool {
+	upper := strings.ToUpper(name)
+	for _, secret := range []string{"TOKEN", "KEY", "SECRET", "PASSWORD", "CREDENTIAL", "AUTH"} {
+		if strings.Contains(upper, secret) {
+			return false
+		}
+	}
+	switch upper {
+	case "PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TMP", "TEMP",
+		// Windows needs these to start any program at all.
+		"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT",
+		// The Go runtime of the extraction child, and the race detector
+		// and coverage of its tests.
+		"GOMAXPROCS", "GOGC", "GOMEMLIMIT", "GODEBUG", "GOTRACEBACK", "GORACE", "GOCOVERDIR":
+		return true
+	}
+	return strings.HasPrefix(upper, "LC_") || strings.HasPrefix(upper, "FONTCONFIG_")
+}
