@@ -26,7 +26,7 @@ func offline() *net.Resolver {
 // and exits 3 saying what is wrong.
 func TestNoNetworkBlamesNoSite(t *testing.T) {
 	// Public hosts, so a public policy: nothing is sent whatever its pace.
-	const public = "user_agent: \"TaxKernelBot/1.0 (+https://taxkernel.com/bot)\"\nfrom: contact@taxkernel.com\n"
+	const public = "user_agent: \"ExampleTaxBot/1.0 (+https://example.org/bot)\"\nfrom: bot@example.org\n"
 	w := newWorkspace(t, public, "",
 		src{"t-a", "https://www.example.gov/rates", ""},
 		src{"t-b", "https://tax.example.org/table.pdf", ""},

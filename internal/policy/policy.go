@@ -309,6 +309,74 @@ func (h Host) OffPeakNow(t time.Time) bool {
 // (DefaultUserAgent and DefaultFrom) names: the address operators write to.
 const IdentityRepository = "taxkernel/taxkernelbot"
 
+// The variables that give one run an identity of its own without an edit
+// of policy.yaml: a person trying the bot on real sites from their own
+// machine.
+const (
+	UserAgentEnv = "TAXKERNELBOT_USER_AGENT"
+	FromEnv      = "TAXKERNELBOT_FROM"
+)
+
+// SpeaksAsTheBot reports whether p sends the built-in identity: our page in
+// the User-Agent or our mailbox in From.
+func (p Policy) SpeaksAsTheBot() bool {
+	return strings.EqualFold(p.From, DefaultFrom) || strings.Contains(strings.ToLower(p.UserAgent), "taxkernel.com")
+}
+
+// OwnWorkflow reports whether getenv describes the bot's own fetch
+// workflow: GitHub Actions running .github/workflows/fetch.yml from the
+// main branch of IdentityRepository. The variables are GitHub's own.
+func OwnWorkflow(getenv func(string) string) bool {
+	own := strings.ToLower(IdentityRepository)
+	return getenv("GITHUB_ACTIONS") == "true" &&
+		strings.EqualFold(getenv("GITHUB_REPOSITORY"), IdentityRepository) &&
+		strings.HasPrefix(strings.ToLower(getenv("GITHUB_WORKFLOW_REF")), own+"/.github/workflows/fetch.yml@refs/heads/main")
+}
+
+// WithIdentityFrom returns p with the User-Agent and From that getenv's
+// UserAgentEnv and FromEnv name, where set, or an error saying what is
+// wrong with them.
+func (p Policy) WithIdentityFrom(getenv func(string) string) (Policy, error) {
+	if ua := strings.TrimSpace(getenv(UserAgentEnv)); ua != "" {
+		if !printable(ua) || !strings.Contains(ua, "/") {
+			return p, fmt.Errorf("%s=%q: give a product token, a version and a page, e.g. \"MyTaxBot/1.0 (+https://example.org/bot)\"", UserAgentEnv, ua)
+		}
+		p.UserAgent = ua
+	}
+	if from := strings.TrimSpace(getenv(FromEnv)); from != "" {
+		if !printable(from) || !strings.Contains(from, "@") {
+			return p, fmt.Errorf("%s=%q: give a mailbox site operators can write to, e.g. you@example.org", FromEnv, from)
+		}
+		p.From = from
+	}
+	return p, nil
+}
+
+func printable(s string) bool {
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// Voice returns an error when requests sent under p, from where getenv
+// describes, would speak as TaxKernelBot anywhere but in the bot's own
+// fetch workflow: operators are told that a request claiming to be us and
+// not in our public ledgers is not us, so no clone, copy or local run may
+// send one. Policies for loopback tests and the demo (AllowPrivateNetworks)
+// send nowhere else and pass.
+func (p Policy) Voice(getenv func(string) string) error {
+	if p.AllowPrivateNetworks || !p.SpeaksAsTheBot() || OwnWorkflow(getenv) {
+		return nil
+	}
+	return fmt.Errorf("this run would send its requests as TaxKernelBot (user_agent %q, from %q), which only the bot's own fetch workflow in %s does: "+
+		"set user_agent and from in manifests/policy.yaml to your own bot's name, page and contact, or for one run set %s and %s; "+
+		"to try it without sending anything, run `taxkernelbot demo` or `taxkernelbot run --dry-run`",
+		p.UserAgent, p.From, IdentityRepository, UserAgentEnv, FromEnv)
+}
+
 // BorrowedIdentity returns an error when repo ("owner/name", as
 // GITHUB_REPOSITORY gives it) is a copy of IdentityRepository whose policy
 // still names our contact: a copy must never fetch under our identity,

@@ -132,6 +132,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.DryRun {
 		return Result{}, printPlan(ctx, o, set, st, s)
 	}
+	if err := speakOwnVoice(set, o.Getenv); err != nil {
+		return Result{}, err
+	}
 	if err := recoverInterrupted(ctx, o, s, ix, st); err != nil {
 		return Result{}, err
 	}
@@ -328,4 +331,22 @@ func all(fs ...func() error) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// speakOwnVoice gives set the identity the environment names for this run,
+// and refuses a run that would speak as the bot from anywhere but its own
+// workflow, before anything is sent.
+func speakOwnVoice(set *manifest.Set, getenv func(string) string) error {
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	p, err := set.Policy.WithIdentityFrom(getenv)
+	if err != nil {
+		return usageError("%w", err)
+	}
+	if err := p.Voice(getenv); err != nil {
+		return usageError("%w", err)
+	}
+	set.Policy = p
+	return nil
 }
