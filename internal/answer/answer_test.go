@@ -226,6 +226,12 @@ func classifyCases(t testing.TB) []classifyCase {
 		{name: "control: 'cannot be found' about a thing, not the page", a: onPage(200, blockPage("What to do if your payment summary cannot be found | Revenue Office", "<p>Ask your employer for a copy.</p>"))},
 		{name: "control: a held page titled 'Page not found' as well", a: withPrior(html(200, "soft404-en.html"), "text/html", page(t, "soft404-en.html"))},
 		{name: "control: 'maintenance' as a topic, no Retry-After", a: onPage(200, blockPage("Repairs and maintenance – rental properties", "<p>You can claim the cost of repairs.</p>"))},
+		{name: "control: a planned-outage banner in an <h2> of a page with no <h1>", a: onPage(200, []byte(`<html><head><title>Tax tables | Revenue Office</title></head><body>`+
+			`<div class="banner"><h2>Scheduled maintenance</h2><p>Online services are unavailable on Saturday from 6 pm.</p></div>`+
+			`<table><tr><td>$18,201 – $45,000</td><td>15c</td></tr></table></body></html>`), "Retry-After", "3600")},
+		{name: "control: 'Scheduled maintenance' as the title of a large page", a: onPage(200, bytes.Replace(bigPage(t, "rates-2027.html", func(i int) string {
+			return fmt.Sprintf("<p>On %d June the service %d will be unavailable from 6 pm to 2 am while we upgrade it.</p>\n", i%28+1, i)
+		}), []byte("<title>Tax rates"), []byte("<title>Scheduled maintenance of online services"), 1))},
 		{name: "control: 'Gastos de mantenimiento' as a topic", a: onPage(200, blockPage("Gastos de mantenimiento y conservación", "<p>Son deducibles.</p>"))},
 		{name: "control: a page that reloads itself every 600 s", a: ratesPage("self-refresh.html", "")},
 		{name: "control: a 600 s refresh to another address", a: onPage(200, []byte(`<html><head><meta http-equiv="refresh" content="600; url=/session-expired"></head><body><h1>Rates</h1></body></html>`))},
@@ -519,8 +525,8 @@ func BenchmarkClassify(b *testing.B) {
 }
 
 // bigPage pads a page to HeadSize with rows before its </body>.
-func bigPage(b *testing.B, name string, row func(int) string) []byte {
-	p := page(b, name)
+func bigPage(t testing.TB, name string, row func(int) string) []byte {
+	p := page(t, name)
 	i := bytes.LastIndex(p, []byte("</body>"))
 	var rows bytes.Buffer
 	for n := 1; len(p)+rows.Len() < HeadSize; n++ {

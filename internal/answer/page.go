@@ -15,6 +15,7 @@ import (
 type view struct {
 	title    string // lower-cased, spaces collapsed
 	heading  string // the first <h1>, else the first <h2>; lower-cased
+	h1       bool   // heading is an <h1>
 	text     int    // visible bytes, spaces aside, outside scripts and styles
 	textarea bool   // the page asks for free text (a form, not a wall)
 	base     string // <base href>
@@ -48,7 +49,7 @@ func scan(head []byte) *view {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
-			v.heading = normText(h1.String())
+			v.heading, v.h1 = normText(h1.String()), seenH1
 			if !seenH1 {
 				v.heading = normText(h2.String())
 			}
@@ -130,7 +131,7 @@ func scan(head []byte) *view {
 				// A page with this much to say is no stand-in: the rules
 				// still read its title and heading, nothing further on.
 				if v.text >= smallText && titleDone && seenH1 && inH == 0 {
-					v.heading = normText(h1.String())
+					v.heading, v.h1 = normText(h1.String()), true
 					return v
 				}
 			}

@@ -93,16 +93,17 @@ func saysMissing(s string) bool {
 	return false
 }
 
-// maintenance finds a page whose title or first heading says the site is
-// down for maintenance or unavailable.
+// maintenance finds a small page whose title or <h1> says the site is
+// down for maintenance or unavailable. Not an <h2>, nor a large page:
+// sites announce their planned outages in banners on real pages.
 func (c *check) maintenance() (Verdict, bool) {
-	if !c.markup {
+	if !c.markup || !c.small() {
 		return Verdict{}, false
 	}
 	p := c.view()
 	words := ""
 	retry := strings.TrimSpace(c.a.Header.Get("Retry-After")) != ""
-	for _, s := range []string{p.title, p.heading} {
+	for _, s := range []string{p.title, h1Of(p)} {
 		switch {
 		case hasAnyPhrase(s, maintenancePhrases):
 			words = "the site is down for maintenance"
@@ -119,13 +120,20 @@ func (c *check) maintenance() (Verdict, bool) {
 		return Verdict{}, false
 	}
 	if pp := c.priorView(); pp != nil {
-		for _, s := range []string{pp.title, pp.heading} {
+		for _, s := range []string{pp.title, h1Of(pp)} {
 			if hasAnyPhrase(s, maintenancePhrases) || hasAnyPhrase(s, unavailablePhrases) || hasAnyPhrase(s, weakMaintenance) {
 				return Verdict{}, false
 			}
 		}
 	}
 	return Verdict{Kind: Maintenance, Words: words}, true
+}
+
+func h1Of(p *view) string {
+	if p.h1 {
+		return p.heading
+	}
+	return ""
 }
 
 // titleParts yields the parts of a title between its separators.
