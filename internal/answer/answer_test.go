@@ -454,6 +454,42 @@ func TestSaysMissing(t *testing.T) {
 	}
 }
 
+// naiveFind is what markers.find must agree with: each marker searched
+// for on its own.
+func naiveFind(b []byte) found {
+	var f found
+	lower := bytes.ToLower(b)
+	for id, m := range bodyMarkers.list {
+		if bytes.Contains(lower, m) {
+			f.add(id)
+		}
+	}
+	return f
+}
+
+func TestMarkersFind(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	heads := [][]byte{
+		[]byte("REQUEST UNSUCCESSFUL. INCAPSULA INCIDENT ID"),
+		[]byte("x Window._CF_CHL_OPT"),
+		[]byte("cf-chl"), []byte("cf-"), {},
+	}
+	for _, name := range files {
+		heads = append(heads, page(t, filepath.Base(name)))
+	}
+	for i, h := range heads {
+		if got, want := bodyMarkers.find(h), naiveFind(h); got != want {
+			t.Errorf("head %d: find = %x, searching one by one = %x", i, got, want)
+		}
+	}
+	if f := bodyMarkers.find([]byte("REQUEST UNSUCCESSFUL. INCAPSULA INCIDENT ID")); !f.has(bodyMarkers.ids["incapsula incident id"]) {
+		t.Error("a marker in capitals, at the end of the head, is not found")
+	}
+}
+
 func FuzzClassify(f *testing.F) {
 	files, err := filepath.Glob(filepath.Join("testdata", "*.html"))
 	if err != nil {
@@ -476,6 +512,9 @@ func FuzzClassify(f *testing.F) {
 			a.URL = u
 		}
 		checkVerdict(t, Classify(a))
+		if got, want := bodyMarkers.find(head), naiveFind(head); got != want {
+			t.Fatalf("find = %x, searching one by one = %x", got, want)
+		}
 	})
 }
 

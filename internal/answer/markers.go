@@ -2,18 +2,21 @@ package answer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 )
 
 // markers finds, in one pass over a head, which of the body rules'
 // strings it holds: a search per string would read 64 KiB a hundred and
-// more times, where this reads it once, looking up each position's first
-// two bytes.
+// more times, where this reads it once, hashing the four bytes at each
+// position and comparing only where some marker starts with four bytes
+// of that hash.
 type markers struct {
-	list  [][]byte
-	ids   map[string]int
-	first [1 << 16]uint16 // first two bytes → 1 + index into pairs; 0 none start so
-	pairs [][]int         // ids of the markers that start with those bytes
+	list   [][]byte
+	ids    map[string]int
+	starts [1 << 16 / 64]uint64 // a bit per hash a marker starts with: 8 KiB, read at every byte
+	first  [1 << 16]uint16      // hash → 1 + index into buckets
+	bucket [][]int              // ids of the markers whose first four bytes have that hash
 }
 
 // found is the set of markers a head holds.
@@ -42,10 +45,18 @@ func (f *found) all(ids []int) bool {
 	return true
 }
 
-// id registers a marker (lower-case, at least two bytes) and names it.
+// hash4 hashes four bytes, ASCII case aside. Setting bit 0x20 of every
+// byte folds case (and makes a few punctuation marks collide, which only
+// costs a comparison).
+func hash4(b []byte) uint16 {
+	k := binary.LittleEndian.Uint32(b) | 0x20202020
+	return uint16((k * 2654435761) >> 16)
+}
+
+// id registers a marker (lower-case, four bytes or more) and names it.
 func (m *markers) id(s string) int {
-	if len(s) < 2 || s != string(bytes.ToLower([]byte(s))) {
-		panic(fmt.Sprintf("answer: marker %q must be lower-case and two bytes or more", s))
+	if len(s) < 4 || s != string(bytes.ToLower([]byte(s))) {
+		panic(fmt.Sprintf("answer: marker %q must be lower-case and four bytes or more", s))
 	}
 	if id, ok := m.ids[s]; ok {
 		return id
@@ -59,12 +70,13 @@ func (m *markers) id(s string) int {
 	}
 	m.list = append(m.list, []byte(s))
 	m.ids[s] = id
-	k := uint16(s[0])<<8 | uint16(s[1])
-	if m.first[k] == 0 {
-		m.pairs = append(m.pairs, nil)
-		m.first[k] = uint16(len(m.pairs))
+	h := hash4([]byte(s))
+	if m.first[h] == 0 {
+		m.bucket = append(m.bucket, nil)
+		m.first[h] = uint16(len(m.bucket))
+		m.starts[h/64] |= 1 << (h % 64)
 	}
-	m.pairs[m.first[k]-1] = append(m.pairs[m.first[k]-1], id)
+	m.bucket[m.first[h]-1] = append(m.bucket[m.first[h]-1], id)
 	return id
 }
 
@@ -79,12 +91,12 @@ func (m *markers) register(ss []string) []int {
 // find reports the markers b holds, ASCII case aside.
 func (m *markers) find(b []byte) found {
 	var f found
-	for i := 0; i+1 < len(b); i++ {
-		p := m.first[uint16(lower(b[i]))<<8|uint16(lower(b[i+1]))]
-		if p == 0 {
+	for i := 0; i+4 <= len(b); i++ {
+		h := hash4(b[i:])
+		if m.starts[h/64]&(1<<(h%64)) == 0 {
 			continue
 		}
-		for _, id := range m.pairs[p-1] {
+		for _, id := range m.bucket[m.first[h]-1] {
 			if !f.has(id) && hasPrefixFold(b[i:], m.list[id]) {
 				f.add(id)
 			}
@@ -93,12 +105,16 @@ func (m *markers) find(b []byte) found {
 	return f
 }
 
-func lower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
+// lowerOf lower-cases ASCII letters and leaves every other byte be.
+var lowerOf = func() (t [256]byte) {
+	for i := range t {
+		t[i] = byte(i)
+		if 'A' <= i && i <= 'Z' {
+			t[i] += 'a' - 'A'
+		}
 	}
-	return c
-}
+	return t
+}()
 
 // hasPrefixFold reports whether b starts with the lower-case prefix,
 // ASCII case aside.
@@ -107,7 +123,7 @@ func hasPrefixFold(b, prefix []byte) bool {
 		return false
 	}
 	for i, c := range prefix {
-		if lower(b[i]) != c {
+		if lowerOf[b[i]] != c {
 			return false
 		}
 	}
