@@ -127,6 +127,9 @@ func (c *check) shown(u *url.URL) string {
 // page loads: at the script's top level or in a timer or load handler,
 // not inside a function a link calls.
 func scriptTarget(js []byte) string {
+	if !bytes.Contains(js, []byte("location")) {
+		return ""
+	}
 	loads := bytes.Contains(js, []byte("setTimeout")) || bytes.Contains(js, []byte("onload")) ||
 		bytes.Contains(js, []byte("DOMContentLoaded")) || bytes.Contains(js, []byte("addEventListener(\"load\"")) ||
 		bytes.Contains(js, []byte("addEventListener('load'"))
