@@ -1,0 +1,254 @@
+package answer
+
+import "strings"
+
+// A header rule is a header an edge sets only on the challenge or block
+// it serves in the document's place, never on a page it lets through.
+type headerRule struct {
+	name, value  string // value: a lower-case substring; "" = any value
+	vendor, what string
+}
+
+var headerRules = []headerRule{
+	// Cloudflare documents cf-mitigated as set on every challenge page, and
+	// "challenge" as its only value.
+	{"Cf-Mitigated", "challenge", "Cloudflare", "challenge"},
+	// AWS WAF sets x-amzn-waf-action to "challenge" (HTTP 202) or "captcha"
+	// (HTTP 405) on the interstitial it serves.
+	{"X-Amzn-Waf-Action", "", "AWS WAF", "challenge"},
+	{"X-Blocked-By-Waf", "", "AWS WAF", "block page"},
+	{"X-Sucuri-Block", "", "Sucuri", "block page"},
+	// Vercel's checkpoint says which mitigation it is.
+	{"X-Vercel-Mitigated", "challenge", "Vercel", "challenge"},
+}
+
+// A body rule matches a block or challenge page by what only such a page
+// says. Edge servers stamp their name on every page they pass (Server:
+// cloudflare, a cf-ray, an Incapsula script, a PerimeterX sensor), so a
+// name alone is never enough: a rule needs a phrase or script of the
+// block page itself, on a page the size of one.
+type bodyRule struct {
+	vendor, what string
+	title        []string // the title contains one of these (when set)
+	all          []string // the head contains every one of these
+	any          []string // and one of these, or one of the headers (when set)
+	hdr          []headerRule
+	tiny         bool // the page says (next to) nothing: it only runs a script
+
+	allIDs, anyIDs []int // all and any as bodyMarkers' ids
+}
+
+func of(ss ...string) []string { return ss }
+
+var bodyRules = []bodyRule{
+	// Cloudflare: the interstitial's script options and form, and its block
+	// pages ("Attention Required!", error 1020's "used Cloudflare to
+	// restrict access"). Not challenge-platform alone: Cloudflare injects
+	// /cdn-cgi/challenge-platform/scripts/jsd/ into pages it lets through.
+	{vendor: "Cloudflare", what: "challenge", any: of("window._cf_chl_opt", "_cf_chl_opt={", "cf-chl-widget", "__cf_chl_", "cf-browser-verification")},
+	{vendor: "Cloudflare", what: "challenge", all: of("/cdn-cgi/challenge-platform/", "/orchestrate/")},
+	{vendor: "Cloudflare", what: "challenge", title: []string{"just a moment...", "just a moment…"},
+		any: of("/cdn-cgi/", "cloudflare", "cf-chl", "cf_chl"),
+		hdr: []headerRule{{name: "Cf-Ray"}, {name: "Server", value: "cloudflare"}}},
+	{vendor: "Cloudflare", what: "block page", title: []string{"attention required! | cloudflare"}},
+	{vendor: "Cloudflare", what: "block page", all: of("used cloudflare to restrict access")},
+	{vendor: "Cloudflare", what: "block page", all: of("sorry, you have been blocked", "cloudflare ray id")},
+
+	// Akamai: the edge's "Access Denied" with its reference number, which
+	// it writes with entities ("Reference&#32;&#35;18&#46;…").
+	{vendor: "Akamai", what: "block page", any: of("reference #18.", "reference&#32;&#35;18&#46;", "errors.edgesuite.net", "errors&#46;edgesuite&#46;net"),
+		all: of("access denied")},
+	{vendor: "Akamai", what: "block page", title: []string{"access denied"}, hdr: []headerRule{{name: "Server", value: "akamaighost"}}},
+	{vendor: "Akamai", what: "challenge", any: of("sec-if-cpt-container", "/_sec/cp_challenge/")},
+
+	// F5 BIG-IP ASM's default blocking response.
+	{vendor: "F5 BIG-IP ASM", what: "block page", all: of("the requested url was rejected", "please consult with your administrator")},
+	{vendor: "F5 BIG-IP ASM", what: "block page", all: of("the requested url was rejected", "your support id is")},
+
+	// Imperva: Incapsula's incident page, its script-only interstitial
+	// (Incapsula also injects _Incapsula_Resource into pages it passes, so
+	// only on a page with nothing to read), and SecureSphere's error page.
+	{vendor: "Imperva Incapsula", what: "block page", all: of("incapsula incident id")},
+	{vendor: "Imperva Incapsula", what: "challenge", all: of("/_incapsula_resource"), tiny: true},
+	{vendor: "Imperva SecureSphere", what: "block page", all: of("the incident id is", "this page can't be displayed", "contact support for additional information")},
+
+	{vendor: "Sucuri", what: "block page", all: of("sucuri website firewall", "access denied")},
+	{vendor: "Sucuri", what: "block page", any: of("cdn.sucuri.net/sucuri-firewall-block.css", "cdn.sucuri.net/sucuri_firewall_block.css", "cloudproxy@sucuri.net")},
+	{vendor: "Sucuri", what: "challenge", all: of("sucuri_cloudproxy_js")},
+
+	// AWS WAF: the challenge and captcha interstitials set their options
+	// inline (their script, from *.token.awswaf.com, is also on the pages
+	// of sites that integrate it); a block is CloudFront's "Request blocked".
+	{vendor: "AWS WAF", what: "challenge", any: of("window.awswafcookiedomainlist", "window.gokuprops")},
+	{vendor: "AWS WAF", what: "block page", all: of("request blocked", "generated by cloudfront (cloudfront)")},
+
+	// DataDome's block page loads its captcha or device check from
+	// captcha-delivery.com.
+	{vendor: "DataDome", what: "challenge", any: of("captcha-delivery.com")},
+
+	// PerimeterX (HUMAN): the "press & hold" captcha and the block page;
+	// not client.perimeterx.net, its sensor on every page it passes.
+	{vendor: "PerimeterX", what: "challenge", any: of("id=\"px-captcha\"", "id='px-captcha'", "captcha.px-cdn.net", "captcha.px-cloud.net")},
+	{vendor: "PerimeterX", what: "block page", any: of("perimeterx.net/whywasiblocked", "perimeterx.com/whywasiblocked", "denied because we believe you are using automation tools")},
+
+	{vendor: "Radware", what: "block page", any: of("cloudwebsec.radware.com")},
+	{vendor: "Radware", what: "block page", title: []string{"unauthorized request blocked"}, all: of("because we have detected unauthorized activity")},
+	{vendor: "Radware", what: "challenge", any: of("validate.perfdrive.com", "shieldsquare captcha")},
+
+	{vendor: "Barracuda", what: "block page", all: of("when this page occurred and the event id found at the bottom of the page")},
+	{vendor: "Barracuda", what: "block page", all: of("barracuda"), any: of("you have been blocked", "request blocked", "access denied", "request rejected")},
+
+	{vendor: "ModSecurity", what: "block page", any: of("this error was generated by mod_security", "this error was generated by mod security", "this error was generated by modsecurity",
+		"rules of the mod_security module", "mod_security rules triggered", "/modsecurity-errorpage/", "/modsecurity_errorpage/")},
+	{vendor: "ModSecurity", what: "block page", title: []string{"not acceptable!"}, all: of("an appropriate representation of the requested resource")},
+
+	// Other firewalls whose block pages wafw00f knows by a sentence of their own.
+	{vendor: "Wordfence", what: "block page", any: of("generated by wordfence", "wordfence blocking rules", "wordfence advanced blocking rules", "your access to this site has been limited by the site owner")},
+	{vendor: "Vercel", what: "challenge", title: []string{"vercel security checkpoint"}},
+	{vendor: "Anubis", what: "challenge", any: of("id=\"anubis_challenge\"", "/.within.website/x/cmd/anubis/")},
+	{vendor: "SiteLock", what: "block page", all: of("sitelock incident id")},
+	{vendor: "Distil", what: "challenge", any: of("distilcaptchaform", "distilnetworks.com/images/anomaly")},
+	{vendor: "Citrix NetScaler", what: "block page", any: of("appfw session id", "ns transaction id")},
+	{vendor: "Citrix NetScaler", what: "block page", all: of("violation category", "appfw_")},
+	{vendor: "FortiWeb", what: "block page", all: of("fgd_icon", "web page blocked")},
+	{vendor: "Azure Application Gateway", what: "block page", all: of("microsoft-azure-application-gateway/v2", "403 forbidden")},
+	{vendor: "SiteGround", what: "challenge", any: of("our system thinks you might be a robot", "access is restricted due to a security rule")},
+	{vendor: "BitNinja", what: "challenge", any: of("security check by bitninja", "visitor anti-robot validation")},
+	{vendor: "Cloudbric", what: "block page", any: of("your request was blocked by cloudbric")},
+	{vendor: "Reblaze", what: "block page", all: of("current session has been terminated", "do not hesitate to contact us", "access denied (")},
+	{vendor: "StackPath", what: "block page", all: of("is using a security service for protection against online attacks", "an action has triggered the service and blocked your request")},
+	{vendor: "Imunify360", what: "challenge", any: of("access denied by imunify360", "imunify360 bot-protection", "imunify360-preloader", "imunify360 preloader")},
+	{vendor: "Shield Security", what: "block page", any: of("you were blocked by the shield")},
+	{vendor: "NinjaFirewall", what: "block page", title: []string{"ninjafirewall"}, all: of("it was blocked and logged")},
+	{vendor: "Sophos UTM", what: "block page", all: of("access to the requested url was blocked", "incident was logged with the following log identifier")},
+	{vendor: "GoDaddy", what: "block page", any: of("access denied - godaddy website firewall", "godaddy security - access denied")},
+}
+
+// A captcha widget on a page that asks nothing else of the reader is a
+// challenge, whoever serves it.
+var (
+	captchaWidgets = bodyMarkers.register(of("hcaptcha.com/1/api.js", "class=\"h-captcha\"", "google.com/recaptcha/", "recaptcha.net/recaptcha/",
+		"class=\"g-recaptcha\"", "challenges.cloudflare.com/turnstile", "class=\"cf-turnstile\""))
+	captchaWords = bodyMarkers.register(of("verify you are human", "verify that you are human", "verify you are a human", "are you a robot",
+		"not a robot", "human verification", "security check", "unusual traffic", "are you human", "prove you are human",
+		"checking your browser", "automated requests", "bot protection"))
+)
+
+// bodyMarkers are every string the body rules look for.
+var bodyMarkers = &markers{}
+
+func init() {
+	for i := range bodyRules {
+		r := &bodyRules[i]
+		r.allIDs, r.anyIDs = bodyMarkers.register(r.all), bodyMarkers.register(r.any)
+	}
+}
+
+// challenge names the vendor of a bot challenge or firewall block.
+func (c *check) challenge() (Verdict, bool) {
+	for _, r := range headerRules {
+		if r.matches(c.a) {
+			return challengeVerdict(r.vendor, r.what), true
+		}
+	}
+	if !c.markup || !c.small() {
+		return Verdict{}, false
+	}
+	f := c.found()
+	p := c.view()
+	for i := range bodyRules {
+		r := &bodyRules[i]
+		if r.tiny && p.text >= tinyText {
+			continue
+		}
+		if !r.body(f, p.title, c.a) {
+			continue
+		}
+		if len(c.prior) > 0 && c.priorCarries(r) {
+			continue
+		}
+		return challengeVerdict(r.vendor, r.what), true
+	}
+	if c.captcha(f, p) {
+		return challengeVerdict("", "captcha challenge"), true
+	}
+	return Verdict{}, false
+}
+
+func challengeVerdict(vendor, what string) Verdict {
+	words := "blocked by the site's bot protection ("
+	if what == "block page" {
+		words = "blocked by the site's firewall ("
+	}
+	if vendor != "" {
+		words += vendor + " "
+	} else {
+		words += "a "
+	}
+	return Verdict{Kind: Challenge, Vendor: vendor, Words: words + what + ")"}
+}
+
+func (r headerRule) matches(a *Answer) bool {
+	for _, v := range a.Header.Values(r.name) {
+		if r.value == "" && strings.TrimSpace(v) != "" || r.value != "" && strings.Contains(strings.ToLower(v), r.value) {
+			return true
+		}
+	}
+	return false
+}
+
+// body matches the rule on a page; a nil answer (the held version, whose
+// headers are not kept) matches on the page alone.
+func (r *bodyRule) body(f *found, title string, a *Answer) bool {
+	if len(r.title) > 0 {
+		ok := false
+		for _, t := range r.title {
+			if strings.Contains(title, t) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	if !f.all(r.allIDs) {
+		return false
+	}
+	if len(r.anyIDs) == 0 && len(r.hdr) == 0 || f.any(r.anyIDs) {
+		return true
+	}
+	if a == nil {
+		// The held version says what the rule asks of a page; its headers
+		// are not known, so they cannot make it differ.
+		return len(r.anyIDs) == 0
+	}
+	for _, h := range r.hdr {
+		if h.matches(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// priorCarries reports whether the held version matches the rule too, so
+// that what matched is part of the document (a security advisory quoting
+// a block page) rather than news of a block.
+func (c *check) priorCarries(r *bodyRule) bool {
+	title := ""
+	if pp := c.priorView(); pp != nil {
+		title = pp.title
+	}
+	return r.body(c.priorFound(), title, nil)
+}
+
+func (c *check) captcha(f *found, p *view) bool {
+	if p.text >= 2<<10 || p.textarea || !f.any(captchaWidgets) {
+		return false
+	}
+	asks := f.any(captchaWords) || strings.Contains(p.title, "captcha") || strings.Contains(p.heading, "captcha")
+	if !asks {
+		return false
+	}
+	return len(c.prior) == 0 || !c.priorFound().any(captchaWidgets)
+}
