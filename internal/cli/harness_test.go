@@ -132,6 +132,15 @@ func newWorkspace(t testing.TB, policy string, hostsBlock string, sources ...src
 		Reports:   filepath.Join(dir, "reports"),
 		State:     filepath.Join(dir, "state"),
 	}}
+	must(t, os.MkdirAll(w.Manifests, 0o755))
+	must(t, os.WriteFile(filepath.Join(w.Manifests, "policy.yaml"), []byte(policy), 0o644))
+	w.writeManifest(hostsBlock, sources...)
+	return w
+}
+
+// writeManifest writes the workspace's one jurisdiction file, as a
+// contributor's edit would.
+func (w *workspace) writeManifest(hostsBlock string, sources ...src) {
 	var b strings.Builder
 	b.WriteString("jurisdiction: test\nname: Test\ntimezone: UTC\n")
 	b.WriteString(hostsBlock)
@@ -142,10 +151,7 @@ func newWorkspace(t testing.TB, policy string, hostsBlock string, sources ...src
 			b.WriteString(s.extra)
 		}
 	}
-	must(t, os.MkdirAll(w.Manifests, 0o755))
-	must(t, os.WriteFile(filepath.Join(w.Manifests, "policy.yaml"), []byte(policy), 0o644))
-	must(t, os.WriteFile(filepath.Join(w.Manifests, "test.yaml"), []byte(b.String()), 0o644))
-	return w
+	must(w.t, os.WriteFile(filepath.Join(w.Manifests, "test.yaml"), []byte(b.String()), 0o644))
 }
 
 func must(t testing.TB, err error) {

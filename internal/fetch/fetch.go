@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
@@ -69,6 +70,9 @@ const (
 	// drainLimit is how much of a non-2xx body is read so the connection can
 	// be reused; past it the connection is simply closed.
 	drainLimit = 64 << 10
+	// headLimit is how much of a body that is not stored is kept in
+	// Response.Head.
+	headLimit = 8 << 10
 )
 
 // Client sends requests. It is safe for concurrent use.
@@ -160,6 +164,9 @@ type Response struct {
 	SHA256       string // hex, of the 2xx body handed to the sink
 	Size         int64
 	Duration     time.Duration
+	// Head is the start of a body that was not handed to the sink (a 403,
+	// a 503, any answer but a 200 of Get), for telling what it was.
+	Head []byte
 	// Sent is when the request began to leave: once the connection was
 	// there (dialled and TLS set up, or reused), before its first byte was
 	// written. Politeness is counted from it, because a server sees
@@ -296,7 +303,11 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, status int,
 		return resp, nil
 	}
 	if hresp.StatusCode >= 300 || status != 0 && hresp.StatusCode != status {
-		io.CopyN(io.Discard, hresp.Body, drainLimit)
+		// The head is kept: a block page says who blocked us.
+		var head bytes.Buffer
+		io.CopyN(&head, hresp.Body, headLimit)
+		resp.Head = head.Bytes()
+		io.CopyN(io.Discard, hresp.Body, drainLimit-headLimit)
 		resp.Duration = time.Since(start)
 		return resp, nil
 	}

@@ -97,7 +97,7 @@ func stallingServer(t testing.TB, h func(w http.ResponseWriter, r *http.Request,
 	return srv
 }
 
-var ignoreVolatile = cmpopts.IgnoreFields(Response{}, "Header", "Duration", "Sent")
+var ignoreVolatile = cmpopts.IgnoreFields(Response{}, "Header", "Duration", "Sent", "Head")
 
 func TestGetSendsOnlyIdentityHeaders(t *testing.T) {
 	body := []byte("<html>rates</html>")

@@ -354,6 +354,10 @@ type Outcome struct {
 	At time.Time
 	// RetryAfter is the raw Retry-After header of a 429 or 503, if any.
 	RetryAfter string
+	// Refused marks an answer that refuses us whatever its status: a bot
+	// challenge or block page served with a 200. It counts towards the
+	// pause as a 403 does.
+	Refused bool
 	// Sent is when the request really left, if known: after its
 	// connection and TLS set-up, which can take longer for one request
 	// than for the next. Spacing is counted from it when it is later than
@@ -370,8 +374,8 @@ type Permit struct {
 
 // Done records the completion and its outcome: 2xx/3xx/304 reset the
 // failure count and the 403 count; 429, 5xx and errors are the n-th
-// consecutive failure and set the backoff; 403 counts towards
-// the pause; 404/410 and other 4xx change nothing. Done must be
+// consecutive failure and set the backoff; 403 (or an answer marked
+// Refused) counts towards the pause; 404/410 and other 4xx change nothing. Done must be
 // called exactly once; it releases the host for the next Acquire.
 //
 // A second call panics: silently ignoring it would hide an outcome lost by
@@ -423,7 +427,7 @@ func (g *Gate) settle(now time.Time, o Outcome) {
 	if !responded {
 		return // a network error says nothing about whether we are welcome
 	}
-	if o.Status != http.StatusForbidden {
+	if o.Status != http.StatusForbidden && !o.Refused {
 		st.Consecutive403 = 0
 		return
 	}

@@ -55,6 +55,10 @@ type Line struct {
 	ContentType string `json:"content_type,omitempty"`
 	DurationMS  int64  `json:"duration_ms,omitempty"`
 	Error       string `json:"error,omitempty"`
+	// NotDocument says, for an answer that stood in for the document (a
+	// bot challenge, a maintenance page, …), what it was: its bytes are
+	// evidence, never a version, even when recovered from the ledger.
+	NotDocument string `json:"not_document,omitempty"`
 }
 
 // Ledger appends to and reads the ledger files under one directory.

@@ -16,7 +16,7 @@ var (
 	manifestKeys = []string{"jurisdiction", "name", "timezone", "hosts", "sources"}
 	hostKeys     = []string{"delay", "daily_cap", "off_peak", "timezone", "robots_override"}
 	overrideKeys = []string{"permission", "delay"}
-	sourceKeys   = []string{"id", "url", "kind", "title", "recheck", "encodes", "gaps", "view"}
+	sourceKeys   = []string{"id", "url", "kind", "title", "recheck", "encodes", "gaps", "accept", "view"}
 	kinds        = []Kind{RatesPage, TaxTable, WithholdingSchedule, Legislation, Gazette}
 	idSyntax     = regexp.MustCompile(`^[a-z0-9-]+$`)
 )
@@ -313,11 +313,22 @@ func (f *file) source(n *yaml.Node, jurisdiction string) source {
 	if e, ok := fs["gaps"]; ok {
 		s.Gaps, _ = f.strList(e)
 	}
+	if e, ok := fs["accept"]; ok {
+		s.Accept, _ = f.strList(e)
+		for _, sum := range s.Accept {
+			if !sha256Hex.MatchString(sum) {
+				f.errorf(e.val.Line, "accept: %q is not a sha256 (64 lower-case hex digits); copy it from snapshots/index.json or the coverage report", sum)
+			}
+		}
+	}
 	if e, ok := fs["view"]; ok {
 		s.View, _ = f.view(e)
 	}
 	return s
 }
+
+// sha256Hex is how an accepted answer is named: as the index names it.
+var sha256Hex = regexp.MustCompile(`^[0-9a-f]{64}$`)
 
 // sourceURL checks and normalises a source's URL into s.
 func (f *file) sourceURL(s *source, raw string, line int) {

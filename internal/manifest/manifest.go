@@ -49,6 +49,11 @@ type Source struct {
 	Never   bool
 	Encodes []string
 	Gaps    []string
+	// Accept lists the sha256 of answers a reviewer has accepted as the
+	// document although they look like something else (a page really
+	// replaced by a withdrawal notice, which reads like a page-not-found
+	// page): they are recorded as versions, not as evidence.
+	Accept []string
 	// View is how the source's text is looked at to decide whether it
 	// changed (elements to drop, lines to ignore); zero is the default
 	// view.

@@ -41,7 +41,7 @@ func TestLoadRejects(t *testing.T) {
 			"yml-extension/uk.yml:0: manifests end in .yaml; rename uk.yml to uk.yaml",
 		}},
 		{"unknown-key", []string{
-			`unknown-key/uk.yaml:8: unknown key "titel" in source: did you mean "title"? Allowed keys: id, url, kind, title, recheck, encodes, gaps, view`,
+			`unknown-key/uk.yaml:8: unknown key "titel" in source: did you mean "title"? Allowed keys: id, url, kind, title, recheck, encodes, gaps, accept, view`,
 		}},
 		{"unknown-policy-key", []string{
 			`unknown-policy-key/policy.yaml:2: unknown key "delay_min" in policy; allowed keys: user_agent, from, delay, daily_cap, backoff_max, pause_after_403, robots_ttl, timeout, max_body, exclude, allow_private_networks, sign, issue_after`,

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"slices"
 	"sync"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/answer"
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
 	"github.com/taxkernel/taxkernelbot/internal/gate"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -188,9 +192,26 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 		var resp *fetch.Response
 		var ferr error
 		gr := gate.Request{URL: req.URL, Purpose: purpose, Source: src.ID}
+		var verdict answer.Verdict
 		resp, ferr, err = r.send(ctx, host, gr, func() (*fetch.Response, error) {
-			return r.o.HTTP.Get(ctx, req, sink)
-		}, nil, func() time.Time { return sink.ended })
+			resp, err := r.o.HTTP.Get(ctx, req, sink)
+			if err == nil && resp != nil {
+				verdict = r.judge(src, prior, u, resp, sink.head)
+			}
+			return resp, err
+		}, func(_ *fetch.Response, out *gate.Outcome, line *ledger.Line) {
+			switch {
+			case verdict.Refusal():
+				out.Refused = true
+			case verdict.Kind == answer.Maintenance && out.Status/100 == 2:
+				// Down, whatever the status says: backed off as a 503,
+				// honouring the page's Retry-After.
+				out.Status = http.StatusServiceUnavailable
+			}
+			if !verdict.IsDocument() {
+				line.NotDocument = verdict.Words
+			}
+		}, func() time.Time { return sink.ended })
 		if err != nil {
 			return r.refused(src, host, err)
 		}
@@ -199,7 +220,7 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 			r.cancel(err)
 			return err
 		}
-		next, done := r.outcome(ctx, src, prior, u, hop, resp, ferr, overridden)
+		next, done := r.outcome(ctx, src, prior, u, hop, resp, ferr, verdict, overridden)
 		if why, ok := fetch.Unreachable(ferr); ok && resp == nil && ctx.Err() == nil && host == src.Host {
 			// The host cannot be reached: its other sources are not tried
 			// one by one to learn the same thing.
@@ -241,7 +262,7 @@ func storeFailed(ctx context.Context, resp *fetch.Response, ferr error, sink *st
 
 // outcome records what one response means for src. It returns the next URL
 // when a redirect is to be followed.
-func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Source, u *url.URL, hop int, resp *fetch.Response, ferr error, overridden string) (*url.URL, bool) {
+func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Source, u *url.URL, hop int, resp *fetch.Response, ferr error, verdict answer.Verdict, overridden string) (*url.URL, bool) {
 	host := manifest.HostOf(u)
 	now := r.o.Clock.Now()
 	checked := func(s *state.Source) {
@@ -310,6 +331,9 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 	case code/100 == 2 && code != 200:
 		fail(state.Failing, fmt.Sprintf("HTTP %d %s to a plain GET: only a 200 carries the whole document, nothing stored", code, http.StatusText(code)))
 		return nil, true
+	case code == 200 && !verdict.IsDocument():
+		r.notDocument(src, prior, u, resp, verdict, checked, overridden)
+		return nil, true
 	case code == 200:
 		held := prior.SHA256 != "" && r.o.Store.Has(prior.SHA256)
 		if held && string(prior.SHA256) != resp.SHA256 {
@@ -352,6 +376,14 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		r.log(src.Host, "%s %s → %d gone", src.ID, u, code)
 		return nil, true
 	case code/100 == 3 && resp.Location != "":
+		if to, err := url.Parse(resp.Location); err == nil {
+			// Not followed: the home or sign-in page it lands on is no
+			// document, and no address to point the manifest at.
+			if v := answer.Redirect(u, to); !v.IsDocument() {
+				fail(state.Failing, fmt.Sprintf("%s (HTTP %d to %s)", v.Words, code, resp.Location))
+				return nil, true
+			}
+		}
 		next, moved := r.redirect(u, resp.Location, hop)
 		if moved != "" {
 			r.finish(src, state.Moved, prior, func(s *state.Source) {
@@ -371,12 +403,89 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		return next, false
 	default:
 		detail := fmt.Sprintf("HTTP %d", code)
+		if !verdict.IsDocument() {
+			detail = fmt.Sprintf("%s (HTTP %d)", verdict.Words, code)
+		}
 		if resp.RetryAfter != "" {
 			detail += " (Retry-After: " + resp.RetryAfter + ")"
 		}
 		fail(state.Failing, detail)
 		return nil, true
 	}
+}
+
+// notDocument records a 200 that stood in for the document: its bytes are
+// indexed as evidence (never cited), the source keeps citing what it held,
+// and its status names the cause. A page that points elsewhere is a move,
+// to the address it names; anything else is a failed check.
+func (r *run) notDocument(src manifest.Source, prior state.Source, u *url.URL, resp *fetch.Response, v answer.Verdict, checked func(*state.Source), overridden string) {
+	now := r.o.Clock.Now()
+	r.o.Index.Add(src.ID, store.Entry{
+		SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
+		FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
+		Status: resp.Status, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
+		NotDocument: v.Words,
+	}, prior.SHA256)
+	status := state.Failing
+	if v.Kind == answer.Elsewhere {
+		status = state.Moved
+	}
+	r.finish(src, status, prior, func(s *state.Source) {
+		checked(s)
+		s.Detail = joinDetail(v.Words, overridden)
+		if status == state.Moved {
+			s.FinalURL = v.Target
+		}
+	})
+	r.count(func(res *Result) {
+		res.Checked++
+		if status == state.Failing {
+			res.Failed++
+		}
+	})
+	r.log(src.Host, "%s %s → 200 not the document: %s; sha256 %.12s kept as evidence, %s", src.ID, u, v.Words, resp.SHA256, citing(prior))
+}
+
+// citing says what a source still cites, for a log line.
+func citing(prior state.Source) string {
+	if prior.SHA256 == "" {
+		return "nothing cited yet"
+	}
+	return fmt.Sprintf("%.12s remains the citation", prior.SHA256)
+}
+
+// judge says whether resp, an answer to a request for src at u, is the
+// document. Redirects are judged where they lead, and a 304 confirms
+// bytes already judged. Bytes a reviewer accepted in the manifest are the
+// document whatever they look like.
+func (r *run) judge(src manifest.Source, prior state.Source, u *url.URL, resp *fetch.Response, head []byte) answer.Verdict {
+	if resp.Status/100 == 3 || resp.Status == http.StatusNotModified {
+		return answer.Verdict{}
+	}
+	a := answer.Answer{URL: u, Status: resp.Status, Header: resp.Header, Head: resp.Head, Size: resp.Size}
+	if resp.Status == http.StatusOK {
+		a.Head = head
+	}
+	if prior.SHA256 != "" {
+		a.PriorType, a.PriorHead = prior.ContentType, r.head(prior.SHA256)
+	}
+	v := answer.Classify(a)
+	if !v.IsDocument() && resp.Status == http.StatusOK && slices.Contains(src.Accept, resp.SHA256) {
+		return answer.Verdict{}
+	}
+	return v
+}
+
+// head returns the first bytes of a held blob (nil when it cannot be read):
+// what the held version says is no evidence against the new one.
+func (r *run) head(sum store.Sum) []byte {
+	f, err := os.Open(r.o.Store.Path(sum))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, answer.HeadSize))
+	return b
 }
 
 // sameText records a 200 whose new bytes say what the held ones say under
@@ -528,18 +637,16 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 			var resp *fetch.Response
 			resp, body, rerr = r.o.HTTP.GetBytes(ctx, fetch.Request{URL: target}, robots.MaxBody)
 			return resp, rerr
-		}, func(resp *fetch.Response) error {
+		}, func(resp *fetch.Response, out *gate.Outcome, _ *ledger.Line) {
 			// A redirect that leads nowhere leaves robots.txt unread, as a
 			// 5xx would: a failure of the host for its backoff.
 			switch {
 			case resp.Status/100 != 3:
-				return nil
 			case resp.Location == "":
-				return fmt.Errorf("robots.txt: HTTP %d without a Location", resp.Status)
+				out.Err = fmt.Errorf("robots.txt: HTTP %d without a Location", resp.Status)
 			case hop+1 > policy.MaxRedirects:
-				return fmt.Errorf("robots.txt: more than %d redirects", policy.MaxRedirects)
+				out.Err = fmt.Errorf("robots.txt: more than %d redirects", policy.MaxRedirects)
 			}
-			return nil
 		}, nil)
 		if err != nil {
 			return err

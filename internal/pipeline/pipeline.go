@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/answer"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
 	"github.com/taxkernel/taxkernelbot/internal/gate"
@@ -388,15 +389,17 @@ func (r *run) hostMemory(host string) state.Host {
 }
 
 // send passes one request through host's gate, sends it, reports the outcome
-// to the gate, and writes the result line. get does the HTTP part. unusable,
-// when set, names an answer that the caller cannot use although HTTP calls
-// it a success (a robots.txt redirect that leads nowhere): the gate counts it
-// as a failure of the host, so that it feeds the backoff.
+// to the gate, and writes the result line. get does the HTTP part. judge,
+// when set, may amend what the gate and the ledger are told of an answer
+// that HTTP calls a success but the caller cannot use: a robots.txt
+// redirect that leads nowhere (a failure of the host, for its backoff), a
+// bot challenge served with a 200 (a refusal, for the pause), a
+// maintenance page (the server is down, for the backoff).
 //
 // ended, when set and not zero, is when the answer's body ended: the
 // completion the gate counts spacing from, so that work after the body
 // (the store's fsync) is not taken for the server's time.
-func (r *run) send(ctx context.Context, host string, req gate.Request, get func() (*fetch.Response, error), unusable func(*fetch.Response) error, ended func() time.Time) (*fetch.Response, error, error) {
+func (r *run) send(ctx context.Context, host string, req gate.Request, get func() (*fetch.Response, error), judge func(*fetch.Response, *gate.Outcome, *ledger.Line), ended func() time.Time) (*fetch.Response, error, error) {
 	g := r.gate(host)
 	permit, err := g.Acquire(ctx, req)
 	if err != nil {
@@ -412,16 +415,17 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 		if ferr != nil && errors.Is(ferr, fetch.ErrTooLarge) {
 			out.Err = nil // the server answered; the size is our limit, not its failure
 		}
-		if ferr == nil && unusable != nil {
-			out.Err = unusable(resp)
-		}
+	}
+	line := ledger.Line{
+		Event: ledger.Result, Host: host, URL: req.URL,
+		Purpose: req.Purpose, Source: req.Source, RunID: r.o.RunID,
+	}
+	if resp != nil && ferr == nil && judge != nil {
+		judge(resp, &out, &line)
 	}
 	permit.Done(out)
 	r.o.State.PutHost(host, g.State())
-	line := ledger.Line{
-		Event: ledger.Result, Time: r.o.Clock.Now().UTC(), Host: host, URL: req.URL,
-		Purpose: req.Purpose, Source: req.Source, RunID: r.o.RunID,
-	}
+	line.Time = r.o.Clock.Now().UTC()
 	if resp != nil {
 		line.Status, line.Bytes, line.SHA256 = resp.Status, resp.Size, resp.SHA256
 		if resp.SHA256 != "" && req.Purpose != ledger.PurposeRobots {
@@ -485,6 +489,9 @@ type storeSink struct {
 	clock   clock.Clock
 	readErr error
 	ended   time.Time
+	// head is the start of the body, for telling whether it is the
+	// document without reading the blob back.
+	head []byte
 }
 
 func (k *storeSink) Put(ctx context.Context, rd io.Reader) (string, int64, error) {
@@ -499,6 +506,9 @@ type errReader struct {
 
 func (e *errReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
+	if room := answer.HeadSize - len(e.k.head); room > 0 {
+		e.k.head = append(e.k.head, p[:min(n, room)]...)
+	}
 	switch {
 	case err == io.EOF:
 		if e.k.ended.IsZero() {

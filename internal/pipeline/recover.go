@@ -72,7 +72,7 @@ func Recover(ctx context.Context, s *store.Store, ix *store.Index, ledgerDir str
 			!sameText(ctx, s, set, st, l.Source, store.Sum(l.SHA256)) {
 			add(store.Sum(l.SHA256), l.Source, store.Entry{
 				SHA256: store.Sum(l.SHA256), Size: l.Bytes, ContentType: l.ContentType,
-				FinalURL: l.URL, FirstSeen: ledger.Day(l.Time),
+				FinalURL: l.URL, FirstSeen: ledger.Day(l.Time), NotDocument: l.NotDocument,
 			})
 		}
 		return nil

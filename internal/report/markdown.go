@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/taxkernel/taxkernelbot/internal/answer"
 	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -307,7 +308,8 @@ func gaps(es []Entry, statuses []state.Status, limit int) []string {
 		blocks = append(blocks, list(limit, es, func(e Entry) bool { return e.Status == s }, item))
 	}
 
-	redirected := func(e Entry) bool { return e.FinalURL != "" && e.FinalURL != e.URL }
+	// A home or sign-in page is never an address to point the manifest at.
+	redirected := func(e Entry) bool { return e.FinalURL != "" && e.FinalURL != e.URL && !landsAstray(e) }
 	if slices.ContainsFunc(es, redirected) {
 		blocks = append(blocks, "### Moved or redirected", list(limit, es, redirected, func(e Entry) string {
 			// The target is the server's word, shown, never linked.
@@ -513,4 +515,12 @@ func viewYAML(n *Noisy) string {
 		return ""
 	}
 	return strings.ReplaceAll("view: {"+strings.Join(parts, ", ")+"}", "`", "")
+}
+
+// landsAstray reports whether e's final URL is the site's home page or a
+// sign-in page rather than a document.
+func landsAstray(e Entry) bool {
+	from, err1 := url.Parse(e.URL)
+	to, err2 := url.Parse(e.FinalURL)
+	return err1 == nil && err2 == nil && !answer.Redirect(from, to).IsDocument()
 }

@@ -36,6 +36,12 @@ type Entry struct {
 	Status  int               `json:"status,omitempty"`  // HTTP status code
 	Fetched string            `json:"fetched,omitempty"` // RFC 3339 UTC time of the response
 	Header  map[string]string `json:"header,omitempty"`  // the ReplayHeaders that were present
+
+	// NotDocument, when set, says in words why these bytes are not the
+	// document although a source served them (a bot challenge, a
+	// maintenance page, a page-not-found page): they are kept as evidence
+	// of what was answered, and never cited. History leaves them out.
+	NotDocument string `json:"not_document,omitempty"`
 }
 
 // ReplayHeaders are the response headers kept in the index: those that
@@ -152,6 +158,12 @@ func (ix *Index) Add(id string, e Entry, prior Sum) bool {
 		ix.sources[id] = append(es, e)
 		ix.enc.Forget(id)
 		return true
+	case es[i].NotDocument != "" && e.NotDocument == "":
+		// A reviewer accepted as the document bytes first kept as
+		// evidence: from now on they are a version like any other.
+		es[i].NotDocument = ""
+		ix.enc.Forget(id)
+		return true
 	case prior == "" || prior == e.SHA256 || slices.Contains(es[i].Returned, e.FirstSeen):
 		return false
 	}
@@ -198,11 +210,19 @@ type Change struct {
 }
 
 // History returns id's changes, oldest first: the date each entry's bytes
-// were first served, and each return to them.
+// were first served, and each return to them. Entries kept as evidence of
+// an answer that was not the document are no change of the document, and
+// are left out.
 func (ix *Index) History(id string) []Change {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	return history(slices.Clone(ix.sources[id]))
+	var es []Entry
+	for _, e := range ix.sources[id] {
+		if e.NotDocument == "" {
+			es = append(es, e)
+		}
+	}
+	return history(es)
 }
 
 // history orders es's changes by date. On the same date a first sight
