@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -301,5 +303,41 @@ func TestNoStandInIsEverCited(t *testing.T) {
 				t.Errorf("the schedule served %d real versions and %d stand-ins: too few to say anything", changesSeen, standInsSeen)
 			}
 		})
+	}
+}
+
+// A host that keeps challenging us adds one piece of evidence for the
+// spell, not a blob a day: each challenge page has a ray id of its own.
+func TestOneEvidencePerSpell(t *testing.T) {
+	var n atomic.Int32
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": status(404),
+		"/rates": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			if n.Add(1) == 1 {
+				fmt.Fprintf(w, ratesPage, "")
+				return
+			}
+			fmt.Fprint(w, strings.Replace(cloudflareChallenge, "8a1b2c3d4e5f6789", fmt.Sprintf("ray%013d", n.Load()), 1))
+		},
+	})
+	w := newWorkspace(t, testPolicy, "", src{"t-rates", a.url("/rates"), ""})
+	for range 4 {
+		w.run(ctx)
+	}
+	data, err := os.ReadFile(w.indexPath())
+	must(t, err)
+	if got := bytes.Count(data, []byte(`"not_document"`)); got != 1 {
+		t.Errorf("%d pieces of evidence for one spell of challenges, want 1:\n%s", got, data)
+	}
+	blobs := 0
+	filepath.WalkDir(filepath.Join(w.Snapshots, "sha256"), func(_ string, d fs.DirEntry, _ error) error {
+		if d != nil && !d.IsDir() {
+			blobs++
+		}
+		return nil
+	})
+	if blobs != 2 {
+		t.Errorf("%d blobs held, want 2 (the document and the first challenge)", blobs)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -420,12 +421,23 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 // to the address it names; anything else is a failed check.
 func (r *run) notDocument(src manifest.Source, prior state.Source, u *url.URL, resp *fetch.Response, v answer.Verdict, checked func(*state.Source), overridden string) {
 	now := r.o.Clock.Now()
-	r.o.Index.Add(src.ID, store.Entry{
-		SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
-		FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
-		Status: resp.Status, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
-		NotDocument: v.Words,
-	}, prior.SHA256)
+	// One piece of evidence per spell: a challenge page carries a new ray
+	// id at every check, and a host that blocks us for a month would
+	// otherwise add a blob a day. The ledger keeps each answer's hash.
+	kept := "kept as evidence"
+	if strings.HasPrefix(prior.Detail, v.Words) {
+		kept = "not kept (the same answer as the last check's)"
+		r.mu.Lock()
+		r.unkept = append(r.unkept, resp.SHA256)
+		r.mu.Unlock()
+	} else {
+		r.o.Index.Add(src.ID, store.Entry{
+			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
+			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
+			Status: resp.Status, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
+			NotDocument: v.Words,
+		}, prior.SHA256)
+	}
 	status := state.Failing
 	if v.Kind == answer.Elsewhere {
 		status = state.Moved
@@ -443,7 +455,7 @@ func (r *run) notDocument(src manifest.Source, prior state.Source, u *url.URL, r
 			res.Failed++
 		}
 	})
-	r.log(src.Host, "%s %s → 200 not the document: %s; sha256 %.12s kept as evidence, %s", src.ID, u, v.Words, resp.SHA256, citing(prior))
+	r.log(src.Host, "%s %s → 200 not the document: %s; sha256 %.12s %s, %s", src.ID, u, v.Words, resp.SHA256, kept, citing(prior))
 }
 
 // citing says what a source still cites, for a log line.
