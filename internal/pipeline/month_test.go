@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -126,7 +127,10 @@ func TestScriptedMonth(t *testing.T) {
 	clk := clock.NewFake(time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC))
 	client := fetch.New(fetch.Config{UserAgent: "TaxKernelBot-test/1", AllowPrivate: true})
 
-	var logs []string
+	var (
+		logMu sync.Mutex
+		logs  []string
+	)
 	var prev *report.Report
 	changed := map[string][]int{}   // source id → days its report entry changed
 	noisyFrom := map[string][]int{} // source id → days it entered "noisy sources"
@@ -135,7 +139,11 @@ func TestScriptedMonth(t *testing.T) {
 		day.Store(int64(d))
 		if _, err := Run(t.Context(), Options{
 			Set: set, Store: st, Index: ix, Ledger: led, State: sta, HTTP: client, Clock: clk,
-			Log: func(host, msg string) { logs = append(logs, msg) },
+			Log: func(host, msg string) { // called by the hosts at once
+				logMu.Lock()
+				logs = append(logs, msg)
+				logMu.Unlock()
+			},
 		}); err != nil {
 			t.Fatalf("day %d: %v", d, err)
 		}
