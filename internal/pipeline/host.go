@@ -231,11 +231,12 @@ func (r *run) refused(src manifest.Source, host string, err error) error {
 }
 
 // storeFailed tells a failure of the store (disk full, unwritable) apart
-// from a failure of the body it was reading (network, size limit, timeout),
-// because only the first must stop the run.
+// from a failure of the body it was reading (network, size limit, timeout,
+// a Content-Encoding that cannot be undone, found before the store is
+// given a byte), because only the first must stop the run.
 func storeFailed(ctx context.Context, resp *fetch.Response, ferr error, sink *storeSink) bool {
 	return ferr != nil && sink.readErr == nil && resp != nil && resp.Status/100 == 2 &&
-		!errors.Is(ferr, fetch.ErrTooLarge) && !fetch.IsTimeout(ferr) &&
+		!errors.Is(ferr, fetch.ErrTooLarge) && !errors.Is(ferr, fetch.ErrUndecodable) && !fetch.IsTimeout(ferr) &&
 		!errors.Is(ferr, context.Canceled) && ctx.Err() == nil
 }
 

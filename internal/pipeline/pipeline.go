@@ -394,8 +394,11 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 	}
 	if resp != nil {
 		out.Status, out.RetryAfter = resp.Status, resp.RetryAfter
-		if ferr != nil && errors.Is(ferr, fetch.ErrTooLarge) {
-			out.Err = nil // the server answered; the size is our limit, not its failure
+		if ferr != nil && (errors.Is(ferr, fetch.ErrTooLarge) || errors.Is(ferr, fetch.ErrUndecodable)) {
+			// The server answered: the size is our limit, and a coding
+			// we cannot undo is a fault of that answer; neither is the
+			// sign of a struggling host that backoff is for.
+			out.Err = nil
 		}
 		if ferr == nil && unusable != nil {
 			out.Err = unusable(resp)
