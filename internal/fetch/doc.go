@@ -14,4 +14,14 @@
 // the stream. The bytes as sent are hashed beside it and handed to a
 // SentSink, for an archive of the exchange; a coding that cannot be undone
 // fails the answer (ErrUndecodable).
+//
+// The client never asks for compression (no Accept-Encoding), although a
+// gzip answer would often be smaller. Apache's mod_deflate, by default,
+// appends "-gzip" to the ETag of a compressed answer and then finds that
+// an If-None-Match carrying it matches nothing, so a client that asks for
+// gzip gets the whole body again on every re-check of an unchanged
+// document, where a client that does not gets a 304 with none
+// (TestApacheDeflateETag measures both). Not asking also keeps what most
+// servers send the document's own bytes, and what is sent comparable from
+// one check to the next.
 package fetch
