@@ -200,6 +200,7 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 			return err
 		}
 		next, done := r.outcome(ctx, src, prior, u, hop, resp, ferr, overridden)
+		r.keepSent(src, resp)
 		if why, ok := fetch.Unreachable(ferr); ok && resp == nil && ctx.Err() == nil && host == src.Host {
 			// The host cannot be reached: its other sources are not tried
 			// one by one to learn the same thing.
@@ -323,6 +324,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
 			Status: code, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
+			Sent: sentEntry(resp),
 		}, prior.SHA256)
 		r.finish(src, state.Fresh, prior, func(s *state.Source) {
 			checked(s)

@@ -480,6 +480,14 @@ func (k *storeSink) Put(ctx context.Context, rd io.Reader) (string, int64, error
 	return string(sum), n, err // fetch speaks hex strings; the store's type starts here
 }
 
+// PutSent keeps the bytes of an encoded answer as they were sent, beside
+// the document. It runs beside Put and touches none of the sink's fields:
+// a failure of the body reaches Put's reader too, where it is told.
+func (k *storeSink) PutSent(ctx context.Context, rd io.Reader) (string, int64, error) {
+	sum, n, err := k.s.Put(ctx, rd)
+	return string(sum), n, err
+}
+
 type errReader struct {
 	r io.Reader
 	k *storeSink
