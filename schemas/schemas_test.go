@@ -316,7 +316,8 @@ func TestIndexSchema(t *testing.T) {
 	a, b := sumOf([]byte("a")), sumOf([]byte("b"))
 	ix.Add("uk-rates", store.Entry{SHA256: a, Size: 1, ContentType: "text/html; charset=utf-8", FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-01",
 		Status: 200, Fetched: "2026-11-01T21:04:05Z", Header: map[string]string{"ETag": `"x"`, "Content-Type": "text/html"}}, "")
-	ix.Add("uk-rates", store.Entry{SHA256: b, Size: 1, FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-02"}, a)
+	ix.Add("uk-rates", store.Entry{SHA256: b, Size: 1, FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-02",
+		Sent: &store.Sent{SHA256: sumOf([]byte("b, gzipped")), Size: 10, Encoding: "gzip"}}, a)
 	ix.Add("uk-rates", store.Entry{SHA256: a, Size: 1, FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-03"}, b)
 	if got := ix.Entries("uk-rates"); len(got) != 2 || len(got[0].Returned) != 1 {
 		t.Fatalf("the example index is not what it is meant to be: %+v", got)
@@ -334,6 +335,7 @@ func TestIndexSchema(t *testing.T) {
 		`{"sources": {"uk-rates": [{"sha256": "` + string(a) + `", "size": 1, "final_url": "u", "first_seen": "1 Nov 2026"}]}}`,
 		`{"sources": {"uk-rates": [{"sha256": "` + string(a) + `", "size": 1, "final_url": "u", "first_seen": "2026-11-01", "extra": 1}]}}`,
 		`{"sources": {}, "version": 2}`,
+		`{"sources": {"uk-rates": [{"sha256": "` + string(a) + `", "size": 1, "final_url": "u", "first_seen": "2026-11-01", "sent": {"sha256": "` + string(b) + `", "size": 1}}]}}`,
 	} {
 		if err := sch.Validate(jsonBytes(t, []byte(bad))); err == nil {
 			t.Errorf("accepted: %s", bad)

@@ -131,7 +131,7 @@ func runVerifyDataset(ctx context.Context, opts verifyOptions) error {
 	if len(probs) > 0 {
 		return withCode(ExitFailures, fmt.Errorf("%d problem(s) in the dataset %s: do not cite from it; download or build it again", len(probs), opts.Dataset))
 	}
-	fmt.Fprintf(opts.IO.Out, "%s: %d file(s) match SHA256SUMS; %d document(s), each the payload of a response record under its SHA-256; %d text(s), each naming a document\n",
+	fmt.Fprintf(opts.IO.Out, "%s: %d file(s) match SHA256SUMS; %d document(s), each the payload of a response or conversion record under its SHA-256; %d text(s), each naming a document\n",
 		opts.Dataset, c.Files, c.Documents, c.Texts)
 	return nil
 }

@@ -114,6 +114,11 @@ func TestHostileSuite(t *testing.T) {
 	zw := gzip.NewWriter(&bomb)
 	zw.Write(make([]byte, 16<<20)) // 16 MiB of zeros in about 16 KiB
 	zw.Close()
+	var gz bytes.Buffer
+	zw = gzip.NewWriter(&gz)
+	zw.Write([]byte("Basic rate 20%\n"))
+	zw.Close()
+	gzipped := gz.Bytes()
 	farFuture := time.Now().AddDate(50, 0, 0).UTC().Format(http.TimeFormat)
 	past := time.Now().AddDate(-1, 0, 0).UTC().Format(http.TimeFormat)
 
@@ -171,10 +176,22 @@ func TestHostileSuite(t *testing.T) {
 			w.Header().Set("Content-Length", "1000000")
 			w.Write(make([]byte, 1000))
 		}, "too-large", "max_body", nil, 1},
-		{"gzip bomb document is stored as served", func(w http.ResponseWriter, r *http.Request) {
+		{"gzip bomb document is too large decoded", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Encoding", "gzip")
 			w.Write(bomb.Bytes())
-		}, "fresh", "", bomb.Bytes(), 1},
+		}, "too-large", "max_body", nil, 1},
+		{"pre-compressed document is the document", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write(gzipped)
+		}, "fresh", "", []byte("Basic rate 20%\n"), 1},
+		{"unknown Content-Encoding", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "zstd")
+			w.Write([]byte("(\xb5/\xfd not really"))
+		}, "failing", "unreadable answer", nil, 1},
+		{"gzip that is not", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Encoding", "gzip")
+			w.Write([]byte("Basic rate 20%\n"))
+		}, "failing", "unreadable answer", nil, 1},
 		{"redirect loop", func(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/doc", http.StatusFound)
 		}, "failing", "more than 5 redirects", nil, 6},

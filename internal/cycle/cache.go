@@ -477,12 +477,14 @@ func (c *Cycle) keepPending() error {
 	}
 	for _, id := range beyond.IDs() {
 		for _, e := range beyond.Entries(id) {
-			data, err := readLocal(c.o.Snapshots, e.SHA256)
-			if err != nil {
-				return err
-			}
-			if _, _, err := kept.Put(context.Background(), bytes.NewReader(data)); err != nil {
-				return err
+			for _, sum := range e.Blobs() {
+				data, err := readLocal(c.o.Snapshots, sum)
+				if err != nil {
+					return err
+				}
+				if _, _, err := kept.Put(context.Background(), bytes.NewReader(data)); err != nil {
+					return err
+				}
 			}
 			for p, text := range derivedTexts(c.o.Snapshots, string(e.SHA256)) {
 				if err := atomicfile.WriteFile(filepath.Join(c.o.State, filepath.FromSlash(pendingPath(p))), text, 0o644); err != nil {
@@ -505,7 +507,7 @@ func (c *Cycle) restoreKept(ctx context.Context) error {
 	var sums []store.Sum
 	for _, id := range kept.IDs() {
 		for _, e := range kept.Entries(id) {
-			sums = append(sums, e.SHA256)
+			sums = append(sums, e.Blobs()...)
 			for _, tp := range textFiles(TextPath(string(e.SHA256))) {
 				if data, err := os.ReadFile(filepath.Join(c.o.State, filepath.FromSlash(pendingPath(tp)))); err == nil {
 					if err := atomicfile.WriteFile(filepath.Join(c.o.Snapshots, filepath.FromSlash(strings.TrimPrefix(tp, "snapshots/"))), data, 0o644); err != nil {

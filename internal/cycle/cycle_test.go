@@ -371,6 +371,7 @@ func TestVanishedCacheBranchHaltsUntilTomorrow(t *testing.T) {
 // counting only what it sent.
 func TestFailedFinalPushIsKeptForTheRerun(t *testing.T) {
 	r := newRepo(t, "t-a", "t-b")
+	r.coded = map[string]bool{"t-a": true} // its bytes as sent are kept too
 	o, log := r.options("1/1")
 	o.Run, o.RunID, o.PushAttempts, o.NoPublish = r.runner(&o), "555-1", 3, true
 	var pushesBefore int
@@ -586,6 +587,7 @@ func TestShardsPublishAUnion(t *testing.T) {
 	for _, order := range []string{"2 publishes first", "1 publishes first"} {
 		t.Run(order, func(t *testing.T) {
 			r := newRepo(t, "t-a", "t-b", "t-c", "t-d", "t-e", "t-f")
+			r.coded = map[string]bool{"t-a": true, "t-d": true, "t-f": true}
 			run := func(shard string, wrap func(PullRequests) PullRequests) {
 				r.shardCycle(shard, wrap)
 				assertHeld(t, r)
@@ -729,7 +731,9 @@ func citedBy(t *testing.T, r *repo, branch string) []string {
 		must(t, err)
 		for _, id := range ix.IDs() {
 			for _, e := range ix.Entries(id) {
-				out = append(out, string(e.SHA256))
+				for _, sum := range e.Blobs() {
+					out = append(out, string(sum))
+				}
 			}
 		}
 	}

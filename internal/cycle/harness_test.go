@@ -3,6 +3,7 @@ package cycle
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
@@ -50,6 +51,9 @@ type repo struct {
 	dailyCap int
 	// sent counts the requests the world received, by "day host".
 	sent map[string]int
+	// coded are the sources served gzipped: as the pipeline does, the run
+	// keeps the bytes as sent beside the document and its entry names them.
+	coded map[string]bool
 }
 
 func newRepo(t testing.TB, ids ...string) *repo {
@@ -144,7 +148,17 @@ func (r *repo) runner(o *Options) Runner {
 				// beside it.
 				_, _, err = textview.DeriveDoc(ctx, o.Snapshots, string(sum), textview.Doc{Raw: []byte(doc), ContentType: "text/html"}, textview.Limits{})
 				must(r.t, err)
-				ix.Add(src.ID, store.Entry{SHA256: sum, Size: size, ContentType: "text/html", FinalURL: src.URL, FirstSeen: ledger.Day(now)}, "")
+				e := store.Entry{SHA256: sum, Size: size, ContentType: "text/html", FinalURL: src.URL, FirstSeen: ledger.Day(now)}
+				if r.coded[src.ID] {
+					var gz bytes.Buffer
+					zw := gzip.NewWriter(&gz)
+					zw.Write([]byte(doc))
+					must(r.t, zw.Close())
+					sent, n, err := s.Put(ctx, &gz)
+					must(r.t, err)
+					e.Sent = &store.Sent{SHA256: sent, Size: n, Encoding: "gzip"}
+				}
+				ix.Add(src.ID, e, "")
 				ss.SetStatus(state.Fresh, now)
 				ss.HTTPStatus, ss.Detail, ss.SHA256, ss.Size, ss.ContentType, ss.FinalURL, ss.LastGood = 200, "", sum, size, "text/html", src.URL, now
 			}

@@ -34,7 +34,9 @@ func checkRecord(mainIx, ix *store.Index, onMain, rep *report.Report, held func(
 	}
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
-			cite(indexJSON+" ("+id+")", string(e.SHA256))
+			for _, sum := range e.Blobs() {
+				cite(indexJSON+" ("+id+")", string(sum))
+			}
 		}
 	}
 	proposed := map[string]report.Entry{}

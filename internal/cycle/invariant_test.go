@@ -45,6 +45,7 @@ func TestCheckRecordRefuses(t *testing.T) {
 		want string
 	}{
 		{"blob missing", ix, rep, holds(a), "names " + string(b)[:12]},
+		{"bytes as sent missing", withSent(ix, "s1", b, sumOf("b, gzipped")), rep, holds(a, b), "names " + string(sumOf("b, gzipped"))[:12]},
 		{"main's entry dropped", single("s1", store.Entry{SHA256: b, FirstSeen: "2026-11-02"}), rep, holds(a, b), "would drop s1's " + string(a)[:12]},
 		{"back to pending", ix, &report.Report{Sources: []report.Entry{{ID: "s1", URL: "https://x.gov/1", Status: state.Pending}}}, holds(a, b), "back from fresh to pending"},
 	} {
@@ -78,4 +79,19 @@ func TestKeepWhatMainKnows(t *testing.T) {
 func sumOf(s string) store.Sum {
 	h := sha256.Sum256([]byte(s))
 	return store.Sum(hex.EncodeToString(h[:]))
+}
+
+// withSent is a copy of ix in which id's entry for sum came gzipped, as
+// the bytes sent.
+func withSent(ix *store.Index, id string, sum, sent store.Sum) *store.Index {
+	out := store.NewIndex()
+	for _, i := range ix.IDs() {
+		for _, e := range ix.Entries(i) {
+			if i == id && e.SHA256 == sum {
+				e.Sent = &store.Sent{SHA256: sent, Size: 1, Encoding: "gzip"}
+			}
+			out.Unite(single(i, e))
+		}
+	}
+	return out
 }

@@ -5,7 +5,8 @@ package cycle
 // after its job; shards publish in any order, a runner can die between its
 // push and its pull request, and the bot branch can be deleted. So every
 // push of the state to the cache branch carries, in the same commit, the
-// index entries main does not hold yet, with their blobs and texts, under
+// index entries main does not hold yet, with their blobs (the bytes as
+// sent too, for a document that came under a Content-Encoding) and texts, under
 // pending/ in the store's own layout (pending/index.json,
 // pending/sha256/…, pending/text/…). The cache branch therefore never names
 // a hash that it or main does not hold, and whichever shard publishes, and
@@ -104,7 +105,9 @@ func (c *Cycle) readMain(ctx context.Context) (*mainRecord, error) {
 		// The listings are read now, while the reader is open.
 		for _, id := range ix.IDs() {
 			for _, e := range ix.Entries(id) {
-				has("snapshots/" + e.SHA256.Path())
+				for _, sum := range e.Blobs() {
+					has("snapshots/" + sum.Path())
+				}
 			}
 		}
 		m = &mainRecord{ix: ix, has: has}
@@ -153,25 +156,39 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 	var out []gitstore.Change
 	beyond := all.Beyond(main.ix)
 	for _, id := range beyond.IDs() {
+	entries:
 		for _, e := range beyond.Entries(id) {
-			p := "snapshots/" + e.SHA256.Path()
-			if !main.has(p) && !needed[e.SHA256] && !onTip(pendingPath(p)) {
-				data, err := readLocal(c.o.Snapshots, e.SHA256)
-				if errors.Is(err, fs.ErrNotExist) {
-					c.logf("pending: %s's %.12s is held neither here nor on %s: left out of the record", id, e.SHA256, CacheBranch)
+			// The document's blob and texts, and the bytes it was sent as
+			// when it came under a Content-Encoding: all, or the entry
+			// waits for none of them.
+			var adds []gitstore.Change
+			for _, sum := range e.Blobs() {
+				p := "snapshots/" + sum.Path()
+				if main.has(p) || needed[sum] || onTip(pendingPath(p)) {
 					continue
+				}
+				data, err := readLocal(c.o.Snapshots, sum)
+				if errors.Is(err, fs.ErrNotExist) {
+					c.logf("pending: %s's %.12s is held neither here nor on %s: left out of the record", id, sum, CacheBranch)
+					continue entries
 				}
 				if err != nil {
 					return nil, err
 				}
-				out = append(out, gitstore.Change{Path: pendingPath(p), Data: data})
-				texts := derivedTexts(c.o.Snapshots, string(e.SHA256))
+				adds = append(adds, gitstore.Change{Path: pendingPath(p), Data: data})
+				if sum != e.SHA256 {
+					continue // bytes as sent have no text
+				}
+				texts := derivedTexts(c.o.Snapshots, string(sum))
 				for _, tp := range sortedKeys(texts) {
-					out = append(out, gitstore.Change{Path: pendingPath(tp), Data: texts[tp]})
+					adds = append(adds, gitstore.Change{Path: pendingPath(tp), Data: texts[tp]})
 				}
 			}
-			if !main.has(p) {
-				needed[e.SHA256] = true
+			out = append(out, adds...)
+			for _, sum := range e.Blobs() {
+				if !main.has("snapshots/" + sum.Path()) {
+					needed[sum] = true
+				}
 			}
 			want.Unite(single(id, e))
 		}
@@ -179,13 +196,15 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 	// What main now holds leaves pending/.
 	for _, id := range held.IDs() {
 		for _, e := range held.Entries(id) {
-			if needed[e.SHA256] {
-				continue
-			}
-			out = append(out, gitstore.Change{Path: pendingPath("snapshots/" + e.SHA256.Path())})
-			if tp := TextPath(string(e.SHA256)); tp != "" {
-				for _, f := range textFiles(tp) {
-					out = append(out, gitstore.Change{Path: pendingPath(f)})
+			for _, sum := range e.Blobs() {
+				if needed[sum] {
+					continue
+				}
+				out = append(out, gitstore.Change{Path: pendingPath("snapshots/" + sum.Path())})
+				if tp := TextPath(string(sum)); tp != "" && sum == e.SHA256 {
+					for _, f := range textFiles(tp) {
+						out = append(out, gitstore.Change{Path: pendingPath(f)})
+					}
 				}
 			}
 		}

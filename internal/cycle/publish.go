@@ -466,7 +466,8 @@ func differing(ctx context.Context, mainTree *gitstore.Tree, files map[string][]
 
 // botChanges is the bot commit on top of main: the hash index (main's,
 // the bot branch's and this runner's, united: nothing served is ever
-// dropped), every blob it names that main lacks, and the reports.
+// dropped), every blob it names that main lacks (documents, and the bytes
+// they were sent as under a Content-Encoding), and the reports.
 func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, local *store.Index, rep *report.Report, extra map[string][]byte) ([]gitstore.Change, error) {
 	mainIx, err := indexAt(base, indexJSON, BaseBranch)
 	if err != nil {
@@ -480,33 +481,48 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 	var fromBranch []string // blobs only the bot branch holds
 	onBase := lister(base)
 	added := map[string]bool{}
+	docs := map[store.Sum]bool{} // blobs that are documents, which have texts
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
-			p := "snapshots/" + e.SHA256.Path()
-			if onBase(p) || added[p] {
-				continue // two sources may have served the same bytes
-			}
-			added[p] = true
-			data, err := readLocal(c.o.Snapshots, e.SHA256)
-			if errors.Is(err, fs.ErrNotExist) {
-				if data, err = pendingBlob(cache, p); err == nil {
-					out = append(out, gitstore.Change{Path: p, Data: data})
-					out = append(out, pendingTexts(cache, string(e.SHA256), onBase)...)
+			docs[e.SHA256] = true
+		}
+	}
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			// The bytes as sent, for a document that came under a
+			// Content-Encoding, travel with it.
+			for _, sum := range e.Blobs() {
+				p := "snapshots/" + sum.Path()
+				if onBase(p) || added[p] {
+					continue // two sources may have served the same bytes
+				}
+				added[p] = true
+				data, err := readLocal(c.o.Snapshots, sum)
+				if errors.Is(err, fs.ErrNotExist) {
+					if data, err = pendingBlob(cache, p); err == nil {
+						out = append(out, gitstore.Change{Path: p, Data: data})
+						if docs[sum] {
+							out = append(out, pendingTexts(cache, string(sum), onBase)...)
+						}
+						continue
+					}
+					fromBranch = append(fromBranch, p)
 					continue
 				}
-				fromBranch = append(fromBranch, p)
-				continue
-			}
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, gitstore.Change{Path: p, Data: data})
-			// The text derived from it goes with it, for readers of the
-			// repository (a rules engine) and the pull request's links.
-			texts := derivedTexts(c.o.Snapshots, string(e.SHA256))
-			for _, tp := range sortedKeys(texts) {
-				if !onBase(tp) {
-					out = append(out, gitstore.Change{Path: tp, Data: texts[tp]})
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, gitstore.Change{Path: p, Data: data})
+				if !docs[sum] {
+					continue
+				}
+				// The text derived from it goes with it, for readers of the
+				// repository (a rules engine) and the pull request's links.
+				texts := derivedTexts(c.o.Snapshots, string(sum))
+				for _, tp := range sortedKeys(texts) {
+					if !onBase(tp) {
+						out = append(out, gitstore.Change{Path: tp, Data: texts[tp]})
+					}
 				}
 			}
 		}
@@ -523,7 +539,7 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 		// fetch too; one that fails leaves those texts out.
 		var texts []string
 		for _, p := range fromBranch {
-			if tp := TextPath(path.Base(p)); tp != "" && !onBase(tp) {
+			if tp := TextPath(path.Base(p)); tp != "" && !onBase(tp) && docs[store.Sum(path.Base(p))] {
 				texts = append(texts, textFiles(tp)...)
 			}
 		}
@@ -535,7 +551,7 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 			}
 			out = append(out, gitstore.Change{Path: p, Data: data})
 			tp := TextPath(path.Base(p))
-			if tp == "" || onBase(tp) || !textsFetched {
+			if tp == "" || onBase(tp) || !textsFetched || !docs[store.Sum(path.Base(p))] {
 				continue
 			}
 			for _, f := range textFiles(tp) {

@@ -37,7 +37,9 @@ var sumLine = regexp.MustCompile(`^([0-9a-f]{64}) [ *](.+)$`)
 
 // Verify checks the dataset in dir offline: SHA256SUMS lists every file
 // and each file has its sum; each index entry's bytes are the payload of a
-// response record of the WARC, under their hash; each text names a
+// response record of the WARC (or of the conversion record beside a
+// response archived as sent, under a Content-Encoding), under their hash;
+// each text names a
 // document of the index, and each document has a text. It returns every
 // problem found; the error is for a dataset it could not read at all.
 func Verify(ctx context.Context, dir string) ([]Problem, Checked, error) {
@@ -153,7 +155,7 @@ func Verify(ctx context.Context, dir string) ([]Problem, Checked, error) {
 			pl, ok := payloads[s]
 			switch {
 			case !ok:
-				add(where, "%s sha256 %s: no response record of %s carries these bytes", id, s, warcs[0])
+				add(where, "%s sha256 %s: no response record of %s carries these bytes (nor a conversion record, for a document sent under a Content-Encoding)", id, s, warcs[0])
 			case pl.size != e.Size:
 				add(where, "%s sha256 %s: the index says %d bytes, the response at offset %d holds %d", id, s, e.Size, pl.offset, pl.size)
 			}
@@ -290,7 +292,9 @@ func readWarc(ctx context.Context, p, name string) (map[string]payload, []Proble
 			if want := rec.header["warc-block-digest"]; want != "" && want != "sha256:"+rec.block {
 				probs = append(probs, Problem{where, fmt.Sprintf("%s: WARC-Block-Digest %s, the block hashes to sha256:%s", what, want, rec.block)})
 			}
-			if rec.typ != "response" {
+			if rec.typ != "response" && rec.typ != "conversion" {
+				// A conversion record carries the document of a response
+				// archived as sent, under a Content-Encoding.
 				continue
 			}
 			if want := rec.header["warc-payload-digest"]; want != "sha256:"+rec.payload {

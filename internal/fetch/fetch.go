@@ -50,7 +50,7 @@ type Config struct {
 	// RootCAs, when set, replaces the system's trusted certificates: a
 	// test's own TLS servers. Nil trusts the system, as a run must.
 	RootCAs *x509.CertPool
-	// Now is the clock that stamps Response.Sent; default time.Now. The
+	// Now is the clock that stamps Response.SentAt; default time.Now. The
 	// run passes its own, so that the stamp and the politeness waits are
 	// read on the same clock.
 	Now func() time.Time
@@ -163,15 +163,16 @@ type Response struct {
 	RetryAfter   string
 	SHA256       string // hex, of the 2xx body handed to the sink
 	Size         int64
+	Sent         *Sent // the body as sent, when it had a Content-Encoding (Get only)
 	Duration     time.Duration
 	// Head is the start of a body that was not handed to the sink (a 403,
 	// a 503, any answer but a 200 of Get), for telling what it was.
 	Head []byte
-	// Sent is when the request began to leave: once the connection was
+	// SentAt is when the request began to leave: once the connection was
 	// there (dialled and TLS set up, or reused), before its first byte was
 	// written. Politeness is counted from it, because a server sees
 	// requests arrive, not the moment a client decided to dial.
-	Sent time.Time
+	SentAt time.Time
 }
 
 // Sink receives a 2xx body as a stream; store.Store satisfies it.
@@ -180,23 +181,22 @@ type Sink interface {
 }
 
 // Get sends the GET and, for a 200 answer, streams the body into sink while
-// it is hashed (SHA256 and Size set from the sink). Other bodies, other 2xx
+// it is hashed (SHA256 and Size set from the sink), its Content-Encoding
+// undone first (see putDocument). Other bodies, other 2xx
 // included (a 206 is a fragment, a 204 has none), are drained up to a small
 // bound and discarded: only a 200 carries the whole document. A body over MaxBody returns the
 // Response so far with an error wrapping ErrTooLarge. Transport errors are
 // returned as is (see IsTimeout); no redirect is followed.
 func (c *Client) Get(ctx context.Context, req Request, sink Sink) (*Response, error) {
 	return c.do(ctx, req, c.cfg.MaxBody, http.StatusOK, func(ctx context.Context, body io.Reader, resp *Response) error {
-		sum, size, err := sink.Put(ctx, body)
-		resp.SHA256, resp.Size = sum, size
-		return err
+		return putDocument(ctx, req.URL, body, resp, c.cfg.MaxBody, sink)
 	})
 }
 
 // GetBytes is Get for robots.txt: the first limit bytes of a 2xx body are
 // returned and the rest is never read (RFC 9309 lets a crawler stop
 // there), so a robots.txt larger than max_body still yields its rules.
-// Unlike a document, the body is decoded first (Content-Encoding gzip,
+// As a document's, the body is decoded first (Content-Encoding gzip,
 // deflate or br, as S3 and others serve robots.txt), and limit bounds the
 // decoded bytes, so a compression bomb yields limit bytes and no more; a
 // coding it cannot undo is an error. SHA256 and Size describe the bytes
@@ -289,7 +289,7 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, status int,
 		RetryAfter:   hresp.Header.Get("Retry-After"),
 	}
 	if t := sent.Load(); t != nil {
-		resp.Sent = *t
+		resp.SentAt = *t
 	}
 	if hresp.StatusCode >= 300 && hresp.StatusCode < 400 {
 		if loc, err := hresp.Location(); err == nil {
@@ -334,7 +334,7 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, status int,
 	}
 	if err != nil {
 		// No hash may be recorded for bytes that were not kept whole.
-		resp.SHA256, resp.Size = "", 0
+		resp.SHA256, resp.Size, resp.Sent = "", 0, nil
 	}
 	return resp, err
 }
@@ -388,13 +388,16 @@ func Forbidden(addr netip.Addr) bool {
 }
 
 // Describe says in a few words what kind of failure err is, for a report's
-// detail: refused (a private address), a timeout, or a network error.
+// detail: refused (a private address), a timeout, an answer whose
+// Content-Encoding cannot be undone, or a network error.
 func Describe(err error) string {
 	switch {
 	case errors.Is(err, ErrForbiddenAddress):
 		return "refused: the host resolves to a private or special-purpose address"
 	case IsTimeout(err):
 		return "timeout: " + err.Error()
+	case errors.Is(err, ErrUndecodable):
+		return "unreadable answer: " + err.Error()
 	}
 	return "network error: " + err.Error()
 }

@@ -222,6 +222,7 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 			return err
 		}
 		next, done := r.outcome(ctx, src, prior, u, hop, resp, ferr, verdict, overridden)
+		r.keepSent(src, resp)
 		if why, ok := fetch.Unreachable(ferr); ok && resp == nil && ctx.Err() == nil && host == src.Host {
 			// The host cannot be reached: its other sources are not tried
 			// one by one to learn the same thing.
@@ -253,11 +254,12 @@ func (r *run) refused(src manifest.Source, host string, err error) error {
 }
 
 // storeFailed tells a failure of the store (disk full, unwritable) apart
-// from a failure of the body it was reading (network, size limit, timeout),
-// because only the first must stop the run.
+// from a failure of the body it was reading (network, size limit, timeout,
+// a Content-Encoding that cannot be undone, found before the store is
+// given a byte), because only the first must stop the run.
 func storeFailed(ctx context.Context, resp *fetch.Response, ferr error, sink *storeSink) bool {
 	return ferr != nil && sink.readErr == nil && resp != nil && resp.Status/100 == 2 &&
-		!errors.Is(ferr, fetch.ErrTooLarge) && !fetch.IsTimeout(ferr) &&
+		!errors.Is(ferr, fetch.ErrTooLarge) && !errors.Is(ferr, fetch.ErrUndecodable) && !fetch.IsTimeout(ferr) &&
 		!errors.Is(ferr, context.Canceled) && ctx.Err() == nil
 }
 
@@ -347,6 +349,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
 			Status: code, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
+			Sent: sentEntry(resp),
 		}, prior.SHA256)
 		r.finish(src, state.Fresh, prior, func(s *state.Source) {
 			checked(s)
@@ -435,7 +438,7 @@ func (r *run) notDocument(src manifest.Source, prior state.Source, u *url.URL, r
 			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
 			Status: resp.Status, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
-			NotDocument: v.Words,
+			Sent: sentEntry(resp), NotDocument: v.Words,
 		}, prior.SHA256)
 	}
 	status := state.Failing

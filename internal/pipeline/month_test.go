@@ -128,7 +128,7 @@ func TestScriptedMonth(t *testing.T) {
 	client := fetch.New(fetch.Config{UserAgent: "TaxKernelBot-test/1", AllowPrivate: true})
 
 	var (
-		logMu sync.Mutex // hosts log concurrently
+		logMu sync.Mutex
 		logs  []string
 	)
 	var prev *report.Report
@@ -139,7 +139,11 @@ func TestScriptedMonth(t *testing.T) {
 		day.Store(int64(d))
 		if _, err := Run(t.Context(), Options{
 			Set: set, Store: st, Index: ix, Ledger: led, State: sta, HTTP: client, Clock: clk,
-			Log: func(host, msg string) { logMu.Lock(); logs = append(logs, msg); logMu.Unlock() },
+			Log: func(host, msg string) { // called by the hosts at once
+				logMu.Lock()
+				logs = append(logs, msg)
+				logMu.Unlock()
+			},
 		}); err != nil {
 			t.Fatalf("day %d: %v", d, err)
 		}

@@ -411,9 +411,12 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 		out.At = ended()
 	}
 	if resp != nil {
-		out.Status, out.RetryAfter, out.Sent = resp.Status, resp.RetryAfter, resp.Sent
-		if ferr != nil && errors.Is(ferr, fetch.ErrTooLarge) {
-			out.Err = nil // the server answered; the size is our limit, not its failure
+		out.Status, out.RetryAfter, out.Sent = resp.Status, resp.RetryAfter, resp.SentAt
+		if ferr != nil && (errors.Is(ferr, fetch.ErrTooLarge) || errors.Is(ferr, fetch.ErrUndecodable)) {
+			// The server answered: the size is our limit, and a coding
+			// we cannot undo is a fault of that answer; neither is the
+			// sign of a struggling host that backoff is for.
+			out.Err = nil
 		}
 	}
 	line := ledger.Line{
@@ -499,6 +502,14 @@ func (k *storeSink) Put(ctx context.Context, rd io.Reader) (string, int64, error
 	return string(sum), n, err // fetch speaks hex strings; the store's type starts here
 }
 
+// PutSent keeps the bytes of an encoded answer as they were sent, beside
+// the document. It runs beside Put and touches none of the sink's fields:
+// a failure of the body reaches Put's reader too, where it is told.
+func (k *storeSink) PutSent(ctx context.Context, rd io.Reader) (string, int64, error) {
+	sum, n, err := k.s.Put(ctx, rd)
+	return string(sum), n, err
+}
+
 type errReader struct {
 	r io.Reader
 	k *storeSink
@@ -522,7 +533,7 @@ func (e *errReader) Read(p []byte) (int, error) {
 
 // cushion is added to every politeness wait (gate.Config.Cushion). Spacing
 // is counted from when a request began to leave on its connection (the
-// dial and TLS set-up are behind it, see fetch.Response.Sent); the server
+// dial and TLS set-up are behind it, see fetch.Response.SentAt); the server
 // sees it a moment later, the time its first bytes take to be written and
 // read, which varies a little from one request to the next. 1 ms covers
 // that with room on loopback, where 5 ms used to cover an fsync as well.

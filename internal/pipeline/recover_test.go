@@ -146,3 +146,52 @@ func TestRecoverRemovesSameTextBytesAKilledRunLeft(t *testing.T) {
 		t.Error("new bytes that say something new were not adopted")
 	}
 }
+
+// TestRecoverKeepsTheBytesAsSent: the bytes an indexed document was sent
+// as are named, not orphans: Recover keeps them. Those of an answer the
+// index does not keep (a run killed before its sweep) are removed, and a
+// document adopted by its ledger line comes back without them.
+func TestRecoverKeepsTheBytesAsSent(t *testing.T) {
+	dir := t.TempDir()
+	s, err := store.Open(filepath.Join(dir, "snapshots"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	put := func(b string) store.Sum {
+		sum, _, err := s.Put(t.Context(), bytes.NewReader([]byte(b)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sum
+	}
+	doc, sent, otherLevel := put("<p>rates</p>"), put("gzip -9 of rates"), put("gzip -1 of rates")
+	ix := store.NewIndex()
+	ix.Add("a", store.Entry{SHA256: doc, Size: 12, FinalURL: "https://x.example/a", FirstSeen: "2026-11-29",
+		Sent: &store.Sent{SHA256: sent, Size: 16, Encoding: "gzip"}}, "")
+	killed, killedSent := put("<p>rates 2</p>"), put("gzip of rates 2")
+	led, err := ledger.Open(filepath.Join(dir, "ledgers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer led.Close()
+	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	if err := led.Append(ledger.Line{Event: ledger.Result, Time: at, Host: "x.example", URL: "https://x.example/b", Purpose: ledger.PurposeDocument, Source: "b", Status: 200, Bytes: 14, SHA256: killed.String()}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := Recover(t.Context(), s, ix, filepath.Join(dir, "ledgers"), state.New(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.Has(sent) || !s.Has(doc) {
+		t.Errorf("an indexed document or its bytes as sent were removed: %+v", rec)
+	}
+	if s.Has(otherLevel) || s.Has(killedSent) {
+		t.Errorf("bytes as sent that no entry names were kept: %+v", rec)
+	}
+	if e, ok := ix.Lookup("b", killed); !ok || e.Sent != nil {
+		t.Errorf("the killed run's document: %+v, %v; want adopted, without bytes as sent", e, ok)
+	}
+	if probs, err := s.Verify(t.Context(), ix); err != nil || len(probs) != 0 {
+		t.Errorf("verify: %v, %v", probs, err)
+	}
+}

@@ -28,6 +28,7 @@ type textRig struct {
 	t    testing.TB
 	mu   sync.Mutex
 	docs map[string]servedDoc
+	encs map[string]string // Content-Encoding of a doc whose body is coded
 	set  *manifest.Set
 	st   *store.Store
 	ix   *store.Index
@@ -48,12 +49,16 @@ func newTextRig(t testing.TB, docs map[string]servedDoc) *textRig {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		r.mu.Lock()
 		d, ok := r.docs[strings.TrimPrefix(req.URL.Path, "/")]
+		enc := r.encs[strings.TrimPrefix(req.URL.Path, "/")]
 		r.mu.Unlock()
 		if !ok {
 			http.NotFound(w, req)
 			return
 		}
 		w.Header().Set("Content-Type", d.ct)
+		if enc != "" {
+			w.Header().Set("Content-Encoding", enc)
+		}
 		w.Write(d.body)
 	}))
 	t.Cleanup(srv.Close)

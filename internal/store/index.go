@@ -37,11 +37,47 @@ type Entry struct {
 	Fetched string            `json:"fetched,omitempty"` // RFC 3339 UTC time of the response
 	Header  map[string]string `json:"header,omitempty"`  // the ReplayHeaders that were present
 
+	// Sent, for bytes that came under a Content-Encoding, is the answer as
+	// the server sent it, kept as a blob of its own: SHA256 names the
+	// document with the coding undone, so that another compression of it
+	// is not another version, while an archive of the exchange replays
+	// what was sent. Nil for bytes sent as they are.
+	Sent *Sent `json:"sent,omitempty"`
+
 	// NotDocument, when set, says in words why these bytes are not the
 	// document although a source served them (a bot challenge, a
 	// maintenance page, a page-not-found page): they are kept as evidence
 	// of what was answered, and never cited. History leaves them out.
 	NotDocument string `json:"not_document,omitempty"`
+}
+
+// Sent is an answer's bytes as the server sent them, under a
+// Content-Encoding.
+type Sent struct {
+	SHA256   Sum    `json:"sha256"`
+	Size     int64  `json:"size"`
+	Encoding string `json:"encoding"` // the Content-Encoding, as sent
+}
+
+// Blobs are the blobs e names: its bytes, and the bytes as sent when it
+// has them. Each must be held wherever the entry is.
+func (e Entry) Blobs() []Sum {
+	if e.Sent == nil {
+		return []Sum{e.SHA256}
+	}
+	return []Sum{e.SHA256, e.Sent.SHA256}
+}
+
+// own gives e copies of what it shares with the caller's entry, so that
+// what the index holds never changes under it.
+func (e Entry) own() Entry {
+	e.Header = maps.Clone(e.Header)
+	e.Returned = slices.Clone(e.Returned)
+	if e.Sent != nil {
+		sent := *e.Sent
+		e.Sent = &sent
+	}
+	return e
 }
 
 // ReplayHeaders are the response headers kept in the index: those that
@@ -153,9 +189,7 @@ func (ix *Index) Add(id string, e Entry, prior Sum) bool {
 	i := slices.IndexFunc(es, func(old Entry) bool { return old.SHA256 == e.SHA256 })
 	switch {
 	case i < 0:
-		e.Header = maps.Clone(e.Header)
-		e.Returned = slices.Clone(e.Returned)
-		ix.sources[id] = append(es, e)
+		ix.sources[id] = append(es, e.own())
 		ix.enc.Forget(id)
 		return true
 	case es[i].NotDocument != "" && e.NotDocument == "":
@@ -192,9 +226,7 @@ func (ix *Index) unite(id string, e Entry) {
 	ix.enc.Forget(id)
 	i := slices.IndexFunc(es, func(old Entry) bool { return old.SHA256 == e.SHA256 })
 	if i < 0 {
-		e.Header = maps.Clone(e.Header)
-		e.Returned = slices.Clone(e.Returned)
-		ix.sources[id] = append(es, e)
+		ix.sources[id] = append(es, e.own())
 		return
 	}
 	dates := append(slices.Clone(es[i].Returned), e.Returned...)

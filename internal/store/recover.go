@@ -20,7 +20,9 @@ func (s *Store) Unindexed(ctx context.Context, ix *Index) ([]Sum, error) {
 	named := make(map[Sum]bool)
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
-			named[e.SHA256] = true
+			for _, sum := range e.Blobs() {
+				named[sum] = true
+			}
 		}
 	}
 	dir := filepath.Join(s.root, blobDir)
@@ -105,12 +107,18 @@ func (s *Store) RemoveLeftovers() ([]string, error) {
 
 // Remove removes the blob sum unless ix names it for some source: a blob
 // a run stored and then decided not to keep (new bytes that say what the
-// held ones say). It refuses, with an error, a blob the index names, so a
-// citation can never lose its bytes this way.
+// held ones say, or another compression of bytes held). It refuses, with
+// an error, a blob the index names, as a document or as the bytes sent
+// for one, so a citation can never lose its bytes this way.
 func (s *Store) Remove(sum Sum, ix *Index) error {
 	for _, id := range ix.IDs() {
-		if _, ok := ix.Lookup(id, sum); ok {
-			return fmt.Errorf("store: not removing %s: source %s cites it in the index", sum, id)
+		for _, e := range ix.Entries(id) {
+			switch {
+			case e.SHA256 == sum:
+				return fmt.Errorf("store: not removing %s: source %s cites it in the index", sum, id)
+			case e.Sent != nil && e.Sent.SHA256 == sum:
+				return fmt.Errorf("store: not removing %s: the index keeps it as the bytes source %s sent for %s", sum, id, e.SHA256.Short())
+			}
 		}
 	}
 	return s.Discard(sum)

@@ -340,6 +340,11 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
 			indexed[e.SHA256] = append(indexed[e.SHA256], id)
+			if e.Sent != nil {
+				// The bytes as sent: held like the document, and never
+				// taken for an orphan.
+				indexed[e.Sent.SHA256] = append(indexed[e.Sent.SHA256], id+" (as sent)")
+			}
 		}
 	}
 	for sum, ids := range indexed {

@@ -7,6 +7,17 @@
 // is its own gzip member, and every payload carries its SHA-256 as
 // WARC-Payload-Digest, the same hash that names the blob in the store.
 //
+// A document that came under a Content-Encoding is written as it was sent,
+// as archives expect a response to be: the response record carries the
+// coded bytes under their Content-Encoding header, its payload digest
+// theirs, and a conversion record that refers to it carries the document,
+// its payload digest the index's hash, which ledgers and citations name.
+// A revisit of it gives the response's payload digest; it confirms the
+// document, which the server may have compressed otherwise that day. When
+// the store lacks the bytes as sent, the response record carries the
+// document with no Content-Encoding (nor Content-Length) header: no record
+// claims a coding over bytes that are not coded.
+//
 // Plan reads the store's index and the ledgers to decide what to write;
 // Writer writes records. Neither sends a request.
 package warc

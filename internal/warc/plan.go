@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"time"
 
@@ -130,6 +131,22 @@ func capture(st *store.Store, id string, e store.Entry, lines []ledger.Line) (*C
 	if c.Header == nil && e.ContentType != "" {
 		// Entries from before the index kept headers still know this one.
 		c.Header = map[string]string{"Content-Type": e.ContentType}
+	}
+	switch {
+	case e.Sent == nil:
+		// The bytes as served. (An entry from before documents were
+		// decoded holds the coded stream itself, which its
+		// Content-Encoding header rightly describes.)
+	case st.Has(e.Sent.SHA256):
+		sent := e.Sent.SHA256
+		c.Sent = &Sent{SHA256: string(sent), Size: e.Sent.Size, Payload: func() (io.ReadCloser, error) { return st.Open(sent) }}
+	default:
+		// The bytes as sent are not at hand (a store restored without
+		// them): the response carries the document, and says no coding
+		// it does not have.
+		c.Header = maps.Clone(c.Header)
+		delete(c.Header, "Content-Encoding")
+		delete(c.Header, "Content-Length")
 	}
 	var fetched time.Time
 	if e.Fetched != "" {

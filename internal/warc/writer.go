@@ -23,9 +23,31 @@ type Capture struct {
 	Time    time.Time
 	Status  int
 	Header  map[string]string // response headers kept in the index
-	SHA256  string            // hex; the payload digest
+	SHA256  string            // hex, of the document: the index's hash
 	Size    int64
-	Payload func() (io.ReadCloser, error) // the exact bytes, from the store
+	Payload func() (io.ReadCloser, error) // the document's bytes, from the store
+	// Sent, when set, is the answer as the server sent it under Header's
+	// Content-Encoding: the response record carries it, as sent, and a
+	// conversion record beside it the document, so that the index's hash
+	// names a payload of the file either way.
+	Sent *Sent
+}
+
+// Sent is the payload of a response as it was sent, under a
+// Content-Encoding.
+type Sent struct {
+	SHA256  string // hex; the response's payload digest
+	Size    int64
+	Payload func() (io.ReadCloser, error) // the bytes as sent, from the store
+}
+
+// payload is what c's response record carries: the bytes as sent when
+// there are any, else the document.
+func (c Capture) payload() (sum string, size int64, open func() (io.ReadCloser, error)) {
+	if c.Sent != nil {
+		return c.Sent.SHA256, c.Sent.Size, c.Sent.Payload
+	}
+	return c.SHA256, c.Size, c.Payload
 }
 
 // Revisit is a later check of a source that found bytes already captured.
@@ -119,27 +141,61 @@ func (w *Writer) Capture(c Capture) error {
 	resp := gowarc.NewRecordBuilder(gowarc.Response, recordOptions...)
 	w.common(resp, respID, c.URL, c.Time)
 	resp.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
-	resp.AddWarcHeader(gowarc.WarcPayloadDigest, "sha256:"+c.SHA256)
+	sum, size, open := c.payload()
+	resp.AddWarcHeader(gowarc.WarcPayloadDigest, "sha256:"+sum)
 	if _, err := resp.WriteString(responseHead(c.Status, c.Header)); err != nil {
 		return fmt.Errorf("warc: %s: response: %w", c.Source, err)
 	}
-	body, err := c.Payload()
-	if err != nil {
-		return fmt.Errorf("warc: %s: payload %s: %w", c.Source, c.SHA256, err)
-	}
-	n, err := resp.ReadFrom(body)
-	body.Close()
-	if err != nil {
-		return fmt.Errorf("warc: %s: payload %s: %w", c.Source, c.SHA256, err)
-	}
-	if n != c.Size {
-		return fmt.Errorf("warc: %s: payload %s is %d bytes, the index says %d; run `taxkernelbot verify`", c.Source, c.SHA256, n, c.Size)
+	if err := copyPayload(resp, c.Source, sum, size, open); err != nil {
+		return err
 	}
 	if err := w.put(resp, c.Source+" response"); err != nil {
 		return err
 	}
 	w.captured[captureKey(c)] = respID
+	if c.Sent == nil {
+		return nil
+	}
+
+	// The document under the coding, which the index, the ledgers and a
+	// citation name: an archival process's alternative version of the
+	// response's content, in WARC's terms.
+	conv := gowarc.NewRecordBuilder(gowarc.Conversion, recordOptions...)
+	w.common(conv, recordID("conversion", c.Source, c.SHA256, c.URL, at), c.URL, c.Time)
+	conv.AddWarcHeader(gowarc.ContentType, documentType(c.Header))
+	conv.AddWarcHeader(gowarc.WarcRefersTo, respID)
+	conv.AddWarcHeader(gowarc.WarcPayloadDigest, "sha256:"+c.SHA256)
+	if err := copyPayload(conv, c.Source, c.SHA256, c.Size, c.Payload); err != nil {
+		return err
+	}
+	return w.put(conv, c.Source+" conversion")
+}
+
+// copyPayload appends the bytes open gives to b, which must be size bytes
+// (a blob of the store, which re-hashes them as they are read).
+func copyPayload(b gowarc.WarcRecordBuilder, source, sum string, size int64, open func() (io.ReadCloser, error)) error {
+	body, err := open()
+	if err != nil {
+		return fmt.Errorf("warc: %s: payload %s: %w", source, sum, err)
+	}
+	n, err := b.ReadFrom(body)
+	body.Close()
+	if err != nil {
+		return fmt.Errorf("warc: %s: payload %s: %w", source, sum, err)
+	}
+	if n != size {
+		return fmt.Errorf("warc: %s: payload %s is %d bytes, the index says %d; run `taxkernelbot verify`", source, sum, n, size)
+	}
 	return nil
+}
+
+// documentType is the media type a conversion record gives the document:
+// the response's Content-Type.
+func documentType(header map[string]string) string {
+	if ct := header["Content-Type"]; ct != "" {
+		return ct
+	}
+	return "application/octet-stream"
 }
 
 // Revisit writes a revisit record for r. When its capture is in this file
@@ -161,7 +217,8 @@ func (w *Writer) Revisit(r Revisit) error {
 	}
 	b.AddWarcHeader(gowarc.WarcRefersToTargetURI, r.RefersTo.URL)
 	b.AddWarcHeaderTime(gowarc.WarcRefersToDate, r.RefersTo.Time)
-	b.AddWarcHeader(gowarc.WarcPayloadDigest, "sha256:"+r.RefersTo.SHA256)
+	sum, _, _ := r.RefersTo.payload()
+	b.AddWarcHeader(gowarc.WarcPayloadDigest, "sha256:"+sum)
 	if _, err := b.WriteString(head); err != nil {
 		return fmt.Errorf("warc: %s: revisit: %w", r.Source, err)
 	}

@@ -1,7 +1,8 @@
 // Reads a WARC file with warcio (Webrecorder's JavaScript implementation)
 // and prints one JSON line per record: its type, target URI, date, HTTP
-// status, WARC-Payload-Digest, revisit profile and, for responses, the
-// SHA-256 (hex) and length of the payload warcio extracted.
+// status, WARC-Payload-Digest, revisit profile and, for responses and
+// conversions, the SHA-256 (hex) and length of the payload warcio
+// extracted (as it is in the record: no Content-Encoding undone).
 //
 // Usage: node read-warc.cjs NODE_MODULES_PARENT FILE.warc.gz
 // Run by the Go test TestInteropWarcio (internal/warc) and .ci/interop.sh.
@@ -28,7 +29,7 @@ const { WARCParser } = req("warcio");
       offset: parser.offset,
     };
     const payload = await record.readFully(false);
-    if (record.warcType === "response") {
+    if (record.warcType === "response" || record.warcType === "conversion") {
       out.payload_sha256 = crypto.createHash("sha256").update(payload).digest("hex");
       out.payload_length = payload.length;
     }

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Sent is stamped once the connection is set up, over HTTP/1.1 and HTTP/2
+// SentAt is stamped once the connection is set up, over HTTP/1.1 and HTTP/2
 // alike: a handshake the server holds up lies before it, not after.
 func TestSentIsAfterTheHandshake(t *testing.T) {
 	const hold = 80 * time.Millisecond
@@ -30,11 +30,11 @@ func TestSentIsAfterTheHandshake(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if resp.Sent.IsZero() || resp.Sent.Before(start) {
-				t.Fatalf("h2=%v request %d: Sent %v, want a time after the call began (%v)", h2, i, resp.Sent, start)
+			if resp.SentAt.IsZero() || resp.SentAt.Before(start) {
+				t.Fatalf("h2=%v request %d: SentAt %v, want a time after the call began (%v)", h2, i, resp.SentAt, start)
 			}
-			if i == 0 && resp.Sent.Sub(start) < hold {
-				t.Errorf("h2=%v: Sent %v after the call began, before the %v handshake ended", h2, resp.Sent.Sub(start), hold)
+			if i == 0 && resp.SentAt.Sub(start) < hold {
+				t.Errorf("h2=%v: SentAt %v after the call began, before the %v handshake ended", h2, resp.SentAt.Sub(start), hold)
 			}
 		}
 		srv.Close()
