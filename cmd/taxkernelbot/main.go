@@ -15,7 +15,10 @@ func main() {
 	// SIGINT/SIGTERM stop new dispatches; the command then saves what it
 	// has and exits.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.IO{Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv})
+	// The credentials are read once and leave the process's environment
+	// before anything can start a child.
+	getenv := cli.TakeEnvironment()
+	code := cli.Main(ctx, os.Args[1:], cli.IO{Out: os.Stdout, Err: os.Stderr, Getenv: getenv})
 	stop()
 	os.Exit(code)
 }
