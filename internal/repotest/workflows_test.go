@@ -332,13 +332,13 @@ func TestWorkflowDatasetPublishesWhatItBuilt(t *testing.T) {
 	}
 
 	// The release's --target, followed back to the build job's git rev-parse HEAD.
-	expr := ""
+	arg, expr := "", ""
 	for _, s := range pub.Steps {
 		m := target.FindStringSubmatch(s.Run)
 		if m == nil {
 			continue
 		}
-		expr = m[1]
+		arg, expr = m[1], m[1]
 		if !strings.HasPrefix(expr, "${{") {
 			name := strings.Trim(expr, "${}")
 			switch {
@@ -352,12 +352,12 @@ func TestWorkflowDatasetPublishesWhatItBuilt(t *testing.T) {
 		}
 		break
 	}
-	if expr == "" {
+	if arg == "" {
 		t.Fatalf("dataset.yml: job %s creates no release with --target", pub.name)
 	}
 	m := needsOutput.FindStringSubmatch(strings.TrimSpace(expr))
 	if m == nil {
-		t.Fatalf("dataset.yml: the release's --target is %q, want a build job's output (${{ needs.JOB.outputs.NAME }})", expr)
+		t.Fatalf("dataset.yml: the release's --target is %s (%q), want a build job's output (${{ needs.JOB.outputs.NAME }})", arg, expr)
 	}
 	build, output := wf.Jobs[m[1]], m[2]
 	if build == nil || !slices.Contains(pub.needs(), m[1]) {
