@@ -237,16 +237,6 @@ func (w *workspace) dispatchTimes(host string) []time.Time {
 	return ts
 }
 
-// gaps returns the time between consecutive arrivals, and between each
-// completion and the next arrival.
-func gaps(s []seen) (arrivals, afterCompletion []time.Duration) {
-	for i := 1; i < len(s); i++ {
-		arrivals = append(arrivals, s[i].Arrived.Sub(s[i-1].Arrived))
-		afterCompletion = append(afterCompletion, s[i].Arrived.Sub(s[i-1].Completed))
-	}
-	return
-}
-
 // reset forgets what the server saw so far.
 func (a *authority) reset() {
 	a.mu.Lock()

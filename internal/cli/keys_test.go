@@ -71,7 +71,7 @@ func TestKeysDirectoryRotation(t *testing.T) {
 	run(k1)
 	fake.Advance(24 * time.Hour)
 	got := run(k2)
-	if strings.Index(got, kid(k2)) > strings.Index(got, kid(k1)) || strings.Index(got, kid(k1)) < 0 {
+	if strings.Index(got, kid(k2)) > strings.Index(got, kid(k1)) || !strings.Contains(got, kid(k1)) {
 		t.Fatalf("after rotation want new key first and old key kept:\n%s", got)
 	}
 	if !strings.Contains(got, `"exp": 1796342400`) { // 2026-12-02 + 2d

@@ -293,7 +293,8 @@ func (c *Cycle) fetch(ctx context.Context, out *Outcome) (runErr, err error) {
 		Deadline: c.lease.StopBy(c.o.Margin),
 		Progress: func() { c.pushIfDue(ctx) },
 	})
-	c.pushing.Lock() // wait for a push under way
+	c.pushing.Lock()
+	//lint:ignore SA2001 taking the lock is how to wait for a push under way
 	c.pushing.Unlock()
 	if dispatched, err := c.dispatched(); err == nil {
 		for _, n := range dispatched {

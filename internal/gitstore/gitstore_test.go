@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -530,24 +528,6 @@ func TestRead(t *testing.T) {
 	if _, _, err := openMemory(t, Remote{URL: empty.NewRepo(t, "empty.git"), Username: user, Password: pass}).Read(t.Context(), branch); !errors.Is(err, ErrNoBranch) {
 		t.Errorf("Read of an empty repository: err = %v, want ErrNoBranch", err)
 	}
-}
-
-func readDir(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	got := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		rel, _ := filepath.Rel(dir, p)
-		got[filepath.ToSlash(rel)] = string(data)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
 }
 
 // TestTreeOrderAndDeletes: git sorts a directory as if its name ended with

@@ -202,7 +202,7 @@ func TestPartialReadWithoutFilteredFetches(t *testing.T) {
 			if data, err := fs.ReadFile(tree, "reports/coverage.json"); err != nil || string(data) != `{"commit":2}` {
 				t.Errorf("coverage.json = %q, %v", data, err)
 			}
-			if _, tree, err = r.Read(context.Background(), "main"); err != nil {
+			if _, _, err = r.Read(context.Background(), "main"); err != nil {
 				t.Fatal(err)
 			}
 			// git's upload-pack over smart HTTP sends a reachable object

@@ -74,7 +74,7 @@ backoff_max: 1m
 	if set == nil {
 		t.Fatalf("a loosened policy with reasons does not load:\n%s", diagStrings(diags))
 	}
-	_, set, diags = loadFiles(t, map[string]string{"policy.yaml": "timeout: 30s\nreasons:\n  timeout: \"slow host\"\n  robots_tl: \"typo\"\n", "uk.yaml": uk})
+	_, _, diags = loadFiles(t, map[string]string{"policy.yaml": "timeout: 30s\nreasons:\n  timeout: \"slow host\"\n  robots_tl: \"typo\"\n", "uk.yaml": uk})
 	got = diagStrings(diags)
 	for _, want := range []string{
 		`policy.yaml:3: warning: reasons has timeout, which is not loosened`,

@@ -44,6 +44,8 @@ var errOpen = errors.New("open PDF")
 // readPDF is one reading of raw by the built-in reader: the pages it
 // found, how it ended, and what it panicked with (damaged input makes the
 // library panic).
+//
+//lint:ignore ST1008 the panic is not an error, and comes after it
 func readPDF(ctx context.Context, raw []byte, maxPages int, out *lines) (pageCount int, err error, panicked any) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -172,9 +172,7 @@ func visibleText(root ast.Node, src []byte) []string {
 		case *ast.Paragraph, *ast.TextBlock, *ast.Heading, *east.TableCell:
 			b.Reset()
 			walk(n)
-			for _, part := range strings.Split(html.UnescapeString(b.String()), "\x00") {
-				out = append(out, part)
-			}
+			out = append(out, strings.Split(html.UnescapeString(b.String()), "\x00")...)
 			return ast.WalkSkipChildren, nil
 		case *ast.CodeSpan, *ast.FencedCodeBlock, *ast.CodeBlock:
 			return ast.WalkSkipChildren, nil
