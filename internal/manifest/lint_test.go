@@ -305,3 +305,46 @@ func TestWeeklyBudgetCountsNeverOnce(t *testing.T) {
 		t.Errorf("7 recurring sources on a cap of 2 refused:\n%s", diagStrings(diags))
 	}
 }
+
+// TestHostConflictIsReportedOnTheAddedBlock: a hosts: entry that a pull
+// request adds and that disagrees with one already on the base branch is
+// warned about on the added lines, even in a file that sorts first;
+// without a base, on the later file in name order.
+func TestHostConflictIsReportedOnTheAddedBlock(t *testing.T) {
+	uk := "jurisdiction: uk\nname: UK\ntimezone: UTC\nhosts:\n  www.gov.uk:\n    delay: {min: 5s, max: 8s}\n    daily_cap: 120\n    off_peak: [\"Sat-Sun\"]\nsources:\n  - {id: uk-a, url: https://www.gov.uk/a, kind: rates-page, title: A}\n"
+	aa := "jurisdiction: aa\nname: AA\ntimezone: UTC\nhosts:\n  www.gov.uk:\n    delay: {min: 4s, max: 10s}\n    daily_cap: 80\n    off_peak: [\"Sun\"]\nsources:\n  - {id: aa-a, url: https://www.gov.uk/aa, kind: rates-page, title: A}\n"
+	dir := t.TempDir()
+	writeFile(t, dir, "uk.yaml", uk)
+	writeFile(t, dir, "aa.yaml", aa)
+	base := ReadBase(map[string][]byte{"uk.yaml": []byte(uk)})
+	set, diags := LoadAgainst(dir, &base)
+	if set == nil {
+		t.Fatalf("a host conflict is a warning, yet no Set:\n%s", diagStrings(diags))
+	}
+	ukAt := filepath.Join(dir, "uk.yaml")
+	checkDiags(t, diags, []string{
+		"aa.yaml:6: warning: host www.gov.uk delay {min: 4s, max: 10s} differs from {min: 5s, max: 8s} set at " + ukAt + ":6; the strictest wins: {min: 5s, max: 10s} is used",
+		"aa.yaml:7: warning: host www.gov.uk daily_cap 80 differs from 120 set at " + ukAt + ":7; the strictest wins: 80 is used",
+		`aa.yaml:8: warning: host www.gov.uk off_peak ["Sun"] in UTC differs from ["Sat-Sun"] in UTC set at ` + ukAt + `:8; the first in file-name order is used, this one: make them agree`,
+	})
+
+	// Without a base, the later file in name order.
+	_, diags = Load(dir)
+	aaAt := filepath.Join(dir, "aa.yaml")
+	checkDiags(t, diags, []string{
+		"uk.yaml:6: warning: host www.gov.uk delay {min: 5s, max: 8s} differs from {min: 4s, max: 10s} set at " + aaAt + ":6",
+		"uk.yaml:7: warning: host www.gov.uk daily_cap 120 differs from 80 set at " + aaAt + ":7",
+		"uk.yaml:8: warning: host www.gov.uk off_peak",
+	})
+
+	// A setting the pull request changes is its own, whatever the file;
+	// a disagreement already on the base stays on the later file.
+	writeFile(t, dir, "aa.yaml", strings.Replace(aa, "daily_cap: 80", "daily_cap: 70", 1))
+	base = ReadBase(map[string][]byte{"uk.yaml": []byte(uk), "aa.yaml": []byte(aa)})
+	_, diags = LoadAgainst(dir, &base)
+	checkDiags(t, diags, []string{
+		"aa.yaml:7: warning: host www.gov.uk daily_cap 70 differs from 120 set at " + ukAt + ":7; the strictest wins: 70 is used",
+		"uk.yaml:6: warning: host www.gov.uk delay {min: 5s, max: 8s} differs from {min: 4s, max: 10s} set at " + aaAt + ":6",
+		"uk.yaml:8: warning: host www.gov.uk off_peak",
+	})
+}
