@@ -104,21 +104,33 @@ func (x crossCheck) unusedHosts(ms []parsed) {
 // mergedHost is one host's settings across all manifests, each with where
 // it was first set.
 type mergedHost struct {
-	delay      *policy.Delay
-	delayAt    string
-	cap        int
-	capAt      string
-	windows    []policy.Window
-	loc        *time.Location
-	windowsAt  string
-	override   *policy.RobotsOverride
-	overrideAt string
+	delay         *policy.Delay
+	delayFirst    firstSet
+	cap           int
+	capFirst      firstSet
+	windows       []policy.Window
+	loc           *time.Location
+	windowsFirst  firstSet
+	override      *policy.RobotsOverride
+	overrideFirst firstSet
 }
+
+// firstSet is where a host setting was first set (in file-name order), as
+// written there, and whether the pull request under validation added it.
+type firstSet struct {
+	file  string
+	line  int
+	value string
+	added bool
+}
+
+func (f firstSet) at() string { return at(f.file, f.line) }
 
 // mergeHosts combines the hosts: entries of all manifests. When two set a
 // value differently the strictest wins (slower delay, lower cap; for
-// off-peak windows, the first file's) and a warning on the later entry says
-// which value is used.
+// off-peak windows, the first file's) and a warning says which value is
+// used: on the later entry, or, against a base, on the entry the pull
+// request added when the later one was already there.
 func (x crossCheck) mergeHosts(ms []parsed) map[string]*mergedHost {
 	out := map[string]*mergedHost{}
 	for _, m := range ms {
@@ -134,44 +146,82 @@ func (x crossCheck) mergeHosts(ms []parsed) map[string]*mergedHost {
 	return out
 }
 
+// set records where h sets setting in file.
+func (x crossCheck) set(h hostSpec, setting, file string, line int) firstSet {
+	v, _ := hostValue(h, setting)
+	return firstSet{file: file, line: line, value: v, added: x.hostAdded(h, setting, file)}
+}
+
+// hostAdded reports whether the pull request under validation adds or
+// changes setting of h in file; false without a base.
+func (x crossCheck) hostAdded(h hostSpec, setting, file string) bool {
+	if x.base == nil {
+		return false
+	}
+	v, _ := hostValue(h, setting)
+	return x.base.HostAdded(file, h.name, setting, v)
+}
+
+// onFirst reports whether a disagreement is reported on the first entry:
+// only when the pull request added it and not the later one.
+func (x crossCheck) onFirst(first firstSet, h hostSpec, setting, file string) bool {
+	return first.added && !x.hostAdded(h, setting, file)
+}
+
 func (x crossCheck) merge(mh *mergedHost, h hostSpec, file string) {
 	if h.delayLine > 0 {
 		switch {
 		case mh.delay == nil:
 			d := h.delay
-			mh.delay, mh.delayAt = &d, at(file, h.delayLine)
+			mh.delay, mh.delayFirst = &d, x.set(h, "delay", file, h.delayLine)
 		case *mh.delay != h.delay:
 			strict := policy.Delay{Min: max(mh.delay.Min, h.delay.Min), Max: max(mh.delay.Max, h.delay.Max)}
-			x.warnf(file, h.delayLine, "host %s delay %s differs from %s set at %s; the strictest wins: %s is used", h.name, fmtDelay(h.delay), fmtDelay(*mh.delay), mh.delayAt, fmtDelay(strict))
+			if first := mh.delayFirst; x.onFirst(first, h, "delay", file) {
+				x.warnf(first.file, first.line, "host %s delay %s differs from %s set at %s; the strictest wins: %s is used", h.name, first.value, fmtDelay(h.delay), at(file, h.delayLine), fmtDelay(strict))
+			} else {
+				x.warnf(file, h.delayLine, "host %s delay %s differs from %s set at %s; the strictest wins: %s is used", h.name, fmtDelay(h.delay), fmtDelay(*mh.delay), first.at(), fmtDelay(strict))
+			}
 			*mh.delay = strict
 		}
 	}
 	if h.capLine > 0 {
 		switch {
 		case mh.cap == 0:
-			mh.cap, mh.capAt = h.cap, at(file, h.capLine)
+			mh.cap, mh.capFirst = h.cap, x.set(h, "daily_cap", file, h.capLine)
 		case mh.cap != h.cap:
 			strict := min(mh.cap, h.cap)
-			x.warnf(file, h.capLine, "host %s daily_cap %d differs from %d set at %s; the strictest wins: %d is used", h.name, h.cap, mh.cap, mh.capAt, strict)
+			if first := mh.capFirst; x.onFirst(first, h, "daily_cap", file) {
+				x.warnf(first.file, first.line, "host %s daily_cap %s differs from %d set at %s; the strictest wins: %d is used", h.name, first.value, h.cap, at(file, h.capLine), strict)
+			} else {
+				x.warnf(file, h.capLine, "host %s daily_cap %d differs from %d set at %s; the strictest wins: %d is used", h.name, h.cap, mh.cap, first.at(), strict)
+			}
 			mh.cap = strict
 		}
 	}
 	if h.windowsLine > 0 {
 		switch {
 		case mh.windows == nil:
-			mh.windows, mh.loc, mh.windowsAt = h.windows, h.loc, at(file, h.windowsLine)
+			mh.windows, mh.loc, mh.windowsFirst = h.windows, h.loc, x.set(h, "off_peak", file, h.windowsLine)
 		case fmtWindows(mh.windows, mh.loc) != fmtWindows(h.windows, h.loc):
-			x.warnf(file, h.windowsLine, "host %s off_peak %s differs from %s set at %s; the first is used: make them agree", h.name, fmtWindows(h.windows, h.loc), fmtWindows(mh.windows, mh.loc), mh.windowsAt)
+			if first := mh.windowsFirst; x.onFirst(first, h, "off_peak", file) {
+				x.warnf(first.file, first.line, "host %s off_peak %s differs from %s set at %s; the first in file-name order is used, this one: make them agree", h.name, first.value, fmtWindows(h.windows, h.loc), at(file, h.windowsLine))
+			} else {
+				x.warnf(file, h.windowsLine, "host %s off_peak %s differs from %s set at %s; the first is used: make them agree", h.name, fmtWindows(h.windows, h.loc), fmtWindows(mh.windows, mh.loc), first.at())
+			}
 		}
 	}
 	if h.overrideLine > 0 {
 		switch {
 		case mh.override == nil:
 			o := *h.override
-			mh.override, mh.overrideAt = &o, at(file, h.overrideLine)
+			mh.override, mh.overrideFirst = &o, x.set(h, "robots_override", file, h.overrideLine)
 		case *mh.override != *h.override:
 			mh.override.Delay = policy.Delay{Min: max(mh.override.Delay.Min, h.override.Delay.Min), Max: max(mh.override.Delay.Max, h.override.Delay.Max)}
-			x.warnf(file, h.overrideLine, "host %s robots_override differs from the one set at %s; the strictest wins: its permission %q is kept and the delay %s is used", h.name, mh.overrideAt, mh.override.Permission, fmtDelay(mh.override.Delay))
+			if first := mh.overrideFirst; x.onFirst(first, h, "robots_override", file) {
+				x.warnf(first.file, first.line, "host %s robots_override differs from the one set at %s; the strictest wins: this one's permission %q is kept and the delay %s is used", h.name, at(file, h.overrideLine), mh.override.Permission, fmtDelay(mh.override.Delay))
+			} else {
+				x.warnf(file, h.overrideLine, "host %s robots_override differs from the one set at %s; the strictest wins: its permission %q is kept and the delay %s is used", h.name, first.at(), mh.override.Permission, fmtDelay(mh.override.Delay))
+			}
 		}
 	}
 }

@@ -342,6 +342,12 @@ func (f *file) sourceURL(s *source, raw string, line int) {
 	if u.Scheme == "http" && !policy.IsPrivateHost(s.Host) {
 		f.warnf(line, "url %s is plain http://; use https:// if the site offers it", u)
 	}
+	if why := retiredForm(u); why != "" {
+		f.warnf(line, "url %s %s", u, why)
+	}
+	if what := applicationPage(u); what != "" {
+		f.warnf(line, "url %s looks like an application page (%s), not a document: the bot would keep the application's page, whatever it shows; list the document's own address (its PDF, or the page that holds its text)", u, what)
+	}
 }
 
 func kindNames() []string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -113,19 +114,159 @@ func permissionProblem(perm string) string {
 }
 
 // sameURL is the key under which two URLs are one document: the
-// normalised URL without a trailing slash on its path (scheme and host
-// case and default ports are already normalised away).
+// normalised URL (scheme and host case and default ports are already
+// normalised away) without a trailing slash on its path, and with its
+// path and query in one percent-encoding (see oneEncoding).
 func sameURL(normalised string) string {
-	if !strings.Contains(normalised, "/?") && !strings.HasSuffix(normalised, "/") {
-		return normalised // no trailing slash on the path: nothing to parse
+	if !strings.ContainsAny(normalised, "%?") && !strings.HasSuffix(normalised, "/") && allLiteral(normalised) {
+		return normalised // nothing to trim or to re-encode
 	}
 	u, err := url.Parse(normalised)
-	if err != nil || len(u.Path) <= 1 || !strings.HasSuffix(u.Path, "/") {
+	if err != nil {
 		return normalised
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/")
-	u.RawPath = ""
-	return u.String()
+	p := oneEncoding(u.EscapedPath(), pathDelims)
+	if len(p) > 1 && strings.HasSuffix(p, "/") {
+		p = strings.TrimSuffix(p, "/")
+	}
+	out := u.Scheme + "://" + u.Host + p
+	if q := oneEncoding(u.RawQuery, queryDelims); q != "" || u.ForceQuery {
+		out += "?" + q
+	}
+	return out
+}
+
+// The characters that mean something else escaped than as they are:
+// in a path, / and ; split it and ? ends it; in a query, & ; = split it
+// and + is a space. Every other escape means its character.
+const (
+	pathDelims  = "/;?"
+	queryDelims = "&;=+"
+)
+
+// oneEncoding rewrites the percent-encoding of s, a path or a query as it
+// is sent, into one form: an escaped character that means the same as
+// itself (%27 and ', %5B and [, %2F and / in a query) is written as
+// itself, and a byte that cannot be written as itself (a delimiter of
+// delims escaped, %, a space, a control or a non-ASCII byte) escaped, in
+// upper-case hex.
+func oneEncoding(s, delims string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c, escaped := s[i], false
+		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			c, escaped = unhex(s[i+1])<<4|unhex(s[i+2]), true
+			i += 2
+		}
+		if literal(c) && !(escaped && strings.IndexByte(delims, c) >= 0) {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
+
+// literal reports whether c is written as itself in a key of sameURL:
+// printable ASCII but %.
+func literal(c byte) bool { return c > ' ' && c < 0x7f && c != '%' }
+
+func allLiteral(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !literal(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}
+
+// applicationExts are the page names of web application frameworks (JSF,
+// Xaver): a form, a calculator or a viewer, which is not the document it
+// shows and may change whenever the application does.
+var applicationExts = []string{".xhtml", ".jsf", ".faces", ".xav"}
+
+// documentExts are the names of files a viewer loads when its query names
+// one.
+var documentExts = []string{".pdf", ".doc", ".docx", ".xls", ".xlsx", ".ods", ".odt", ".rtf", ".csv", ".txt", ".xml", ".htm", ".html"}
+
+// applicationPage says what u looks like when it looks like an
+// application's page rather than a document ("a .xav page of a web
+// application", "a viewer that loads the document its query names: …"),
+// or "" when it does not.
+func applicationPage(u *url.URL) string {
+	var what string
+	if ext := strings.ToLower(path.Ext(u.Path)); slices.Contains(applicationExts, ext) {
+		what = "a " + ext + " page of a web application"
+	}
+	if named := namedDocument(u.RawQuery); named != "" {
+		if what == "" {
+			what = "a viewer"
+		}
+		what += " that loads the document its query names: " + named
+	}
+	return what
+}
+
+// namedDocument returns the first key=value of a query whose value names
+// a file (…/rates.pdf) or selects one (an XPath such as
+// //*[@attr_id='x.pdf']), decoded, or "".
+func namedDocument(rawQuery string) string {
+	for _, kv := range strings.FieldsFunc(rawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
+		k, v, _ := strings.Cut(kv, "=")
+		if d, err := url.QueryUnescape(v); err == nil {
+			v = d
+		}
+		lower := strings.ToLower(v)
+		if strings.Contains(lower, "//*") || strings.Contains(lower, "[@") || slices.Contains(documentExts, path.Ext(lower)) {
+			return k + "=" + v
+		}
+	}
+	return ""
+}
+
+// oldNZLegislation is the New Zealand Legislation website's old page
+// form, /<type>/<category>/<year>/<0-padded number>/<version>/<page>.html,
+// which the publisher moved to classic.legislation.govt.nz and is
+// retiring. The current form names the whole document, provisions being
+// fragments of its page: /act/public/2007/97/en/latest/.
+var oldNZLegislation = regexp.MustCompile(`^/(act|regulation|bill|sop)/([a-z]+)/(\d{4})/0*(\d+)/(latest|\d{4}-\d{2}-\d{2})/[A-Za-z0-9_.-]+\.html?$`)
+
+// retiredForm says why u is in an address form its publisher is retiring
+// and what the current address is, or "".
+func retiredForm(u *url.URL) string {
+	if u.Host != "www.legislation.govt.nz" && u.Host != "legislation.govt.nz" && u.Host != "classic.legislation.govt.nz" {
+		return ""
+	}
+	m := oldNZLegislation.FindStringSubmatch(u.Path)
+	if m == nil {
+		return ""
+	}
+	const why = "is the New Zealand Legislation website's old page form, which now lives on classic.legislation.govt.nz and is being retired; the current form names the whole document (a provision is a #fragment of its page, which is never sent)"
+	kind, category, year, number, version := m[1], m[2], m[3], m[4], m[5]
+	var current string
+	switch {
+	case kind == "act":
+		current = fmt.Sprintf("/act/%s/%s/%s/en/%s/", category, year, number, version)
+	case kind == "regulation" && category == "public":
+		current = fmt.Sprintf("/secondary-legislation/pco-drafted/%s/%s/en/%s/", year, number, version)
+	default:
+		return why + ": use the current form, e.g. https://www.legislation.govt.nz/act/public/2007/97/en/latest/"
+	}
+	return why + ": use the current form: https://www.legislation.govt.nz" + current
 }
 
 // neverKinds are the kinds whose documents cannot change at their URL.

@@ -305,3 +305,148 @@ func TestWeeklyBudgetCountsNeverOnce(t *testing.T) {
 		t.Errorf("7 recurring sources on a cap of 2 refused:\n%s", diagStrings(diags))
 	}
 }
+
+// TestHostConflictIsReportedOnTheAddedBlock: a hosts: entry that a pull
+// request adds and that disagrees with one already on the base branch is
+// warned about on the added lines, even in a file that sorts first;
+// without a base, on the later file in name order.
+func TestHostConflictIsReportedOnTheAddedBlock(t *testing.T) {
+	uk := "jurisdiction: uk\nname: UK\ntimezone: UTC\nhosts:\n  www.gov.uk:\n    delay: {min: 5s, max: 8s}\n    daily_cap: 120\n    off_peak: [\"Sat-Sun\"]\nsources:\n  - {id: uk-a, url: https://www.gov.uk/a, kind: rates-page, title: A}\n"
+	aa := "jurisdiction: aa\nname: AA\ntimezone: UTC\nhosts:\n  www.gov.uk:\n    delay: {min: 4s, max: 10s}\n    daily_cap: 80\n    off_peak: [\"Sun\"]\nsources:\n  - {id: aa-a, url: https://www.gov.uk/aa, kind: rates-page, title: A}\n"
+	dir := t.TempDir()
+	writeFile(t, dir, "uk.yaml", uk)
+	writeFile(t, dir, "aa.yaml", aa)
+	base := ReadBase(map[string][]byte{"uk.yaml": []byte(uk)})
+	set, diags := LoadAgainst(dir, &base)
+	if set == nil {
+		t.Fatalf("a host conflict is a warning, yet no Set:\n%s", diagStrings(diags))
+	}
+	ukAt := filepath.Join(dir, "uk.yaml")
+	checkDiags(t, diags, []string{
+		"aa.yaml:6: warning: host www.gov.uk delay {min: 4s, max: 10s} differs from {min: 5s, max: 8s} set at " + ukAt + ":6; the strictest wins: {min: 5s, max: 10s} is used",
+		"aa.yaml:7: warning: host www.gov.uk daily_cap 80 differs from 120 set at " + ukAt + ":7; the strictest wins: 80 is used",
+		`aa.yaml:8: warning: host www.gov.uk off_peak ["Sun"] in UTC differs from ["Sat-Sun"] in UTC set at ` + ukAt + `:8; the first in file-name order is used, this one: make them agree`,
+	})
+
+	// Without a base, the later file in name order.
+	_, diags = Load(dir)
+	aaAt := filepath.Join(dir, "aa.yaml")
+	checkDiags(t, diags, []string{
+		"uk.yaml:6: warning: host www.gov.uk delay {min: 5s, max: 8s} differs from {min: 4s, max: 10s} set at " + aaAt + ":6",
+		"uk.yaml:7: warning: host www.gov.uk daily_cap 120 differs from 80 set at " + aaAt + ":7",
+		"uk.yaml:8: warning: host www.gov.uk off_peak",
+	})
+
+	// A setting the pull request changes is its own, whatever the file;
+	// a disagreement already on the base stays on the later file.
+	writeFile(t, dir, "aa.yaml", strings.Replace(aa, "daily_cap: 80", "daily_cap: 70", 1))
+	base = ReadBase(map[string][]byte{"uk.yaml": []byte(uk), "aa.yaml": []byte(aa)})
+	_, diags = LoadAgainst(dir, &base)
+	checkDiags(t, diags, []string{
+		"aa.yaml:7: warning: host www.gov.uk daily_cap 70 differs from 120 set at " + ukAt + ":7; the strictest wins: 70 is used",
+		"uk.yaml:6: warning: host www.gov.uk delay {min: 5s, max: 8s} differs from {min: 4s, max: 10s} set at " + aaAt + ":6",
+		"uk.yaml:8: warning: host www.gov.uk off_peak",
+	})
+}
+
+// TestApplicationPageWarns: a URL that names a web application's page (a
+// JSF or Xaver viewer, a form) or a viewer that loads the document its
+// query names is a warning that says to list the document instead; a
+// document's own address, with or without a query, is not.
+func TestApplicationPageWarns(t *testing.T) {
+	for _, tt := range []struct{ url, want string }{
+		{"https://bmf-steuerrechner.de/SteuerrechnerWeb/bl/bl2022/eingabeformbl2022.xhtml", "looks like an application page (a .xhtml page of a web application), not a document"},
+		{"https://www.example.gov/app/form.JSF", "looks like an application page (a .jsf page"},
+		{"https://www.example.gov/app/form.faces?id=3", "looks like an application page (a .faces page"},
+		{"https://www.bgbl.de/Xaver/start.xav?startbk=Bundesanzeiger_BGBl&start=//*[@attr_id='bgbl184s1493.pdf']", "looks like an application page (a .xav page of a web application that loads the document its query names: start=//*[@attr_id='bgbl184s1493.pdf']), not a document"},
+		{"https://www.bgbl.de/xaver/bgbl/start.xav?start=//*%5B@attr_id='bgbl188s1093.pdf'%5D", "start=//*[@attr_id='bgbl188s1093.pdf']"},
+		{"https://www.example.gov/viewer?file=%2Fdocs%2Frates.pdf", "looks like an application page (a viewer that loads the document its query names: file=/docs/rates.pdf), not a document"},
+		{"https://www.example.gov/show?doc=//*[@id='x']", "a viewer that loads the document its query names: doc=//*[@id='x']"},
+		{"https://www.bundesfinanzministerium.de/Content/DE/Downloads/pap-2022.pdf?__blob=publicationFile&v=2", ""},
+		{"https://www.boe.es/buscar/act.php?id=BOE-A-2006-20764", ""},
+		{"https://www.ato.gov.au/law/view/document?DocID=PAC%2F19920111%2Fatotoc", ""},
+		{"https://www.irs.gov/pub/irs-pdf/p17.pdf", ""},
+		{"https://www.example.gov/xhtml/rates", ""},
+	} {
+		m := "jurisdiction: uk\nname: UK\ntimezone: UTC\nsources:\n  - id: uk-a\n    url: \"" + tt.url + "\"\n    kind: tax-table\n    title: A\n"
+		_, set, diags := loadFiles(t, map[string]string{"uk.yaml": m})
+		got := diagStrings(diags)
+		if set == nil {
+			t.Errorf("%s: refused, want at most a warning:\n%s", tt.url, got)
+			continue
+		}
+		if tt.want == "" {
+			if len(diags) != 0 {
+				t.Errorf("%s: a document's address draws:\n%s", tt.url, got)
+			}
+			continue
+		}
+		if !strings.Contains(got, "uk.yaml:6: warning: url ") || !strings.Contains(got, tt.want) || !strings.Contains(got, "list the document's own address") {
+			t.Errorf("%s: want a warning at line 6 containing %q and the fix, got:\n%s", tt.url, tt.want, got)
+		}
+	}
+}
+
+// TestDuplicateURLsWhateverTheirPercentEncoding: the same URL written with
+// and without percent-encoding is one document; an escape that changes
+// what the URL says (a / inside a path segment, a & or = or + inside a
+// query value) is not the same as the character.
+func TestDuplicateURLsWhateverTheirPercentEncoding(t *testing.T) {
+	pair := func(a, b string) Diagnostics {
+		m := "jurisdiction: uk\nname: UK\ntimezone: UTC\nsources:\n  - {id: uk-a, url: \"" + a + "\", kind: gazette, title: A}\n  - {id: uk-b, url: \"" + b + "\", kind: gazette, title: B}\n"
+		_, _, diags := loadFiles(t, map[string]string{"uk.yaml": m})
+		return diags
+	}
+	for _, p := range [][2]string{
+		{"https://www.bgbl.de/xaver/bgbl/start.xav?start=//*%5B@attr_id='bgbl188s1093.pdf'%5D", "https://www.bgbl.de/xaver/bgbl/start.xav?start=//*[@attr_id='bgbl188s1093.pdf']"},
+		{"https://www.bgbl.de/x.xav?start=//*[@attr_id=%27a.pdf%27]", "https://www.bgbl.de/x.xav?start=//*[@attr_id='a.pdf']"},
+		{"https://www.ato.gov.au/law/view/document?DocID=PAC%2F19920111%2Fatotoc", "https://www.ato.gov.au/law/view/document?DocID=PAC/19920111/atotoc"},
+		{"https://www.ato.gov.au/law/view/document?DocID=PAC%2f19920111", "https://www.ato.gov.au/law/view/document?DocID=PAC%2F19920111"},
+		{"https://www.gov.uk/%7Erates/a%20b", "https://www.gov.uk/~rates/a%20b"},
+		{"https://www.gov.uk/caf%C3%A9/", "https://www.gov.uk/café"},
+	} {
+		if got := diagStrings(pair(p[0], p[1])); !strings.Contains(got, `uk.yaml:6: url `) || !strings.Contains(got, `is already listed as "uk-a"`) {
+			t.Errorf("%s and %s are not reported as the same URL:\n%s", p[0], p[1], got)
+		}
+	}
+	for _, p := range [][2]string{
+		{"https://www.gov.uk/a%2Fb", "https://www.gov.uk/a/b"},
+		{"https://www.gov.uk/a?q=x%26y", "https://www.gov.uk/a?q=x&y"},
+		{"https://www.gov.uk/a?q=x%3Dy", "https://www.gov.uk/a?q=x=y"},
+		{"https://www.gov.uk/a?q=x%2By", "https://www.gov.uk/a?q=x+y"},
+		{"https://www.gov.uk/a%3Fb", "https://www.gov.uk/a?b"},
+		{"https://www.gov.uk/a%25b", "https://www.gov.uk/a%b"},
+	} {
+		if got := diagStrings(pair(p[0], p[1])); strings.Contains(got, "already listed") {
+			t.Errorf("%s and %s are different URLs, yet:\n%s", p[0], p[1], got)
+		}
+	}
+}
+
+// TestRetiredNewZealandLegislationForm: the New Zealand Legislation
+// website's old page form (…/0097/latest/DLM1512301.html, now on
+// classic.legislation.govt.nz, which is closing) is a warning that names
+// the current address of the same document.
+func TestRetiredNewZealandLegislationForm(t *testing.T) {
+	for _, tt := range []struct{ url, want string }{
+		{"https://www.legislation.govt.nz/act/public/2007/0097/latest/DLM1512301.html", "use the current form: https://www.legislation.govt.nz/act/public/2007/97/en/latest/"},
+		{"https://classic.legislation.govt.nz/act/public/1985/0141/latest/DLM81035.html", "use the current form: https://www.legislation.govt.nz/act/public/1985/141/en/latest/"},
+		{"https://www.legislation.govt.nz/regulation/public/2006/0358/latest/whole.html", "use the current form: https://www.legislation.govt.nz/secondary-legislation/pco-drafted/2006/358/en/latest/"},
+		{"https://www.legislation.govt.nz/act/public/2007/0097/2015-02-05/whole.html", "use the current form: https://www.legislation.govt.nz/act/public/2007/97/en/2015-02-05/"},
+		{"https://www.legislation.govt.nz/bill/government/2017/0275/latest/whole.html", "use the current form, e.g. https://www.legislation.govt.nz/act/public/2007/97/en/latest/"},
+		{"https://www.legislation.govt.nz/act/public/2007/97/en/latest/", ""},
+		{"https://www.legislation.govt.nz/secondary-legislation/pco-drafted/2006/358/en/latest/", ""},
+	} {
+		m := "jurisdiction: nz\nname: NZ\ntimezone: UTC\nsources:\n  - id: nz-a\n    url: \"" + tt.url + "\"\n    kind: legislation\n    title: A\n"
+		_, set, diags := loadFiles(t, map[string]string{"nz.yaml": m})
+		got := diagStrings(diags)
+		switch {
+		case set == nil:
+			t.Errorf("%s: refused, want at most a warning:\n%s", tt.url, got)
+		case tt.want == "" && len(diags) != 0:
+			t.Errorf("%s: the current form draws:\n%s", tt.url, got)
+		case tt.want != "" && (!strings.Contains(got, "nz.yaml:6: warning: url ") || !strings.Contains(got, "old page form") || !strings.Contains(got, tt.want)):
+			t.Errorf("%s: want a warning at line 6 containing %q, got:\n%s", tt.url, tt.want, got)
+		}
+	}
+}

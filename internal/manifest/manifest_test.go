@@ -25,6 +25,17 @@ func TestLoadRejects(t *testing.T) {
 		{"malformed", []string{
 			"malformed/uk.yaml:3: malformed YAML: could not find expected ':'",
 		}},
+		// The line that holds the mistake, not the one before it, and
+		// the fix in words.
+		{"tab-indent", []string{
+			"tab-indent/uk.yaml:8: malformed YAML: found a tab character that violates indentation; indent with spaces, not tabs",
+		}},
+		{"unquoted-colon", []string{
+			`unquoted-colon/uk.yaml:8: malformed YAML: mapping values are not allowed in this context; ": " inside a value starts a new key: quote the title: title: "Income Tax: rates and allowances"`,
+		}},
+		{"syntax-line", []string{
+			`syntax-line/uk.yaml:8: malformed YAML: did not find expected key; a quoted value ends at its closing quote: quote the whole title: title: '"Rates" and allowances'`,
+		}},
 		{"two-documents", []string{
 			"two-documents/uk.yaml:9: a second YAML document (---) starts here; keep one document per file",
 		}},

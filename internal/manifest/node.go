@@ -48,7 +48,7 @@ func (f *file) parse(data []byte) (*yaml.Node, bool) {
 	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
 		return nil, true
 	} else if err != nil {
-		f.yamlError(err)
+		f.yamlError(err, data)
 		return nil, false
 	}
 	var next yaml.Node
@@ -57,7 +57,7 @@ func (f *file) parse(data []byte) (*yaml.Node, bool) {
 		f.errorf(next.Line, "a second YAML document (---) starts here; keep one document per file")
 		return nil, false
 	case !errors.Is(err, io.EOF):
-		f.yamlError(err)
+		f.yamlError(err, data)
 		return nil, false
 	}
 	if len(doc.Content) != 1 {
@@ -70,14 +70,140 @@ func (f *file) parse(data []byte) (*yaml.Node, bool) {
 	return root, true
 }
 
-func (f *file) yamlError(err error) {
+// yamlError reports a syntax error on the line that holds it, with the fix
+// in words when the line shows what it is.
+func (f *file) yamlError(err error, data []byte) {
+	line, msg := splitYAMLError(err)
+	lines := strings.SplitAfter(string(data), "\n")
+	if at := errorLine(lines, max(line, 1), msg); at > 0 {
+		line = at
+	}
+	if line <= 0 || line > len(lines) {
+		f.errorf(0, "malformed YAML: %s", msg)
+		return
+	}
+	f.errorf(line, "malformed YAML: %s; %s", msg, syntaxFix(msg, strings.TrimRight(lines[line-1], "\r\n")))
+}
+
+// splitYAMLError returns the line the YAML reader names (0 when none) and
+// its message without the "yaml: line N:" prefix.
+func splitYAMLError(err error) (int, string) {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
-		f.errorf(line, "malformed YAML: %s; fix the syntax (indentation, quotes, colons)", m[2])
-		return
+		return line, m[2]
 	}
-	f.errorf(0, "malformed YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+	return 0, strings.TrimPrefix(msg, "yaml: ")
+}
+
+// errorLine finds the line that holds a syntax error. The YAML reader
+// names the line where what it was reading began, which is often not
+// the one at fault (a tab is reported on the line before it; a stray
+// quote on the line of the enclosing list), but never a later one. So the
+// answer is the first line L, from the named one on, such that the file
+// cut after L already fails with the same message. It returns 0 when no
+// cut does (the error needs the whole file).
+func errorLine(lines []string, from int, msg string) int {
+	failsAt := func(n int) bool {
+		err := syntaxError(strings.Join(lines[:n], ""))
+		if err == nil {
+			return false
+		}
+		_, m := splitYAMLError(err)
+		return m == msg
+	}
+	if from > len(lines) || !failsAt(len(lines)) {
+		return 0
+	}
+	lo, hi := from, len(lines)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if failsAt(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// syntaxError is the first error of reading every document of text, as
+// parse reads them.
+func syntaxError(text string) error {
+	dec := yaml.NewDecoder(strings.NewReader(text))
+	for {
+		var doc yaml.Node
+		if err := dec.Decode(&doc); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// syntaxFix says how to mend line, which holds a syntax error msg: a tab
+// in its indentation, ": " in a plain value, a quoted value followed by
+// more text. Anything else gets the general advice.
+func syntaxFix(msg, line string) string {
+	body := strings.TrimLeft(line, " \t")
+	if strings.Contains(msg, "tab character") || strings.ContainsRune(line[:len(line)-len(body)], '\t') {
+		return "indent with spaces, not tabs"
+	}
+	body = strings.TrimPrefix(body, "- ")
+	key, value, ok := strings.Cut(body, ": ")
+	if !ok || key == "" || strings.ContainsAny(key, "\"'{[") {
+		return "fix the syntax (indentation, quotes, colons)"
+	}
+	value = strings.TrimSpace(value)
+	switch {
+	case value == "":
+	case value[0] == '"' || value[0] == '\'':
+		if end := closingQuote(value); end > 0 && end < len(value)-1 && !strings.HasPrefix(strings.TrimSpace(value[end+1:]), "#") {
+			return fmt.Sprintf("a quoted value ends at its closing quote: quote the whole %s: %s: %s", key, key, quoteYAML(stripComment(value)))
+		}
+	case strings.ContainsRune("@`%", rune(value[0])):
+		return fmt.Sprintf("a value cannot start with %c unquoted: quote the %s: %s: %s", value[0], key, key, quoteYAML(stripComment(value)))
+	case strings.Contains(msg, "mapping values are not allowed"):
+		if v := stripComment(value); strings.Contains(v, ": ") || strings.HasSuffix(v, ":") {
+			return fmt.Sprintf("\": \" inside a value starts a new key: quote the %s: %s: %s", key, key, quoteYAML(v))
+		}
+	}
+	return "fix the syntax (indentation, quotes, colons)"
+}
+
+// closingQuote is the index of the quote that closes the quoted scalar at
+// the start of v, or -1.
+func closingQuote(v string) int {
+	q := v[0]
+	for i := 1; i < len(v); i++ {
+		switch {
+		case q == '"' && v[i] == '\\':
+			i++
+		case q == '\'' && v[i] == '\'' && i+1 < len(v) && v[i+1] == '\'':
+			i++
+		case v[i] == q:
+			return i
+		}
+	}
+	return -1
+}
+
+// stripComment drops a " # comment" from the end of a plain value.
+func stripComment(v string) string {
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = v[:i]
+	}
+	return strings.TrimSpace(v)
+}
+
+// quoteYAML writes v as a quoted YAML scalar: in single quotes when it
+// holds double quotes (and no single one), else in double quotes.
+func quoteYAML(v string) string {
+	if strings.Contains(v, `"`) && !strings.Contains(v, "'") {
+		return "'" + v + "'"
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"`
 }
 
 // hasAliases reports (and rejects) every *alias: a reviewer reading a
