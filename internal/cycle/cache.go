@@ -80,7 +80,10 @@ func (c *Cycle) pull(ctx context.Context) (halted string, err error) {
 
 // carryPending copies into the local store the held bytes that only the
 // cache branch's pending/ or the unmerged pull request has, so that their validators can be sent (a 304
-// instead of the whole document) and the next publish keeps them.
+// instead of the whole document) and the next publish keeps them. Their
+// entries come into the local index with them, as the place they came
+// from records them: a fresh checkout then holds them as that place does,
+// and the run does not take them for the leftovers of an interrupted one.
 func (c *Cycle) carryPending(ctx context.Context) error {
 	st, err := state.Load(c.o.State)
 	if err != nil {
@@ -93,29 +96,78 @@ func (c *Cycle) carryPending(ctx context.Context) error {
 			missing = append(missing, sum)
 		}
 	}
+	carried := store.NewIndex()
 	if c.pulled != nil && len(missing) > 0 {
-		if missing, err = copyPending(ctx, c.pulled, c.o.Snapshots, missing); err != nil {
+		left, err := copyPending(ctx, c.pulled, c.o.Snapshots, missing)
+		if err != nil {
 			return err
 		}
+		waiting, err := indexAt(c.pulled, pendingIndex, CacheBranch)
+		if err != nil {
+			return err
+		}
+		carried.Unite(entriesOf(waiting, missing, left))
+		missing = left
 	}
-	if len(missing) == 0 {
-		return nil
+	if len(missing) > 0 {
+		reader, err := gitstore.OpenPartial(c.o.Remote)
+		if err != nil {
+			return err
+		}
+		defer reader.Close()
+		_, tip, err := reader.Read(ctx, BotBranch)
+		if err != nil && !errors.Is(err, gitstore.ErrNoBranch) {
+			return err
+		}
+		if err == nil {
+			left, err := copyBlobs(ctx, tip, c.o.Snapshots, missing)
+			if err != nil {
+				return err
+			}
+			if err := tip.Fetch(ctx, indexJSON); err != nil {
+				return err
+			}
+			proposed, err := indexAt(tip, indexJSON, BotBranch)
+			if err != nil {
+				return err
+			}
+			carried.Unite(entriesOf(proposed, missing, left))
+			missing = left
+		}
 	}
-	reader, err := gitstore.OpenPartial(c.o.Remote)
-	if err != nil {
-		return err
-	}
-	defer reader.Close()
-	_, tip, err := reader.Read(ctx, BotBranch)
-	if err != nil && !errors.Is(err, gitstore.ErrNoBranch) {
-		return err
-	}
-	if err == nil {
-		if missing, err = copyBlobs(ctx, tip, c.o.Snapshots, missing); err != nil {
+	if carried.Len() > 0 {
+		ixPath := filepath.Join(c.o.Snapshots, "index.json")
+		ix, err := store.LoadIndex(ixPath)
+		if err != nil {
+			return err
+		}
+		ix.Unite(carried)
+		if err := ix.Save(ixPath); err != nil {
 			return err
 		}
 	}
 	return c.fetchAgain(st, missing)
+}
+
+// entriesOf is the part of ix for the sums copied: those of tried that are
+// not in left.
+func entriesOf(ix *store.Index, tried, left []store.Sum) *store.Index {
+	copied := make(map[store.Sum]bool, len(tried))
+	for _, sum := range tried {
+		copied[sum] = true
+	}
+	for _, sum := range left {
+		delete(copied, sum)
+	}
+	out := store.NewIndex()
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			if copied[e.SHA256] {
+				out.Unite(single(id, e))
+			}
+		}
+	}
+	return out
 }
 
 // fetchAgain makes the sources whose held bytes no place holds any more

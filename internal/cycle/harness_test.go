@@ -49,6 +49,9 @@ type repo struct {
 	gitCache string
 	// dailyCap, when set, is every host's daily cap in the manifest.
 	dailyCap int
+	// hosts, when set, is the host of each source (by the order of ids);
+	// else source i is on tax<i>.example.gov.
+	hosts []string
 	// sent counts the requests the world received, by "day host".
 	sent map[string]int
 	// coded are the sources served gzipped: as the pipeline does, the run
@@ -80,12 +83,12 @@ func (r *repo) manifests(dir string) *manifest.Set {
 	if r.dailyCap > 0 {
 		b.WriteString("hosts:\n")
 		for i := range r.ids {
-			fmt.Fprintf(&b, "  tax%d.example.gov:\n    daily_cap: %d\n", i, r.dailyCap)
+			fmt.Fprintf(&b, "  %s:\n    daily_cap: %d\n", r.host(i), r.dailyCap)
 		}
 	}
 	b.WriteString("sources:\n")
 	for i, id := range r.ids {
-		fmt.Fprintf(&b, "  - id: %s\n    url: https://tax%d.example.gov/%s\n    kind: rates-page\n    title: %s\n    recheck: 1h\n", id, i, id, id)
+		fmt.Fprintf(&b, "  - id: %s\n    url: https://%s/%s\n    kind: rates-page\n    title: %s\n    recheck: 1h\n", id, r.host(i), id, id)
 	}
 	must(r.t, os.MkdirAll(dir, 0o755))
 	must(r.t, os.WriteFile(filepath.Join(dir, "test.yaml"), []byte(b.String()), 0o644))
@@ -94,6 +97,14 @@ func (r *repo) manifests(dir string) *manifest.Set {
 		r.t.Fatal(diags)
 	}
 	return set
+}
+
+// host is the host of the repo's source i.
+func (r *repo) host(i int) string {
+	if r.hosts != nil {
+		return r.hosts[i]
+	}
+	return fmt.Sprintf("tax%d.example.gov", i)
 }
 
 func must(t testing.TB, err error) {

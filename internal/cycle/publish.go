@@ -120,7 +120,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	if err != nil {
 		return "", st, err
 	}
-	saved := rec.encode()
+	read := rec
 	open := pr != nil && pr.Open
 
 	// Whose is the branch? A commit by anyone else is never dropped.
@@ -152,17 +152,30 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	keys := proposal(changes, extra)
 	rec.Declined = keep(rec.Declined, keys)
 	persist := func() error {
-		if string(rec.encode()) == string(saved) {
+		if string(rec.encode()) == string(read.encode()) {
 			return nil
 		}
-		return c.saveRecord(ctx, rec)
+		return c.saveRecord(ctx, read, rec)
+	}
+	// asIs: the cycle leaves the branch and the pull request as they are.
+	// When the record does not name them (a publisher stopped between its
+	// push and its edit), the body is made to describe the branch's head,
+	// and the record to name it.
+	asIs := func() error {
+		if open && v.botTip != "" && !rebase && (rec.Number != pr.Number || rec.Head != v.botTip) {
+			c.logf("publish: the record names %.12s of pull request #%d, not %s's %.12s: the pull request is described again", rec.Head, rec.Number, BotBranch, v.botTip)
+			if err := c.settleRecord(ctx, v, st, &rec, pr.Number, "", nil, pages); err != nil {
+				return errors.Join(err, persist())
+			}
+		}
+		return persist()
 	}
 	switch {
 	case len(keys) == 0:
 		c.logf("publish: nothing differs from %s: no pull request", BaseBranch)
-		return "", st, persist()
+		return "", st, asIs()
 	case open && v.botTip != "" && !rebase:
-		held, err := c.branchProposal(ctx, v, pages)
+		held, err := proposalIn(ctx, v, v.botTree, pages)
 		if err != nil {
 			return "", st, err
 		}
@@ -172,7 +185,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		}
 		if slices.Equal(held, keys) && whole && !c.mainMovedUnder(v) {
 			c.logf("publish: pull request #%d already proposes all of this: no push, no edit", pr.Number)
-			return pr.URL, st, persist()
+			return pr.URL, st, asIs()
 		}
 	case !open && rec.DeclinedPR != 0 && subset(keys, rec.Declined):
 		c.logf("publish: only what pull request #%d proposed before a reviewer closed it: nothing opened", rec.DeclinedPR)
@@ -192,7 +205,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		return "", st, explainGit(err)
 	}
 	if tip == "" {
-		return "", st, persist()
+		return "", st, asIs()
 	}
 	title, body := review.Title(changes), c.body(ctx, v, st, changes, rep, tip, v.botTree)
 	var number int
@@ -211,6 +224,10 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		}
 	}
 	rec.Number, rec.Head, rec.Proposal = number, tip, keys
+	if err == nil {
+		// The record names what the body describes once settled.
+		err = c.settleRecord(ctx, v, st, &rec, number, tip, keys, pages)
+	}
 	if perr := persist(); err == nil {
 		err = perr
 	}
@@ -223,7 +240,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		}
 	}
 	c.logf("publish: %s is %.12s, pull request #%d: %s", BotBranch, tip, number, url)
-	return url, st, c.settle(ctx, v, st, number, tip)
+	return url, st, nil
 }
 
 // closedHow decides what a pull request closed without merging means. Closed
@@ -292,27 +309,49 @@ func (c *Cycle) mainMovedUnder(v *view) bool {
 // settle makes the pull request's body describe the branch's tip as it is
 // now. When another shard pushed after this one, whichever edits last must
 // not leave the older picture: each publisher looks at the tip after its
-// edit and, if it moved, describes the newer tip instead.
-func (c *Cycle) settle(ctx context.Context, v *view, st *state.State, number int, ours string) error {
+// edit and, if it moved, describes the newer tip instead. It returns the
+// tip the body last described (ours when it did not move; "" for none),
+// and its tree when that is not ours.
+func (c *Cycle) settle(ctx context.Context, v *view, st *state.State, number int, ours string) (string, *gitstore.Tree, error) {
+	var described *gitstore.Tree
 	for range publishAttempts {
 		tip, tree, err := v.reader.Read(ctx, BotBranch)
 		if err != nil || tip == ours {
-			return explainGit(err)
+			return ours, described, explainGit(err)
 		}
 		if err := tree.Fetch(ctx, coverageJSON); err != nil {
-			return err
+			return ours, described, err
 		}
 		rep, err := reportIn(tree, BotBranch)
 		if err != nil || rep == nil {
-			return err
+			return ours, described, err
 		}
 		changes := report.Diff(v.onMain, rep)
 		if err := c.o.GitHub.EditPR(ctx, number, review.Title(changes), c.body(ctx, v, st, changes, rep, tip, tree)); err != nil {
-			return err
+			return ours, described, err
 		}
-		ours = tip
+		ours, described = tip, tree
 	}
-	return nil
+	return ours, described, nil
+}
+
+// settleRecord settles pull request number's body (from ours, the tip this
+// cycle described, with keys its proposal; "" for none) and makes rec name
+// what the body then describes: the pull request, the head, and what that
+// head proposes.
+func (c *Cycle) settleRecord(ctx context.Context, v *view, st *state.State, rec *record, number int, ours string, keys []string, pages map[string][]byte) error {
+	head, tree, err := c.settle(ctx, v, st, number, ours)
+	if head == "" {
+		return err
+	}
+	if tree != nil {
+		var perr error
+		if keys, perr = proposalIn(ctx, v, tree, pages); perr != nil {
+			return errors.Join(err, perr)
+		}
+	}
+	rec.Number, rec.Head, rec.Proposal = number, head, keys
+	return err
 }
 
 // body is the pull request body for changes, with the text diffs of the
@@ -341,8 +380,9 @@ func (c *Cycle) leaveAlone(ctx context.Context, pr *github.PRState, theirs []git
 	if err := c.o.GitHub.Comment(ctx, pr.Number, body); err != nil {
 		return err
 	}
+	read := rec
 	rec.ForeignNoted = theirs[0].Hash
-	return c.saveRecord(ctx, rec)
+	return c.saveRecord(ctx, read, rec)
 }
 
 // foreignCommits returns the commits at the tip of the bot branch that
@@ -394,17 +434,17 @@ func fileKey(path string, data []byte) string {
 	return "file " + path + " " + hex.EncodeToString(sum[:])
 }
 
-// branchProposal is what the bot branch proposes against main as it is
-// now, in the same keys.
-func (c *Cycle) branchProposal(ctx context.Context, v *view, pages map[string][]byte) ([]string, error) {
+// proposalIn is what a tree of the bot branch proposes against main as it
+// is now, in the same keys.
+func proposalIn(ctx context.Context, v *view, tree *gitstore.Tree, pages map[string][]byte) ([]string, error) {
 	paths := []string{coverageJSON}
 	for p := range pages {
 		paths = append(paths, p)
 	}
-	if err := v.botTree.Fetch(ctx, paths...); err != nil {
+	if err := tree.Fetch(ctx, paths...); err != nil {
 		return nil, err
 	}
-	rep, err := reportIn(v.botTree, BotBranch)
+	rep, err := reportIn(tree, BotBranch)
 	if err != nil {
 		return nil, err
 	}
@@ -413,7 +453,7 @@ func (c *Cycle) branchProposal(ctx context.Context, v *view, pages map[string][]
 	}
 	held := map[string][]byte{}
 	for p := range pages {
-		if data, err := fs.ReadFile(v.botTree, p); err == nil {
+		if data, err := fs.ReadFile(tree, p); err == nil {
 			held[p] = data
 		}
 	}

@@ -61,12 +61,55 @@ func (r record) encode() []byte {
 	return append(data, '\n')
 }
 
-func (c *Cycle) saveRecord(ctx context.Context, r record) error {
+// saveRecord writes what this cycle changed of the record it read (read,
+// now r) onto the record on the cache branch's tip, leaving what other runs
+// wrote meanwhile (see merged).
+func (c *Cycle) saveRecord(ctx context.Context, read, r record) error {
 	sig, msg := c.signature("pull request")
-	_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(fs.FS) ([]gitstore.Change, error) {
-		return []gitstore.Change{{Path: recordFile, Data: r.encode()}}, nil
+	_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+		cur, err := recordIn(tip)
+		if err != nil {
+			return nil, err
+		}
+		head, err := c.repo.Tip(ctx, BotBranch)
+		if err != nil {
+			return nil, err
+		}
+		return []gitstore.Change{{Path: recordFile, Data: merged(cur, read, r, head).encode()}}, nil
 	}, 0)
 	return explainGit(err)
+}
+
+// merged is the record cur (the tip's) with what one cycle changed of the
+// record it read (read, now ours). The pull request it names (Number, Head,
+// Proposal) goes as one, and shards publish in any order: a cycle's
+// replaces the tip's unless the tip's names the bot branch's head as it is
+// now (head) and the cycle's does not, which means a later publisher wrote
+// it.
+func merged(cur, read, ours record, head string) record {
+	out := cur
+	if !samePR(ours, read) && (ours.Head == head || cur.Head != head || samePR(cur, read)) {
+		out.Number, out.Head, out.Proposal = ours.Number, ours.Head, ours.Proposal
+	}
+	if ours.DeclinedPR != read.DeclinedPR || !slices.Equal(ours.Declined, read.Declined) {
+		out.DeclinedPR, out.Declined = ours.DeclinedPR, ours.Declined
+	}
+	if ours.BranchDeletedPR != read.BranchDeletedPR {
+		out.BranchDeletedPR = ours.BranchDeletedPR
+	}
+	if ours.IssuesOff != read.IssuesOff {
+		out.IssuesOff = ours.IssuesOff
+	}
+	if ours.ForeignNoted != read.ForeignNoted {
+		out.ForeignNoted = ours.ForeignNoted
+	}
+	return out
+}
+
+// samePR reports whether a and b name the same pull request, head and
+// proposal.
+func samePR(a, b record) bool {
+	return a.Number == b.Number && a.Head == b.Head && slices.Equal(a.Proposal, b.Proposal)
 }
 
 // updateRecord changes one thing of the record as it is on the cache

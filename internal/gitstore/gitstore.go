@@ -194,6 +194,20 @@ func (r *Repo) Read(ctx context.Context, branch string) (string, *Tree, error) {
 	return tip.String(), t, nil
 }
 
+// Tip returns where branch is on the remote now, "" when it does not
+// exist, without fetching anything. It may be called from an Edit.
+func (r *Repo) Tip(ctx context.Context, branch string) (string, error) {
+	ref, err := branchRef(branch)
+	if err != nil {
+		return "", err
+	}
+	tip, err := r.remoteTip(ctx, ref)
+	if err != nil {
+		return "", err
+	}
+	return hashString(tip), nil
+}
+
 // Update fetches branch, calls edit on its tip, commits the changes with
 // message and sig (parent: the tip read; no parent when the branch does not
 // exist yet, which creates it as an orphan branch) and pushes the commit as a
