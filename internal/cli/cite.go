@@ -46,8 +46,7 @@ func cmdCite(ctx context.Context, io IO, args []string) error {
 		rest = append(rest[:1], fs.Args()...)
 	}
 	if len(rest) != 1 {
-		fs.Usage()
-		return usageError("cite takes exactly one source id")
+		return usageError("cite takes exactly one source id\n%s", fs.usageLine())
 	}
 	opts.Source = rest[0]
 	return runCite(ctx, opts)

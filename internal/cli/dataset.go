@@ -92,7 +92,7 @@ func runDataset(ctx context.Context, opts datasetOptions) error {
 	}
 	coverage, err := os.ReadFile(cov)
 	if err != nil {
-		return cannotRun("dataset: the coverage report: %v; run `taxkernelbot report` or give --coverage FILE", err)
+		return cannotRun("the coverage report: %v; run `taxkernelbot report` or give --coverage FILE", err)
 	}
 	in := dataset.Input{
 		Index: ix, Store: store.ReadOnly(opts.Snapshots), Snapshots: opts.Snapshots, LedgerDir: opts.ledgerDir(),

@@ -91,7 +91,7 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 			// What a reviewer merged after run 1 is main; then the budget
 			// page's rate changes, and the forms page's token turns over.
 			if err := commitDemoMain(repoDir, p); err != nil {
-				return cannotRun("demo: %v", err)
+				return cannotRun("commit run 1's reports to main: %v", err)
 			}
 			auth.NextEdition()
 			fmt.Fprintf(w, "Run 1's reports and snapshots are committed to main in %s. Between the runs the budget page's basic-rate band changes; the forms page only gets a new token.\n\n", repoDir)

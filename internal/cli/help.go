@@ -48,6 +48,10 @@ var examples = map[string][]string{
 	},
 }
 
+// helpMore is said in a command's --help after its examples: what its
+// --json prints, field by field.
+var helpMore = map[string]string{}
+
 func cmdVersion(_ context.Context, io IO, args []string) error {
 	fs := newFlags("version", "[flags]", io)
 	if err := parse(fs, args); err != nil {

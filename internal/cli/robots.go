@@ -30,8 +30,7 @@ func cmdRobots(ctx context.Context, io IO, args []string) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return usageError("robots takes exactly one URL")
+		return usageError("robots takes exactly one URL\n%s", fs.usageLine())
 	}
 	opts.URL = fs.Arg(0)
 	return runRobots(ctx, opts)

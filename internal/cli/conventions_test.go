@@ -1,0 +1,118 @@
+package cli
+
+import (
+	"strings"
+	"testing"
+)
+
+// Help is an answer, not an error: on stdout, exit 0, however it is asked
+// for.
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"-h"}, {"help"}} {
+		code, stdout, stderr := runMain(t, nil, args...)
+		if code != ExitOK || !strings.Contains(stdout, "Commands:") || stderr != "" {
+			t.Errorf("%v: exit %d, want 0 with the help on stdout\nstdout %q\nstderr %q", args, code, stdout, stderr)
+		}
+	}
+	for name := range commands {
+		for _, args := range [][]string{{name, "--help"}, {name, "-h"}, {"help", name}} {
+			code, stdout, stderr := runMain(t, nil, args...)
+			if code != ExitOK || !strings.Contains(stdout, "Usage: taxkernelbot "+name) || stderr != "" {
+				t.Errorf("%v: exit %d, want 0 with the command's help on stdout\nstdout %q\nstderr %q", args, code, stdout, stderr)
+			}
+		}
+	}
+	// help of a command that does not exist is a mistake.
+	if code, _, stderr := runMain(t, nil, "help", "runn"); code != ExitUsage || !strings.Contains(stderr, `did you mean "run"?`) {
+		t.Errorf("help runn: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A mistyped command gets the closest one and a line of usage, not the
+// whole help.
+func TestMistypedCommandSuggests(t *testing.T) {
+	for typed, want := range map[string]string{"runn": "run", "valdate": "validate", "ctie": "cite", "robot": "robots"} {
+		code, stdout, stderr := runMain(t, nil, typed)
+		if code != ExitUsage || !strings.Contains(stderr, `unknown command "`+typed+`"; did you mean "`+want+`"?`) || stdout != "" {
+			t.Errorf("%s: exit %d, want 2 suggesting %s\nstdout %q\nstderr %q", typed, code, want, stdout, stderr)
+		}
+		if lines := strings.Count(stderr, "\n"); lines > 2 || strings.Contains(stderr, "Commands:") {
+			t.Errorf("%s: %d lines of usage, want a line or two:\n%s", typed, lines, stderr)
+		}
+	}
+	// Nothing close: no suggestion, still short.
+	code, _, stderr := runMain(t, nil, "frobnicate")
+	if code != ExitUsage || strings.Contains(stderr, "did you mean") || strings.Count(stderr, "\n") > 2 || !strings.Contains(stderr, "taxkernelbot --help") {
+		t.Errorf("frobnicate: exit %d\n%s", code, stderr)
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"-v"}, {"version"}} {
+		code, stdout, stderr := runMain(t, nil, args...)
+		if code != ExitOK || !strings.HasPrefix(stdout, "taxkernelbot ") || !strings.Contains(stdout, "go1.") || stderr != "" {
+			t.Errorf("%v: exit %d\nstdout %q\nstderr %q", args, code, stdout, stderr)
+		}
+	}
+}
+
+// Flags are shown as they are written in the README: --flag, and a
+// one-letter flag as -o.
+func TestHelpShowsFlagsWithTwoDashes(t *testing.T) {
+	_, stdout, _ := runMain(t, nil, "run", "--help")
+	for _, want := range []string{"\n  --dry-run\n", "\n  --manifests string\n", "\n  --only ID\n"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("run --help lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "\n  -dry-run") {
+		t.Errorf("run --help shows -dry-run:\n%s", stdout)
+	}
+	if _, stdout, _ := runMain(t, nil, "warc", "--help"); !strings.Contains(stdout, "\n  -o FILE\n") {
+		t.Errorf("warc --help does not show -o FILE:\n%s", stdout)
+	}
+}
+
+// A wrong flag is said once, with the flag as it was typed, and a line
+// saying where the help is, not the whole help.
+func TestFlagErrorIsShort(t *testing.T) {
+	code, stdout, stderr := runMain(t, nil, "run", "--dry-rnu")
+	if code != ExitUsage || stdout != "" {
+		t.Fatalf("exit %d, stdout %q", code, stdout)
+	}
+	want := "taxkernelbot run: flag provided but not defined: --dry-rnu; did you mean --dry-run?\n"
+	if !strings.HasPrefix(stderr, want) || strings.Count(stderr, "\n") > 2 || !strings.Contains(stderr, "taxkernelbot run --help") {
+		t.Errorf("stderr %q, want it to start %q and be two lines at most", stderr, want)
+	}
+}
+
+// Every error is "taxkernelbot CMD: message", the command named once.
+func TestErrorPrefixOnce(t *testing.T) {
+	for _, args := range [][]string{
+		{"ledger", "www.gov.uk", "--since", "yesterday", "--state", t.TempDir()},
+		{"dataset", "-o", t.TempDir(), "--month", "2020-01", "--manifests", "../../manifests", "--snapshots", t.TempDir(), "--reports", t.TempDir()},
+		{"keys", "rotate"},
+	} {
+		code, _, stderr := runMain(t, nil, args...)
+		prefix := "taxkernelbot " + args[0] + ": "
+		if code == ExitOK || !strings.HasPrefix(stderr, prefix) || strings.Contains(stderr, prefix+args[0]+":") || strings.Contains(stderr, prefix+args[0]+" ") {
+			t.Errorf("%v: exit %d, stderr %q: want one prefix %q", args, code, stderr, prefix)
+		}
+	}
+}
+
+// An error of several lines is shown as several lines, each a plain line,
+// never with a literal \n.
+func TestMultiLineErrorHasNoLiteralNewline(t *testing.T) {
+	code, _, stderr := runMain(t, nil, "ci", "--dry-run", "--manifests", "../../manifests")
+	if code != ExitUsage {
+		t.Fatalf("exit %d, want 2\n%s", code, stderr)
+	}
+	if strings.Contains(stderr, `\n`) {
+		t.Errorf("a literal \\n in the message:\n%s", stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "taxkernelbot ci: GITHUB_REPOSITORY is not set") || !strings.HasPrefix(lines[1], "  GITHUB_TOKEN is not set") {
+		t.Errorf("want the two problems on two lines, the second indented:\n%s", stderr)
+	}
+}
