@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	git "github.com/go-git/go-git/v5"
 )
 
 // Help is an answer, not an error: on stdout, exit 0, however it is asked
@@ -114,5 +118,40 @@ func TestMultiLineErrorHasNoLiteralNewline(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
 	if len(lines) != 2 || !strings.HasPrefix(lines[0], "taxkernelbot ci: GITHUB_REPOSITORY is not set") || !strings.HasPrefix(lines[1], "  GITHUB_TOKEN is not set") {
 		t.Errorf("want the two problems on two lines, the second indented:\n%s", stderr)
+	}
+}
+
+// "Nothing to answer from yet" is one exit code in every command that
+// reads what a run brings: 3, with the message on stderr saying which run
+// brings it, and nothing on stdout.
+func TestNothingToAnswerFromYetIsExit3(t *testing.T) {
+	w := newWorkspace(t, testPolicy, "", src{"t-rates", "http://127.0.0.1:1/rates", ""})
+	noRepo := t.TempDir() // a git repository without a cache branch to fall back on
+	if _, err := git.PlainInit(noRepo, false); err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(t.TempDir(), "x.warc.gz")
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"ledger", "www.gov.uk", "--state", w.State, "--repo", noRepo}, "no request to www.gov.uk"},
+		{[]string{"ledger", "www.gov.uk", "--json", "--state", w.State, "--repo", noRepo}, "no request to www.gov.uk"},
+		{[]string{"warc", "-o", archive, "--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State}, "nothing fetched yet"},
+		{[]string{"cite", "t-rates", "--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State}, "nothing to cite yet"},
+		{[]string{"robots", "http://127.0.0.1:1/rates", "--manifests", w.Manifests, "--state", w.State}, "no robots.txt copy yet"},
+	} {
+		code, stdout, stderr := runMain(t, nil, tc.args...)
+		if code != ExitCannot || stdout != "" || !strings.Contains(stderr, tc.says) || !strings.Contains(stderr, "taxkernelbot run") {
+			t.Errorf("%v: exit %d, want %d with %q and the run that brings it on stderr\nstdout %q\nstderr %q", tc.args, code, ExitCannot, tc.says, stdout, stderr)
+		}
+	}
+	if _, err := os.Stat(archive); !os.IsNotExist(err) {
+		t.Errorf("warc wrote %s with nothing in it (%v)", archive, err)
+	}
+	// The help says so.
+	_, stdout, _ := runMain(t, nil, "--help")
+	if !strings.Contains(stdout, "nothing to answer from yet") || !strings.Contains(stdout, "ledger, warc or dataset") {
+		t.Errorf("the help's exit codes do not say what 3 means:\n%s", stdout)
 	}
 }
