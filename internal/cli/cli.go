@@ -228,14 +228,26 @@ func editDistance(a, b string) int {
 	return rows[1][len(b)]
 }
 
-// isTerminal reports whether w is a character device (a terminal).
+// isTerminal reports whether w is a character device (a terminal), or a
+// writer that says it is one (IsTerminal).
 func isTerminal(w io.Writer) bool {
+	if t, ok := w.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// drawable reports whether w is a terminal that can show the live view,
+// whose lines are redrawn with cursor escapes: not a log, not TERM=dumb
+// (an editor's or a CI's terminal), and not when NO_COLOR asks for plain
+// output.
+func drawable(o IO, w io.Writer) bool {
+	return isTerminal(w) && o.getenv("TERM") != "dumb" && o.getenv("NO_COLOR") == ""
 }
 
 // guard makes every line a command prints to a log (a pipe, a file:

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,5 +155,49 @@ func TestNothingToAnswerFromYetIsExit3(t *testing.T) {
 	_, stdout, _ := runMain(t, nil, "--help")
 	if !strings.Contains(stdout, "nothing to answer from yet") || !strings.Contains(stdout, "ledger, warc or dataset") {
 		t.Errorf("the help's exit codes do not say what 3 means:\n%s", stdout)
+	}
+}
+
+// ttyBuffer is a terminal as far as the commands can tell.
+type ttyBuffer struct{ bytes.Buffer }
+
+func (*ttyBuffer) IsTerminal() bool { return true }
+
+// The live view moves the cursor only on a terminal that can draw it:
+// not under TERM=dumb, nor with NO_COLOR set.
+func TestNoCursorEscapesUnlessTheTerminalDrawsThem(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
+	w := newWorkspace(t, testPolicy, "", src{"test-a", a.url("/a"), ""}, src{"test-b", a.url("/b"), ""})
+	for _, tc := range []struct {
+		env     map[string]string
+		escapes bool
+	}{
+		{map[string]string{"TERM": "xterm-256color"}, true},
+		{map[string]string{"TERM": "dumb"}, false},
+		{map[string]string{"TERM": "xterm-256color", "NO_COLOR": "1"}, false},
+	} {
+		out := &ttyBuffer{}
+		code := Main(ctx, []string{"run", "--manifests", w.Manifests, "--snapshots", w.Snapshots, "--reports", w.Reports, "--state", w.State},
+			IO{Out: out, Err: out, Getenv: func(k string) string { return tc.env[k] }})
+		if code != ExitOK {
+			t.Fatalf("%v: exit %d\n%s", tc.env, code, out)
+		}
+		if got := strings.Contains(out.String(), "\033["); got != tc.escapes {
+			t.Errorf("%v: cursor escapes %v, want %v:\n%q", tc.env, got, tc.escapes, out)
+		}
+	}
+}
+
+func TestDemoDrawsNoCursorEscapesOnADumbTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the demo runs real millisecond delays")
+	}
+	out := &ttyBuffer{}
+	env := map[string]string{"TERM": "dumb"}
+	if err := runDemo(ctx, demoOptions{Dir: t.TempDir(), IO: IO{Out: out, Err: out, Getenv: func(k string) string { return env[k] }}}); err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	if n := strings.Count(out.String(), "\033["); n > 0 {
+		t.Errorf("%d cursor escapes on a TERM=dumb terminal", n)
 	}
 }

@@ -73,9 +73,17 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 	w := opts.IO.Out
 	// A signing key of the demo's own, its key directory on a page of its
 	// own, and servers that verify every request against it.
-	env, keyDir, err := demoSigningKey(dir, w)
+	key, keyDir, err := demoSigningKey(dir, w)
 	if err != nil {
 		return err
+	}
+	// The runs see the demo's key, and of the environment only what says
+	// how the terminal draws.
+	env := func(k string) string {
+		if k == "TERM" || k == "NO_COLOR" {
+			return opts.IO.getenv(k)
+		}
+		return key(k)
 	}
 	auth.ServeKeyDirectory(keyDir)
 	if err := auth.WriteManifests(p.Manifests); err != nil {

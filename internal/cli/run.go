@@ -71,9 +71,9 @@ func (opts runOptions) session() session.Options {
 }
 
 // runOutput is where a run prints: the live view when asked to or when
-// Err is a terminal.
+// Err is a terminal that can draw it.
 func runOutput(io IO, terminal bool, tick time.Duration) session.Output {
-	return session.Output{Out: io.Out, Err: io.Err, Getenv: io.Getenv, Terminal: terminal || isTerminal(io.Err), Tick: tick}
+	return session.Output{Out: io.Out, Err: io.Err, Getenv: io.Getenv, Terminal: terminal || drawable(io, io.Err), Tick: tick}
 }
 
 // sessionError maps a run's error to its exit code: a wrong option 2, a
