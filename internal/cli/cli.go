@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
@@ -385,6 +386,45 @@ func (fs *flagSet) printHelp(w io.Writer) {
 	fmt.Fprintf(w, "\n%s", exitCodesHelp)
 }
 
+// root marks the flag name as a path whose default is relative to the
+// checkout's root: left at its default, it is found from any folder of
+// the checkout, as git finds its root (see findRoot).
+func (fs *flagSet) root(name string) {
+	fs.rooted = append(fs.rooted, name)
+}
+
+// rebase makes the rooted flags left at their relative defaults relative
+// to the checkout's root, when the working directory is below it. A flag
+// given on the command line is the user's, taken as written.
+func (fs *flagSet) rebase() {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var todo []*flag.Flag
+	for _, name := range fs.rooted {
+		if f := fs.Lookup(name); f != nil && !given[name] && f.DefValue != "" && !filepath.IsAbs(f.DefValue) {
+			todo = append(todo, f)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	root, ok := findRoot(wd)
+	if !ok || root == wd {
+		return
+	}
+	rel, err := filepath.Rel(wd, root)
+	if err != nil {
+		return
+	}
+	for _, f := range todo {
+		f.Value.Set(filepath.Join(rel, f.DefValue))
+	}
+}
+
 // withArgs lets the command take arguments besides its flags (its usage
 // names them).
 func (fs *flagSet) withArgs() *flagSet {
@@ -419,6 +459,7 @@ func parse(fs *flagSet, args []string) error {
 	if fs.noArgs && len(positional) > 0 {
 		return usageError("unexpected argument(s) %q: %s takes only flags; see taxkernelbot %s --help", strings.Join(positional, " "), fs.Name(), fs.Name())
 	}
+	fs.rebase()
 	// The reports, the snapshots and the state are written beneath
 	// without links (a reports/ committed as a link must not send the
 	// reports out of the repository).

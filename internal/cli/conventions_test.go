@@ -201,3 +201,43 @@ func TestDemoDrawsNoCursorEscapesOnADumbTerminal(t *testing.T) {
 		t.Errorf("%d cursor escapes on a TERM=dumb terminal", n)
 	}
 }
+
+// Run from any folder of a checkout, a command finds the manifests, the
+// store, the reports and the state where the checkout keeps them, as git
+// finds its root; a path given on the command line is taken as written.
+func TestCommandsFindTheRootFromASubfolder(t *testing.T) {
+	w := newWorkspace(t, testPolicy, "", src{"test-rates", "http://127.0.0.1:1/rates", ""})
+	root := filepath.Dir(w.Manifests)
+	deep := filepath.Join(root, "reports", "old")
+	must(t, os.MkdirAll(deep, 0o755))
+	for _, dir := range []string{w.Manifests, deep} {
+		t.Chdir(dir)
+		code, stdout, stderr := runMain(t, nil, "validate")
+		if code != ExitOK || !strings.Contains(stdout, "1 manifest(s), 1 source(s), 1 host(s): valid") {
+			t.Errorf("validate in %s: exit %d\nstdout %q\nstderr %q", dir, code, stdout, stderr)
+		}
+	}
+	// What is written lands in the root's folders, not beside the
+	// working directory.
+	t.Chdir(w.Manifests)
+	if code, stdout, stderr := runMain(t, nil, "policy"); code != ExitOK {
+		t.Fatalf("policy: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, "reports", "POLICY.md")); err != nil {
+		t.Errorf("policy from manifests/ did not write the root's reports/POLICY.md: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(w.Manifests, "reports")); !os.IsNotExist(err) {
+		t.Errorf("policy from manifests/ wrote manifests/reports (%v)", err)
+	}
+	// A path given is the user's: relative to where they are.
+	if code, _, _ := runMain(t, nil, "validate", "--manifests", "manifests"); code != ExitUsage {
+		t.Errorf("validate --manifests manifests inside manifests/: exit %d, want 2 (no manifests/manifests)", code)
+	}
+	// A folder with .git is a root too, even without manifests.
+	bare := t.TempDir()
+	must(t, os.Mkdir(filepath.Join(bare, ".git"), 0o755))
+	must(t, os.Mkdir(filepath.Join(bare, "sub"), 0o755))
+	if got, ok := findRoot(filepath.Join(bare, "sub")); !ok || got != bare {
+		t.Errorf("findRoot below a .git folder = %q, %v; want %q", got, ok, bare)
+	}
+}

@@ -36,6 +36,7 @@ func cmdDemo(ctx context.Context, io IO, args []string) error {
 	fs.StringVar(&opts.Dir, "dir", "", "work in this directory instead of a new temporary one (never removed)")
 	fs.BoolVar(&opts.Keep, "keep", false, "keep the temporary folder and say where it is, instead of removing it")
 	fs.StringVar(&opts.RealManifests, "manifests", "manifests", "the real manifests, whose policy is shown beside the demo's (the built-in values when absent)")
+	fs.root("manifests")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
