@@ -32,7 +32,7 @@ func cmdCite(ctx context.Context, io IO, args []string) error {
 	opts := citeOptions{IO: io}
 	fs := newFlags("cite", "[flags] SOURCE", io).withArgs()
 	opts.register(fs, "manifests", "snapshots", "state")
-	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (url, final_url, retrieved, sha256, size, content_type, blob, text)")
+	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size, content_type, blob, text)")
 	fs.StringVar(&opts.At, "at", "", "cite the bytes held on this UTC date (YYYY-MM-DD), from snapshots/index.json's history")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -56,9 +56,12 @@ func cmdCite(ctx context.Context, io IO, args []string) error {
 type citation struct {
 	Source       string `json:"source"`
 	Jurisdiction string `json:"jurisdiction"`
-	Title        string `json:"title"`
-	URL          string `json:"url"`
-	FinalURL     string `json:"final_url"`
+	// JurisdictionName is the jurisdiction as its manifest names it
+	// (name:): the author a citation gives.
+	JurisdictionName string `json:"jurisdiction_name"`
+	Title            string `json:"title"`
+	URL              string `json:"url"`
+	FinalURL         string `json:"final_url"`
 	// Retrieved is the UTC date of the last good check that served these
 	// bytes (or, for --at and when the state does not say, the date they
 	// were first retrieved).
@@ -113,6 +116,12 @@ func runCite(_ context.Context, opts citeOptions) error {
 	if err != nil {
 		return err
 	}
+	c.JurisdictionName = src.Jurisdiction
+	for _, m := range set.Manifests {
+		if m.Jurisdiction == src.Jurisdiction && m.Name != "" {
+			c.JurisdictionName = m.Name
+		}
+	}
 	w := opts.IO.Out
 	if opts.JSON {
 		var buf bytes.Buffer
@@ -129,8 +138,8 @@ func runCite(_ context.Context, opts citeOptions) error {
 	// characters escaped.
 	t := terminal.Text
 	c.FinalURL, c.ContentType, c.TextReason, c.TextMissing = t(c.FinalURL), t(c.ContentType), t(c.TextReason), t(c.TextMissing)
-	src.Jurisdiction, src.URL = t(src.Jurisdiction), t(src.URL)
-	fmt.Fprintf(w, "%s. %s. %s. Retrieved %s. sha256:%s\n", src.Jurisdiction, t(strconv.Quote(src.Title)), c.FinalURL, c.Retrieved, c.SHA256)
+	src.URL = t(src.URL)
+	fmt.Fprintf(w, "%s. %s. %s. Retrieved %s. sha256:%s\n", t(c.JurisdictionName), t(strconv.Quote(src.Title)), c.FinalURL, c.Retrieved, c.SHA256)
 	fmt.Fprintf(w, "source:       %s\n", src.ID)
 	fmt.Fprintf(w, "url:          %s\n", src.URL)
 	if c.FinalURL != src.URL {
