@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
-	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -124,15 +121,7 @@ func runCite(_ context.Context, opts citeOptions) error {
 	}
 	w := opts.IO.Out
 	if opts.JSON {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(c); err != nil {
-			return err
-		}
-		_, err := w.Write(workflow.JSON(buf.Bytes()))
-		return err
+		return writeJSON(w, c)
 	}
 	// What a manifest or a server wrote is shown with its control
 	// characters escaped.
