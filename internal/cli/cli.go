@@ -24,7 +24,7 @@ const (
 	ExitOK       = 0 // done
 	ExitFailures = 1 // failures found and recorded (a run's failing sources, a stopped run, verify's problems)
 	ExitUsage    = 2 // bad command line (an unknown source id too) or invalid manifests
-	ExitCannot   = 3 // could not run or nothing to answer from yet: lease held, store unwritable, nothing held to cite, no robots.txt copy kept
+	ExitCannot   = 3 // no answer: could not run (lease held, store unwritable), or nothing to answer from yet (cite, robots, ledger, warc, dataset before a run brings it)
 )
 
 // exitError carries the exit code an error maps to.
@@ -52,8 +52,10 @@ func cannotRun(format string, args ...any) error {
 }
 
 // nothingYet says that what was asked for is not held yet (nothing to
-// cite, no robots.txt copy kept): exit 3, not 1, which only a completed
-// run with failures returns. The message says which run brings it.
+// cite, no robots.txt copy kept, no request in the ledgers, nothing to
+// archive, no document in the period): exit 3, not 1, which only a
+// completed run with failures returns, nor 0. The message says which run
+// brings it.
 func nothingYet(format string, args ...any) error {
 	return withCode(ExitCannot, fmt.Errorf(format, args...))
 }
@@ -126,7 +128,7 @@ func Main(ctx context.Context, args []string, io IO) int {
 	}
 	switch args[0] {
 	case "-h", "--help", "help":
-		if args[0] == "help" && len(args) > 1 {
+		if args[0] == "help" && len(args) > 1 && args[1] != "help" {
 			// help CMD is CMD --help.
 			args = []string{args[1], "--help"}
 			break
