@@ -1,16 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
-	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -32,7 +29,7 @@ func cmdCite(ctx context.Context, io IO, args []string) error {
 	opts := citeOptions{IO: io}
 	fs := newFlags("cite", "[flags] SOURCE", io).withArgs()
 	opts.register(fs, "manifests", "snapshots", "state")
-	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (url, final_url, retrieved, sha256, size, content_type, blob, text)")
+	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size, content_type, blob, text)")
 	fs.StringVar(&opts.At, "at", "", "cite the bytes held on this UTC date (YYYY-MM-DD), from snapshots/index.json's history")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -46,8 +43,7 @@ func cmdCite(ctx context.Context, io IO, args []string) error {
 		rest = append(rest[:1], fs.Args()...)
 	}
 	if len(rest) != 1 {
-		fs.Usage()
-		return usageError("cite takes exactly one source id")
+		return usageError("cite takes exactly one source id\n%s", fs.usageLine())
 	}
 	opts.Source = rest[0]
 	return runCite(ctx, opts)
@@ -57,9 +53,12 @@ func cmdCite(ctx context.Context, io IO, args []string) error {
 type citation struct {
 	Source       string `json:"source"`
 	Jurisdiction string `json:"jurisdiction"`
-	Title        string `json:"title"`
-	URL          string `json:"url"`
-	FinalURL     string `json:"final_url"`
+	// JurisdictionName is the jurisdiction as its manifest names it
+	// (name:): the author a citation gives.
+	JurisdictionName string `json:"jurisdiction_name"`
+	Title            string `json:"title"`
+	URL              string `json:"url"`
+	FinalURL         string `json:"final_url"`
 	// Retrieved is the UTC date of the last good check that served these
 	// bytes (or, for --at and when the state does not say, the date they
 	// were first retrieved).
@@ -114,24 +113,22 @@ func runCite(_ context.Context, opts citeOptions) error {
 	if err != nil {
 		return err
 	}
+	c.JurisdictionName = src.Jurisdiction
+	for _, m := range set.Manifests {
+		if m.Jurisdiction == src.Jurisdiction && m.Name != "" {
+			c.JurisdictionName = m.Name
+		}
+	}
 	w := opts.IO.Out
 	if opts.JSON {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(c); err != nil {
-			return err
-		}
-		_, err := w.Write(workflow.JSON(buf.Bytes()))
-		return err
+		return writeJSON(w, c)
 	}
 	// What a manifest or a server wrote is shown with its control
 	// characters escaped.
 	t := terminal.Text
 	c.FinalURL, c.ContentType, c.TextReason, c.TextMissing = t(c.FinalURL), t(c.ContentType), t(c.TextReason), t(c.TextMissing)
-	src.Jurisdiction, src.URL = t(src.Jurisdiction), t(src.URL)
-	fmt.Fprintf(w, "%s. %s. %s. Retrieved %s. sha256:%s\n", src.Jurisdiction, t(strconv.Quote(src.Title)), c.FinalURL, c.Retrieved, c.SHA256)
+	src.URL = t(src.URL)
+	fmt.Fprintf(w, "%s. %s. %s. Retrieved %s. sha256:%s\n", t(c.JurisdictionName), t(strconv.Quote(src.Title)), c.FinalURL, c.Retrieved, c.SHA256)
 	fmt.Fprintf(w, "source:       %s\n", src.ID)
 	fmt.Fprintf(w, "url:          %s\n", src.URL)
 	if c.FinalURL != src.URL {

@@ -40,7 +40,7 @@ func TestCiteJSONAndAt(t *testing.T) {
 
 	code, c, out := cite("t-rates", "--json")
 	want := citation{
-		Source: "t-rates", Jurisdiction: "test", Title: "t-rates",
+		Source: "t-rates", Jurisdiction: "test", JurisdictionName: "Test", Title: "t-rates",
 		URL: "http://127.0.0.1:1/rates", FinalURL: "http://127.0.0.1:1/rates.pdf",
 		Retrieved: "2026-11-15", FirstSeen: "2026-11-15", SHA256: store.Sum(newSum), Size: 12, ContentType: "application/pdf",
 		Blob: filepath.ToSlash(filepath.Join(w.Snapshots, "sha256", "b2", newSum)),
@@ -52,7 +52,7 @@ func TestCiteJSONAndAt(t *testing.T) {
 
 	code, c, out = cite("t-rates", "--at", "2026-11-14", "--json")
 	want = citation{
-		Source: "t-rates", Jurisdiction: "test", Title: "t-rates",
+		Source: "t-rates", Jurisdiction: "test", JurisdictionName: "Test", Title: "t-rates",
 		URL: "http://127.0.0.1:1/rates", FinalURL: "http://127.0.0.1:1/rates",
 		Retrieved: "2026-10-01", FirstSeen: "2026-10-01", SHA256: store.Sum(oldSum), Size: 10, ContentType: "text/html",
 		Blob:        filepath.ToSlash(filepath.Join(w.Snapshots, "sha256", "a1", oldSum)),
@@ -139,5 +139,25 @@ func TestRunsRecordAReturnForCite(t *testing.T) {
 	}
 	if c.FirstSeen != "2026-10-01" || c.Retrieved != "2026-10-03" {
 		t.Errorf("cite --at 2026-10-03: first_seen %s, retrieved %s; want the first version, back on 2026-10-03", c.FirstSeen, c.Retrieved)
+	}
+}
+
+// A citation's author is the jurisdiction as its manifest names it
+// (name:), not its code.
+func TestCiteNamesTheJurisdiction(t *testing.T) {
+	w := newWorkspace(t, testPolicy, "", src{"test-rates", "http://127.0.0.1:1/rates", ""})
+	sum := strings.Repeat("c3", 32)
+	ix := store.NewIndex()
+	ix.Add("test-rates", store.Entry{SHA256: store.Sum(sum), Size: 3, ContentType: "text/html", FinalURL: "http://127.0.0.1:1/rates", FirstSeen: "2026-10-01"}, "")
+	must(t, ix.Save(filepath.Join(w.Snapshots, "index.json")))
+	flags := []string{"cite", "test-rates", "--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State}
+	code, stdout, stderr := runMain(t, nil, flags...)
+	if first, _, _ := strings.Cut(stdout, "\n"); code != ExitOK || !strings.HasPrefix(first, `Test. "test-rates". http://127.0.0.1:1/rates. Retrieved 2026-10-01.`) {
+		t.Errorf("cite: exit %d, first line %q: want the manifest's name, Test\n%s", code, first, stderr)
+	}
+	code, stdout, _ = runMain(t, nil, append(flags, "--json")...)
+	var c citation
+	if err := json.Unmarshal([]byte(stdout), &c); code != ExitOK || err != nil || c.JurisdictionName != "Test" || c.Jurisdiction != "test" {
+		t.Errorf("cite --json: exit %d, %v: jurisdiction %q, jurisdiction_name %q; want test and Test\n%s", code, err, c.Jurisdiction, c.JurisdictionName, stdout)
 	}
 }

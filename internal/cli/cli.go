@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"sort"
@@ -23,7 +24,7 @@ const (
 	ExitOK       = 0 // done
 	ExitFailures = 1 // failures found and recorded (a run's failing sources, a stopped run, verify's problems)
 	ExitUsage    = 2 // bad command line (an unknown source id too) or invalid manifests
-	ExitCannot   = 3 // could not run or nothing to answer from yet: lease held, store unwritable, nothing held to cite, no robots.txt copy kept
+	ExitCannot   = 3 // no answer: could not run (lease held, store unwritable), or nothing to answer from yet (cite, robots, ledger, warc, dataset before a run brings it)
 )
 
 // exitError carries the exit code an error maps to.
@@ -51,8 +52,10 @@ func cannotRun(format string, args ...any) error {
 }
 
 // nothingYet says that what was asked for is not held yet (nothing to
-// cite, no robots.txt copy kept): exit 3, not 1, which only a completed
-// run with failures returns. The message says which run brings it.
+// cite, no robots.txt copy kept, no request in the ledgers, nothing to
+// archive, no document in the period): exit 3, not 1, which only a
+// completed run with failures returns, nor 0. The message says which run
+// brings it.
 func nothingYet(format string, args ...any) error {
 	return withCode(ExitCannot, fmt.Errorf(format, args...))
 }
@@ -112,38 +115,142 @@ func Procs() int { return max(runtime.GOMAXPROCS(0), 8) }
 
 // Main runs the command named by args[0] and returns the process exit code.
 // Out and Err are guarded (see guard) for the command's whole run.
+//
+// Help is an answer: `--help`, `-h`, `help` and `help CMD` print on Out and
+// exit 0. No command at all is a usage error (the help on Err, exit 2), and
+// a mistyped one gets the closest command and a line of usage.
 func Main(ctx context.Context, args []string, io IO) int {
 	io, flush := guard(io)
 	defer flush()
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(io.Err)
-		if len(args) == 0 {
-			return ExitUsage
+		return ExitUsage
+	}
+	switch args[0] {
+	case "-h", "--help", "help":
+		if args[0] == "help" && len(args) > 1 && args[1] != "help" {
+			// help CMD is CMD --help.
+			args = []string{args[1], "--help"}
+			break
 		}
+		usage(io.Out)
 		return ExitOK
+	case "--version", "-v":
+		args = []string{"version"}
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(io.Err, "taxkernelbot: unknown command %s\n\n", workflow.Line(strconv.Quote(args[0])))
-		usage(io.Err)
+		unknownCommand(io.Err, args[0])
 		return ExitUsage
 	}
 	err := cmd.run(ctx, io, args[1:])
 	code := exitCode(err)
 	if err != nil && code != ExitOK {
-		fmt.Fprintf(io.Err, "taxkernelbot %s: %s\n", args[0], workflow.Line(err.Error()))
+		printError(io.Err, args[0], err)
 	}
 	return code
 }
 
-// isTerminal reports whether w is a character device (a terminal).
+// unknownCommand says that name is no command, suggests the closest one,
+// and where the list is: two lines, not the whole help.
+func unknownCommand(w io.Writer, name string) {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	hint := ""
+	if c := closest(name, names); c != "" {
+		hint = fmt.Sprintf("; did you mean %q?", c)
+	}
+	fmt.Fprintf(w, "taxkernelbot: unknown command %s%s\n", workflow.Line(strconv.Quote(name)), hint)
+	fmt.Fprintln(w, "Usage: taxkernelbot <command> [flags]; taxkernelbot --help lists the commands")
+}
+
+// printError prints a command's error as "taxkernelbot CMD: message": the
+// command named once (a message that starts with it already loses that
+// start), each further line of the message on a line of its own,
+// indented, never as a literal "\n".
+func printError(w io.Writer, name string, err error) {
+	msg := strings.TrimSpace(err.Error())
+	if rest, ok := strings.CutPrefix(msg, name+": "); ok && rest != "" {
+		msg = rest // a package's own prefix ("ledger: day …")
+	} else if rest, ok := strings.CutPrefix(msg, name+" -"); ok {
+		msg = "-" + rest // "publish --preview: …"
+	}
+	lines := strings.Split(msg, "\n")
+	fmt.Fprintf(w, "taxkernelbot %s: %s\n", name, workflow.Line(lines[0]))
+	for _, l := range lines[1:] {
+		if l = strings.TrimSpace(l); l != "" {
+			fmt.Fprintf(w, "  %s\n", workflow.Line(l))
+		}
+	}
+}
+
+// closest is the name in names nearest to got, when it is near enough
+// to be a typo (a few edits, or got a prefix of it); "" otherwise.
+func closest(got string, names []string) string {
+	got = strings.ToLower(got)
+	best, bestD := "", 0
+	for _, n := range names {
+		d := editDistance(got, n)
+		if len(got) >= 3 && strings.HasPrefix(n, got) {
+			d = min(d, 1)
+		}
+		if best == "" || d < bestD || d == bestD && n < best {
+			best, bestD = n, d
+		}
+	}
+	if best == "" || bestD > max(2, len(got)/3) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the number of edits (insertion, deletion, substitution,
+// or swapping two neighbours, the commonest typo) from a to b.
+func editDistance(a, b string) int {
+	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
+	for j := range rows[1] {
+		rows[1][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		before, prev, cur := rows[0], rows[1], rows[2]
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], before[j-2]+1)
+			}
+		}
+		rows = [3][]int{prev, cur, before}
+	}
+	return rows[1][len(b)]
+}
+
+// isTerminal reports whether w is a character device (a terminal), or a
+// writer that says it is one (IsTerminal).
 func isTerminal(w io.Writer) bool {
+	if t, ok := w.(interface{ IsTerminal() bool }); ok {
+		return t.IsTerminal()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// drawable reports whether w is a terminal that can show the live view,
+// whose lines are redrawn with cursor escapes: not a log, not TERM=dumb
+// (an editor's or a CI's terminal), and not when NO_COLOR asks for plain
+// output.
+func drawable(o IO, w io.Writer) bool {
+	return isTerminal(w) && o.getenv("TERM") != "dumb" && o.getenv("NO_COLOR") == ""
 }
 
 // guard makes every line a command prints to a log (a pipe, a file:
@@ -194,7 +301,7 @@ func exitCode(err error) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "TaxKernelBot fetches the tax documents listed in manifests/, politely, and keeps the exact bytes.")
-	fmt.Fprintln(w, "\nUsage: taxkernelbot <command> [flags]   (taxkernelbot <command> --help for its flags)")
+	fmt.Fprintln(w, "\nUsage: taxkernelbot <command> [flags]   (taxkernelbot <command> --help, or taxkernelbot help <command>, for its flags)")
 	fmt.Fprintln(w, "\nCommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
@@ -204,31 +311,120 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nExit codes: 0 ok, 1 run completed with failures recorded, 2 usage (an unknown source id too) or invalid manifests,")
-	fmt.Fprintln(w, "3 could not run, or nothing held yet to answer from (cite before a source's first fetch, robots before its host's).")
+	fmt.Fprintln(w, "\nRun from any folder of the repository: the default paths (manifests, snapshots, reports, .taxkernelbot/state)")
+	fmt.Fprintln(w, "are found from the nearest folder above that holds manifests/policy.yaml or .git, as git finds its root.")
+	fmt.Fprintln(w, "\nFlags: --help, -h; --version, -v.")
+	fmt.Fprintf(w, "\n%s", exitCodesHelp)
 }
+
+// exitCodesHelp is the one table of exit codes, the same for every
+// command.
+const exitCodesHelp = `Exit codes, the same for every command:
+  0  ok
+  1  failures found and recorded: a run's failing sources (or a run stopped by a signal), verify's problems
+  2  bad command line (an unknown source id too), or invalid manifests; nothing was sent
+  3  no answer: could not run (lease held, store unwritable, no network), or nothing to answer from yet
+     (cite, robots, ledger, warc or dataset before a run has fetched what they read); the message says which run brings it
+`
 
 // flagSet is a command's flags, and whether it takes arguments besides.
 type flagSet struct {
 	*flag.FlagSet
-	noArgs bool // the command takes only flags: parse refuses any argument
+	noArgs bool   // the command takes only flags: parse refuses any argument
+	args   string // what the usage line shows after the command's name
+	out    io.Writer
+	// rooted are the path flags whose default is relative to the
+	// repository's root (see findRoot).
+	rooted []string
 }
 
-// newFlags returns a flag set whose errors are ours to report (exit 2).
-// The command takes only flags, and parse refuses any argument, unless
-// withArgs says otherwise: a stray word is a mistake to name, not to
-// ignore.
-func newFlags(name, args string, io IO) *flagSet {
+// newFlags returns a flag set whose errors are ours to report (exit 2),
+// once, by Main. The command takes only flags, and parse refuses any
+// argument, unless withArgs says otherwise: a stray word is a mistake to
+// name, not to ignore. --help prints the command's help on Out.
+func newFlags(name, args string, o IO) *flagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Err)
-	fs.Usage = func() {
-		fmt.Fprintf(io.Err, "Usage: taxkernelbot %s %s\n\n%s.\n\nFlags:\n", name, args, strings.ToUpper(commands[name].summary[:1])+commands[name].summary[1:])
-		fs.PrintDefaults()
-		if ex := examples[name]; len(ex) > 0 {
-			fmt.Fprintf(io.Err, "\nExamples:\n  %s\n", strings.Join(ex, "\n  "))
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flagSet{FlagSet: fs, noArgs: true, args: args, out: o.Out}
+}
+
+// usageLine is the command's one line of usage, and where its help is.
+func (fs *flagSet) usageLine() string {
+	return fmt.Sprintf("usage: taxkernelbot %s %s (taxkernelbot %s --help for the flags and examples)", fs.Name(), fs.args, fs.Name())
+}
+
+// printHelp writes the command's help: usage, what it does, its flags
+// (as --flag, a one-letter flag as -o), examples and the exit codes.
+func (fs *flagSet) printHelp(w io.Writer) {
+	name := fs.Name()
+	summary := commands[name].summary
+	fmt.Fprintf(w, "Usage: taxkernelbot %s %s\n\n%s.\n\nFlags:\n", name, fs.args, strings.ToUpper(summary[:1])+summary[1:])
+	fs.VisitAll(func(f *flag.Flag) {
+		typ, text := flag.UnquoteUsage(f)
+		dashes := "--"
+		if len(f.Name) == 1 {
+			dashes = "-"
+		}
+		line := "  " + dashes + f.Name
+		if typ != "" {
+			line += " " + typ
+		}
+		if def := f.DefValue; def != "" && def != "false" && def != "0" && def != "0s" {
+			if _, isString := f.Value.(interface{ Get() any }).Get().(string); isString {
+				def = strconv.Quote(def)
+			}
+			text += " (default " + def + ")"
+		}
+		fmt.Fprintf(w, "%s\n    \t%s\n", line, strings.ReplaceAll(text, "\n", "\n    \t"))
+	})
+	fmt.Fprintln(w, "  --help, -h\n    \tprint this help")
+	if ex := examples[name]; len(ex) > 0 {
+		fmt.Fprintf(w, "\nExamples:\n  %s\n", strings.Join(ex, "\n  "))
+	}
+	if more := helpMore[name]; more != "" {
+		fmt.Fprintf(w, "\n%s", more)
+	}
+	fmt.Fprintf(w, "\n%s", exitCodesHelp)
+}
+
+// root marks the flag name as a path whose default is relative to the
+// checkout's root: left at its default, it is found from any folder of
+// the checkout, as git finds its root (see findRoot).
+func (fs *flagSet) root(name string) {
+	fs.rooted = append(fs.rooted, name)
+}
+
+// rebase makes the rooted flags left at their relative defaults relative
+// to the checkout's root, when the working directory is below it. A flag
+// given on the command line is the user's, taken as written.
+func (fs *flagSet) rebase() {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var todo []*flag.Flag
+	for _, name := range fs.rooted {
+		if f := fs.Lookup(name); f != nil && !given[name] && f.DefValue != "" && !filepath.IsAbs(f.DefValue) {
+			todo = append(todo, f)
 		}
 	}
-	return &flagSet{FlagSet: fs, noArgs: true}
+	if len(todo) == 0 {
+		return
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return
+	}
+	root, ok := findRoot(wd)
+	if !ok || root == wd {
+		return
+	}
+	rel, err := filepath.Rel(wd, root)
+	if err != nil {
+		return
+	}
+	for _, f := range todo {
+		f.Value.Set(filepath.Join(rel, f.DefValue))
+	}
 }
 
 // withArgs lets the command take arguments besides its flags (its usage
@@ -247,9 +443,10 @@ func parse(fs *flagSet, args []string) error {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.printHelp(fs.out)
 				return err
 			}
-			return withCode(ExitUsage, explainFlagError(fs.FlagSet, err))
+			return withCode(ExitUsage, fmt.Errorf("%w\n%s", flagError(fs.FlagSet, explainFlagError(fs.FlagSet, err)), fs.usageLine()))
 		}
 		rest := fs.Args()
 		// flag stops at the first argument, or just after a "--".
@@ -264,6 +461,7 @@ func parse(fs *flagSet, args []string) error {
 	if fs.noArgs && len(positional) > 0 {
 		return usageError("unexpected argument(s) %q: %s takes only flags; see taxkernelbot %s --help", strings.Join(positional, " "), fs.Name(), fs.Name())
 	}
+	fs.rebase()
 	// The reports, the snapshots and the state are written beneath
 	// without links (a reports/ committed as a link must not send the
 	// reports out of the repository).
@@ -275,6 +473,30 @@ func parse(fs *flagSet, args []string) error {
 	// Parse again with nothing but "--" and the arguments, so that
 	// fs.Args() returns them all.
 	return fs.Parse(append([]string{"--"}, positional...))
+}
+
+// flagName is a flag as the flag package's messages name it: one dash.
+var flagName = regexp.MustCompile(`(^|: |for flag |for )-([A-Za-z0-9][-A-Za-z0-9_]+)`)
+
+// undefinedFlag is the flag package's message for a flag it does not know.
+var undefinedFlag = regexp.MustCompile(`^flag provided but not defined: -+(.+)$`)
+
+// flagError is a flag error as a user reads it: each flag named with
+// the two dashes the help shows, and an unknown flag with the closest
+// one the command has.
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := flagName.ReplaceAllString(err.Error(), "${1}--${2}")
+	if m := undefinedFlag.FindStringSubmatch(msg); m != nil {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		if c := closest(m[1], names); c != "" {
+			msg += "; did you mean --" + c + "?"
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
 }
 
 // badValue is the flag package's message for a value that does not parse.

@@ -28,8 +28,8 @@ func TestUsageAndUnknownCommand(t *testing.T) {
 		t.Errorf("unknown command: exit %d, stderr %q", code, stderr)
 	}
 	for name := range commands {
-		if code, _, stderr := runMain(t, nil, name, "--help"); code != ExitOK || !strings.Contains(stderr, "Usage: taxkernelbot "+name) {
-			t.Errorf("%s --help: exit %d, stderr %q", name, code, stderr)
+		if code, stdout, _ := runMain(t, nil, name, "--help"); code != ExitOK || !strings.Contains(stdout, "Usage: taxkernelbot "+name) {
+			t.Errorf("%s --help: exit %d, stdout %q", name, code, stdout)
 		}
 	}
 	if code, _, _ := runMain(t, nil, "run", "--no-such-flag"); code != ExitUsage {

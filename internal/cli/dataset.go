@@ -92,7 +92,7 @@ func runDataset(ctx context.Context, opts datasetOptions) error {
 	}
 	coverage, err := os.ReadFile(cov)
 	if err != nil {
-		return cannotRun("dataset: the coverage report: %v; run `taxkernelbot report` or give --coverage FILE", err)
+		return cannotRun("the coverage report: %v; run `taxkernelbot report` or give --coverage FILE", err)
 	}
 	in := dataset.Input{
 		Index: ix, Store: store.ReadOnly(opts.Snapshots), Snapshots: opts.Snapshots, LedgerDir: opts.ledgerDir(),
@@ -125,11 +125,25 @@ func runVerifyDataset(ctx context.Context, opts verifyOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	for _, p := range probs {
-		fmt.Fprintf(opts.IO.Out, "%s/%s\n", filepath.ToSlash(filepath.Clean(opts.Dataset)), p)
+	if opts.JSON {
+		rep := verifyReport{Target: "dataset", Dir: opts.Dataset, OK: len(probs) == 0, Problems: []verifyProblem{},
+			Counts: verifyCounts{Problems: len(probs), Files: c.Files, Documents: c.Documents, Responses: c.Responses, Texts: c.Texts}}
+		for _, p := range probs {
+			rep.Problems = append(rep.Problems, verifyProblem{Path: filepath.ToSlash(filepath.Clean(opts.Dataset)) + "/" + p.Where, Message: p.Message})
+		}
+		if err := writeJSON(opts.IO.Out, rep); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range probs {
+			fmt.Fprintf(opts.IO.Out, "%s/%s\n", filepath.ToSlash(filepath.Clean(opts.Dataset)), p)
+		}
 	}
 	if len(probs) > 0 {
 		return withCode(ExitFailures, fmt.Errorf("%d problem(s) in the dataset %s: do not cite from it; download or build it again", len(probs), opts.Dataset))
+	}
+	if opts.JSON {
+		return nil
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d file(s) match SHA256SUMS; %d document(s), each the payload of a response or conversion record under its SHA-256; %d text(s), each naming a document\n",
 		opts.Dataset, c.Files, c.Documents, c.Texts)

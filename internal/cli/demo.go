@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -36,6 +37,7 @@ func cmdDemo(ctx context.Context, io IO, args []string) error {
 	fs.StringVar(&opts.Dir, "dir", "", "work in this directory instead of a new temporary one (never removed)")
 	fs.BoolVar(&opts.Keep, "keep", false, "keep the temporary folder and say where it is, instead of removing it")
 	fs.StringVar(&opts.RealManifests, "manifests", "manifests", "the real manifests, whose policy is shown beside the demo's (the built-in values when absent)")
+	fs.root("manifests")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -72,17 +74,29 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 	}
 	w := opts.IO.Out
 	// A signing key of the demo's own, its key directory on a page of its
-	// own, and servers that verify every request against it.
-	env, keyDir, err := demoSigningKey(dir, w)
-	if err != nil {
-		return err
-	}
-	auth.ServeKeyDirectory(keyDir)
+	// own, and servers that verify every request against it. The page
+	// reads the file when asked, after demoSigningKey has written it.
+	keyDir := filepath.Join(dir, "site", ".well-known", "http-message-signatures-directory")
+	keyURL := auth.ServeKeyDirectory(keyDir)
 	if err := auth.WriteManifests(p.Manifests); err != nil {
 		return cannotRun("%w", err)
 	}
+	// What the demo says first: its speed is not the bot's.
 	if err := explainDemoPolicy(w, p.Manifests, opts.RealManifests); err != nil {
 		return err
+	}
+	key, err := demoSigningKey(keyDir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "The demo signs its requests with a key of its own, made for this demo only; taxkernelbot keys directory wrote its public key to %s, which the demo serves at %s for the servers to check each request against.\n\n", keyDir, keyURL)
+	// The runs see the demo's key, and of the environment only what says
+	// how the terminal draws.
+	env := func(k string) string {
+		if k == "TERM" || k == "NO_COLOR" {
+			return opts.IO.getenv(k)
+		}
+		return key(k)
 	}
 	var before []byte
 	repoDir := filepath.Join(dir, "repo")
@@ -91,7 +105,7 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 			// What a reviewer merged after run 1 is main; then the budget
 			// page's rate changes, and the forms page's token turns over.
 			if err := commitDemoMain(repoDir, p); err != nil {
-				return cannotRun("demo: %v", err)
+				return cannotRun("commit run 1's reports to main: %v", err)
 			}
 			auth.NextEdition()
 			fmt.Fprintf(w, "Run 1's reports and snapshots are committed to main in %s. Between the runs the budget page's basic-rate band changes; the forms page only gets a new token.\n\n", repoDir)
@@ -110,11 +124,15 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 		}
 		before = after
 	}
-	md, err := os.ReadFile(filepath.Join(p.Reports, "coverage.md"))
+	rep, err := report.Parse(before)
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	fmt.Fprintf(w, "\n%s\nWhat the servers saw:\n%s\n", md, auth.Seen())
+	fmt.Fprintln(w)
+	if err := plainReport(w, rep, filepath.Join(p.Reports, "coverage.md")); err != nil {
+		return cannotRun("%w", err)
+	}
+	fmt.Fprintf(w, "\nWhat the servers saw:\n%s\n", auth.Seen())
 	fmt.Fprintf(w, "Signed requests:\n%s\n", auth.Signatures())
 	fmt.Fprintf(w, "── taxkernelbot publish --preview --repo %s ──\n", repoDir)
 	if err := runPublishPreview(ctx, publishOptions{paths: p, IO: IO{Out: w, Err: w}}, repoDir); err != nil {
@@ -135,16 +153,17 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 }
 
 // demoSigningKey makes a key for this demo only, writes its key directory
-// with `keys directory`, and returns the environment that hands the key to
-// the runs.
-func demoSigningKey(dir string, w io.Writer) (func(string) string, string, error) {
+// to keyDir with `keys directory` (whose advice on serving it is for a
+// real deployment, not shown here), and returns the environment that
+// hands the key to the runs.
+func demoSigningKey(keyDir string) (func(string) string, error) {
 	key, err := sign.GenerateKey()
 	if err != nil {
-		return nil, "", cannotRun("%w", err)
+		return nil, cannotRun("%w", err)
 	}
 	pemKey, err := sign.MarshalKey(key)
 	if err != nil {
-		return nil, "", cannotRun("%w", err)
+		return nil, cannotRun("%w", err)
 	}
 	env := func(k string) string {
 		if k == sign.KeyEnv {
@@ -152,11 +171,11 @@ func demoSigningKey(dir string, w io.Writer) (func(string) string, string, error
 		}
 		return ""
 	}
-	keyDir := filepath.Join(dir, "site", ".well-known", "http-message-signatures-directory")
-	if err := runKeys(IO{Out: w, Err: w, Getenv: env}, clock.Real{}, []string{"directory", "-o", keyDir}); err != nil {
-		return nil, "", err
+	var said bytes.Buffer
+	if err := runKeys(IO{Out: &said, Err: &said, Getenv: env}, clock.Real{}, []string{"directory", "-o", keyDir}); err != nil {
+		return nil, fmt.Errorf("%w (%s)", err, strings.TrimSpace(said.String()))
 	}
-	return env, keyDir, nil
+	return env, nil
 }
 
 // explainDemoPolicy says, before anything runs, that the demo's speed is

@@ -64,9 +64,9 @@ func TestVersion(t *testing.T) {
 
 func TestHelpShowsExamples(t *testing.T) {
 	for name := range commands {
-		code, _, stderr := runMain(t, nil, name, "--help")
-		if code != ExitOK || !strings.Contains(stderr, "Examples:\n  taxkernelbot "+name) {
-			t.Errorf("%s --help shows no example:\n%s", name, stderr)
+		code, stdout, _ := runMain(t, nil, name, "--help")
+		if code != ExitOK || !strings.Contains(stdout, "Examples:\n  taxkernelbot "+name) {
+			t.Errorf("%s --help shows no example:\n%s", name, stdout)
 		}
 	}
 }

@@ -13,23 +13,25 @@ var examples = map[string][]string{
 		"taxkernelbot run                      # fetch every due source",
 		"taxkernelbot run --only uk            # one jurisdiction",
 		"taxkernelbot run --only uk-vat-rates --dry-run",
+		"taxkernelbot run --dry-run --json      # the plan, for a script",
 		"taxkernelbot run --max-duration 20m",
 	},
 	"validate": {
 		"taxkernelbot validate",
+		"taxkernelbot validate --json                # the problems, for a script or an editor",
 		"taxkernelbot validate --manifests manifests --state .taxkernelbot/state",
 		"taxkernelbot validate --base origin/main   # what a pull request adds, and when it is first fetched",
 		"taxkernelbot validate --base origin/main --cache-branch origin/fetch-cache   # robots.txt as the bot keeps it",
 	},
 	"report": {"taxkernelbot report", "taxkernelbot report --state .taxkernelbot/state --reports reports"},
 	"cite":   {"taxkernelbot cite uk-income-tax-rates", "taxkernelbot cite uk-income-tax-rates --json", "taxkernelbot cite uk-income-tax-rates --at 2026-06-30"},
-	"verify": {"taxkernelbot verify", "taxkernelbot verify --snapshots snapshots", "taxkernelbot verify --dataset taxkernelbot-dataset-2026-11   # a release, offline"},
+	"verify": {"taxkernelbot verify", "taxkernelbot verify --json", "taxkernelbot verify --snapshots snapshots", "taxkernelbot verify --dataset taxkernelbot-dataset-2026-11   # a release, offline"},
 	"dataset": {
 		"taxkernelbot dataset -o dist/2026-11 --month 2026-11",
 		"taxkernelbot dataset -o dist/last-month            # the month before this one (UTC)",
 		"taxkernelbot dataset -o dist/q4 --from 2026-10-01 --to 2026-12-31",
 	},
-	"robots": {"taxkernelbot robots https://www.gov.uk/income-tax-rates"},
+	"robots": {"taxkernelbot robots https://www.gov.uk/income-tax-rates", "taxkernelbot robots https://www.gov.uk/income-tax-rates --json"},
 	"demo":   {"taxkernelbot demo", "taxkernelbot demo --keep"},
 	"ci":     {"taxkernelbot ci                       # in GitHub Actions, as fetch.yml runs it"},
 	"publish": {
@@ -46,6 +48,49 @@ var examples = map[string][]string{
 		"taxkernelbot keys generate > key.pem          # then store it as the secret TAXKERNELBOT_SIGNING_KEY",
 		"TAXKERNELBOT_SIGNING_KEY=\"$(cat key.pem)\" taxkernelbot keys directory -o reports/.well-known/http-message-signatures-directory",
 	},
+}
+
+// helpMore is said in a command's --help after its examples: what its
+// --json prints, field by field.
+var helpMore = map[string]string{
+	"validate": `--json prints one object, its fields in this order:
+  manifests     the directory validated
+  valid         true when there is no error (warnings allowed)
+  counts        {manifests, sources, hosts, errors, warnings}
+  diagnostics   [{file, line, column, severity ("error" or "warning"), message, fix}];
+                line and column 1-based, 0 when unknown; fix is the message's advice, "" when it has none apart
+`,
+	"run": `--dry-run --json prints one object, its fields in this order:
+  requests, deferred, excluded   how many in all
+  hosts         [{host, wait_ms, requests, sources}], the hosts with something due (all of --only's)
+    wait_ms     when the host's last request would leave, in milliseconds after the start
+    requests    [{at_ms, purpose ("robots", "document" or "redirect"), source, url}], in the order they would leave
+    sources     [{id, url, action, why, at_ms}]: action "request" (at at_ms), "deferred", "skipped" or "excluded", and why
+`,
+	"verify": `--json prints one object, its fields in this order:
+  target        "snapshots" or "dataset"
+  dir           the directory verified
+  ok            true when no problem was found
+  counts        {problems, sources, blobs, files, documents, responses, texts}: sources and blobs for the store,
+                the others for a dataset (0 for the other target)
+  problems      [{path, message}], sorted
+`,
+	"robots": `--json prints one object, its fields in this order:
+  url, agent    the URL decided and the product token matched against User-agent lines
+  decision      "allowed" or "disallowed", as robots.txt says
+  reason        why, in words; group: the user-agent group that applied ("*" or the agent's)
+  rule          {directive ("Allow" or "Disallow"), pattern, line}: the line that decided; null when none matched
+  crawl_delay_seconds   the group's Crawl-delay, 0 when none
+  override      the host's robots_override permission when it lifts this Disallow
+  copy          {url, fetched (RFC 3339, UTC), http_status, outcome, current, stale}: the kept copy decided from;
+                current false when a run would fetch robots.txt again first, and stale says why
+`,
+	"cite": `--json prints one object, its fields in this order:
+  source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size,
+  content_type, blob, text, text_reason, text_missing, at, held_until (the last five only when set)
+`,
+	"ledger": `--json prints one JSON object per request, a line each (the ledger's own fields).
+`,
 }
 
 func cmdVersion(_ context.Context, io IO, args []string) error {

@@ -136,7 +136,7 @@ func TestHostileTextStaysInert(t *testing.T) {
 		logs[name] = stdout + stderr
 	}
 	main("run", append([]string{"run"}, flags...)...)
-	main("report", "report", "--manifests", w.Manifests, "--reports", w.Reports, "--state", w.State)
+	main("report", "report", "--manifests", w.Manifests, "--snapshots", w.Snapshots, "--reports", w.Reports, "--state", w.State)
 	citeFlags := []string{"--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State}
 	for _, id := range []string{"test-ok", "test-pdf", "test-retry"} {
 		main("cite "+id, append([]string{"cite", id}, citeFlags...)...)

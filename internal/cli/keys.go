@@ -41,7 +41,7 @@ func runKeys(io IO, clk clock.Clock, args []string) error {
 		}
 		return usageError("keys needs a subcommand: generate or directory")
 	}
-	return usageError("keys: unknown subcommand %q; use generate or directory", sub)
+	return usageError("unknown subcommand %q; use generate or directory", sub)
 }
 
 // keysGenerate prints a new private key (for the Actions secret) and its

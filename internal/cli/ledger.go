@@ -108,6 +108,9 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 			note = "; nor on a cache branch (" + err.Error() + ")"
 		}
 	}
+	if len(reqs) == 0 {
+		return nothingYet("no request to %s in the ledgers under %s%s%s: a run that fetches from it records them (taxkernelbot run)", opts.Host, from, rangeText(opts.Since, opts.Until), note)
+	}
 	if opts.JSON {
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -121,10 +124,6 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 				return cannotRun("%w", err)
 			}
 		}
-		return nil
-	}
-	if len(reqs) == 0 {
-		fmt.Fprintf(opts.IO.Out, "no request to %s in the ledgers under %s%s%s\n", opts.Host, from, rangeText(opts.Since, opts.Until), note)
 		return nil
 	}
 	tw := tabwriter.NewWriter(opts.IO.Out, 0, 0, 2, ' ', 0)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -25,7 +26,10 @@ func (p *paths) register(fs *flagSet, which ...string) {
 			fs.StringVar(&p.Reports, "reports", "reports", "where coverage.json and coverage.md are written")
 		case "state":
 			fs.StringVar(&p.State, "state", ".taxkernelbot/state", "ledgers, robots copies, validators, backoff (the cache branch's content)")
+		default:
+			continue
 		}
+		fs.root(w)
 	}
 }
 
@@ -112,4 +116,22 @@ func collapse(diags manifest.Diagnostics) manifest.Diagnostics {
 		}
 	}
 	return out
+}
+
+// findRoot is the checkout dir is in, found as git finds its root: the
+// nearest of dir and the folders above it that holds manifests/policy.yaml
+// or .git.
+func findRoot(dir string) (string, bool) {
+	for {
+		for _, mark := range []string{filepath.Join("manifests", "policy.yaml"), ".git"} {
+			if _, err := os.Stat(filepath.Join(dir, mark)); err == nil {
+				return dir, true
+			}
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", false
+		}
+		dir = parent
+	}
 }

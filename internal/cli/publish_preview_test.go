@@ -110,3 +110,38 @@ func TestPublishPreview(t *testing.T) {
 		t.Errorf("preview outside a repository: exit %d, %s", code, errOut)
 	}
 }
+
+// The preview's summary table counts every section it lists below it,
+// the sources still failing from before included.
+func TestPublishPreviewTableCountsStillFailing(t *testing.T) {
+	var edition atomic.Int64
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": status(404),
+		"/rates":      func(w http.ResponseWriter, r *http.Request) { fmt.Fprintf(w, "rates, edition %d", edition.Load()) },
+		"/old":        status(404),
+	})
+	w := newWorkspace(t, testPolicy, "", src{"test-rates", a.url("/rates"), ""}, src{"test-old", a.url("/old"), ""})
+	w.run(t.Context())
+	repoDir := t.TempDir()
+	sum := w.report()["test-rates"].SHA256
+	commitMain(t, repoDir, map[string]string{
+		"reports/coverage.json":            filepath.Join(w.Reports, "coverage.json"),
+		"snapshots/" + store.BlobPath(sum): filepath.Join(w.Snapshots, filepath.FromSlash(store.BlobPath(sum))),
+	})
+	edition.Store(1)
+	w.run(t.Context())
+	code, out, errOut := runMain(t, nil, "publish", "--preview", "--repo", repoDir,
+		"--manifests", w.Manifests, "--snapshots", w.Snapshots, "--reports", w.Reports, "--state", w.State)
+	if code != ExitOK {
+		t.Fatalf("publish --preview: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "### Still failing (1)") {
+		t.Fatalf("the preview lists no source still failing:\n%s", out)
+	}
+	table, _, _ := strings.Cut(out, "\n###")
+	for _, row := range []string{"| Documents that changed | 1 |", "| Still failing | 1 |"} {
+		if !strings.Contains(table, row) {
+			t.Errorf("the summary table lacks %q:\n%s", row, table)
+		}
+	}
+}

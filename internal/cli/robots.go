@@ -19,6 +19,7 @@ type robotsOptions struct {
 	paths
 	URL   string
 	Clock clock.Clock // what "now" the kept copy's age is taken at; default clock.Real
+	JSON  bool        // print one robotsAnswer on stdout instead of the text
 	IO    IO
 }
 
@@ -26,12 +27,12 @@ func cmdRobots(ctx context.Context, io IO, args []string) error {
 	opts := robotsOptions{IO: io, Clock: clock.Real{}}
 	fs := newFlags("robots", "[flags] URL", io).withArgs()
 	opts.register(fs, "manifests", "state")
+	fs.BoolVar(&opts.JSON, "json", false, "print the decision as one JSON document (see below)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return usageError("robots takes exactly one URL")
+		return usageError("robots takes exactly one URL\n%s", fs.usageLine())
 	}
 	opts.URL = fs.Arg(0)
 	return runRobots(ctx, opts)
@@ -65,6 +66,9 @@ func runRobots(_ context.Context, opts robotsOptions) error {
 	token := pol.ProductToken()
 	dec := robotsdecision.Kept(kept, ok, opts.Clock.Now(), pol.RobotsTTL)
 	rules := robotsdecision.Rules(kept)
+	if opts.JSON {
+		return writeJSON(opts.IO.Out, robotsJSON(u, token, kept, dec, rules, host))
+	}
 	w := opts.IO.Out
 	// The rules quote the server's robots.txt: shown with control
 	// characters escaped.
@@ -85,4 +89,33 @@ func runRobots(_ context.Context, opts robotsOptions) error {
 		fmt.Fprintf(w, "robots_override for %s lifts this Disallow: %q\n", host.Name, host.Override.Permission)
 	}
 	return nil
+}
+
+// robotsJSON is the decision runRobots explains, as robotsAnswer.
+func robotsJSON(u *url.URL, token string, kept state.Robots, dec robotsdecision.Decision, rules *robots.Rules, host policy.Host) robotsAnswer {
+	v := rules.Verdict(token, u)
+	a := robotsAnswer{
+		URL: u.String(), Agent: token, Decision: "disallowed", Reason: v.Reason, Group: v.Group,
+		CrawlDelaySeconds: rules.CrawlDelay(token).Seconds(),
+		Copy: robotsCopy{
+			URL: kept.URL, Fetched: kept.FetchedAt.UTC().Format(time.RFC3339), HTTPStatus: kept.HTTPStatus,
+			Outcome: string(kept.Outcome), Current: dec.Current, Stale: dec.Stale,
+		},
+	}
+	if v.Allowed {
+		a.Decision = "allowed"
+	}
+	if kept.Outcome == state.RobotsParsed && kept.Body == nil {
+		a.Reason = "disallowed until then: the copy cannot be read without its body"
+	}
+	if v.Rule != nil {
+		a.Rule = &robotsRule{Directive: "Disallow", Pattern: v.Rule.Pattern, Line: v.Rule.Line}
+		if v.Rule.Allow {
+			a.Rule.Directive = "Allow"
+		}
+	}
+	if !v.Allowed && host.Override != nil && kept.Outcome == state.RobotsParsed {
+		a.Override = host.Override.Permission
+	}
+	return a
 }

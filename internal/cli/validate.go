@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
@@ -20,7 +21,9 @@ type validateOptions struct {
 	// state stand in for --state's.
 	CacheBranch string
 	Clock       clock.Clock // when the base report takes a pause or backoff to end; default clock.Real
-	IO          IO
+	// JSON prints one validateReport on stdout instead of the text.
+	JSON bool
+	IO   IO
 }
 
 func cmdValidate(ctx context.Context, io IO, args []string) error {
@@ -29,6 +32,7 @@ func cmdValidate(ctx context.Context, io IO, args []string) error {
 	opts.register(fs, "manifests", "state")
 	fs.StringVar(&opts.Base, "base", "", "the pull request's base `REV` (e.g. origin/main) in the local repository: report duplicates on the added lines, and what the bot would do with each added or changed URL")
 	fs.StringVar(&opts.CacheBranch, "cache-branch", "", "read the kept robots.txt copies and the hosts' state from this `REF` of the local repository (e.g. origin/fetch-cache) instead of --state; nothing is fetched, and a missing branch leaves the robots.txt decisions unknown")
+	fs.BoolVar(&opts.JSON, "json", false, "print the result as one JSON document (see below), the problems in it and not on stderr")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -40,6 +44,12 @@ func cmdValidate(ctx context.Context, io IO, args []string) error {
 func runValidate(_ context.Context, opts validateOptions) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
+	}
+	if opts.JSON {
+		if opts.Base != "" {
+			return usageError("--json and --base do not go together: --base's report is text only; run validate --json, and validate --base for the report")
+		}
+		return validateJSON(opts)
 	}
 	var base *manifest.Base
 	if opts.Base != "" {
@@ -70,6 +80,66 @@ func runValidate(_ context.Context, opts validateOptions) error {
 		baseReport(opts.IO.Out, set, base, st, parsed, opts.Base, opts.Clock.Now())
 	}
 	return nil
+}
+
+// validateJSON is validate's answer as one validateReport on stdout:
+// every diagnostic, each on its own (a repeated problem is not collapsed),
+// with the robots.txt warnings a valid set gets. Manifests with an error
+// still exit 2.
+func validateJSON(opts validateOptions) error {
+	set, diags := manifest.LoadAgainst(opts.Manifests, nil)
+	rep := validateReport{Manifests: opts.Manifests, Diagnostics: []validateDiagnostic{}}
+	if set != nil && !diags.HasErrors() {
+		if err := borrowedIdentity(set, opts.IO); err != nil {
+			return err
+		}
+		st, err := validateState(opts)
+		if err != nil {
+			return cannotRun("%w", err)
+		}
+		diags = append(diags, robotsWarnings(set, nil, st, newKeptRules())...)
+		if err := writeStepSummary(set, opts.IO); err != nil {
+			return cannotRun("%w", err)
+		}
+		rep.Counts.Manifests, rep.Counts.Sources, rep.Counts.Hosts = len(set.Manifests), len(set.Sources), len(set.Hosts)
+	}
+	for _, d := range diags {
+		severity := "error"
+		if d.Severity == manifest.Warning {
+			severity = "warning"
+			rep.Counts.Warnings++
+		} else {
+			rep.Counts.Errors++
+		}
+		rep.Diagnostics = append(rep.Diagnostics, validateDiagnostic{
+			File: d.File, Line: d.Line, Column: d.Column, Severity: severity, Message: d.Message, Fix: fixOf(d.Message),
+		})
+	}
+	rep.Valid = rep.Counts.Errors == 0
+	if err := writeJSON(opts.IO.Out, rep); err != nil {
+		return err
+	}
+	if !rep.Valid {
+		return usageError("%d problem(s) in %s: fix them and run `taxkernelbot validate`", rep.Counts.Errors, opts.Manifests)
+	}
+	return nil
+}
+
+// fixOf is the advice of a diagnostic's message, which says what is
+// wrong, then what to do: its "did you mean …?", else what follows its
+// first "; ". A message without either has no advice apart: "".
+func fixOf(msg string) string {
+	if i := strings.Index(msg, "did you mean "); i >= 0 {
+		fix := msg[i:]
+		if j := strings.IndexByte(fix, '?'); j >= 0 {
+			fix = fix[:j+1]
+		}
+		return fix
+	}
+	if _, fix, ok := strings.Cut(msg, "; "); ok {
+		return strings.TrimSpace(fix)
+	}
+	return ""
 }
 
 // validateState is what validate knows of the hosts without a network:

@@ -10,6 +10,7 @@ import (
 type verifyOptions struct {
 	paths
 	Dataset string // a dataset's directory to verify instead of the store
+	JSON    bool   // print one verifyReport on stdout instead of the text
 	IO      IO
 }
 
@@ -18,6 +19,7 @@ func cmdVerify(ctx context.Context, io IO, args []string) error {
 	fs := newFlags("verify", "[flags] | --dataset DIR", io)
 	opts.register(fs, "snapshots")
 	fs.StringVar(&opts.Dataset, "dataset", "", "verify the dataset in `DIR` offline instead (SHA256SUMS, every index entry in the WARC, the texts)")
+	fs.BoolVar(&opts.JSON, "json", false, "print the result as one JSON document (see below)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -40,11 +42,34 @@ func runVerify(ctx context.Context, opts verifyOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	for _, p := range problems {
-		fmt.Fprintf(opts.IO.Out, "%s: %s\n", p.Path, p.Message)
+	if opts.JSON {
+		rep := verifyReport{Target: "snapshots", Dir: opts.Snapshots, OK: len(problems) == 0, Problems: []verifyProblem{}}
+		blobs := map[store.Sum]bool{}
+		for _, id := range ix.IDs() {
+			for _, e := range ix.Entries(id) {
+				blobs[e.SHA256] = true
+				if e.Sent != nil {
+					blobs[e.Sent.SHA256] = true
+				}
+			}
+		}
+		rep.Counts = verifyCounts{Problems: len(problems), Sources: len(ix.IDs()), Blobs: len(blobs)}
+		for _, p := range problems {
+			rep.Problems = append(rep.Problems, verifyProblem{Path: p.Path, Message: p.Message})
+		}
+		if err := writeJSON(opts.IO.Out, rep); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range problems {
+			fmt.Fprintf(opts.IO.Out, "%s: %s\n", p.Path, p.Message)
+		}
 	}
 	if len(problems) > 0 {
 		return withCode(ExitFailures, fmt.Errorf("%d problem(s) in %s", len(problems), opts.Snapshots))
+	}
+	if opts.JSON {
+		return nil
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d source(s) indexed, every blob matches its hash\n", opts.Snapshots, len(ix.IDs()))
 	return nil

@@ -68,6 +68,13 @@ func runWarc(ctx context.Context, opts warcOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
+	if len(items) == 0 {
+		what := ""
+		if opts.Since != "" || opts.Only != "" {
+			what = " of that selection"
+		}
+		return nothingYet("nothing fetched yet%s in %s: %s not written; a run that fetches brings something to archive (taxkernelbot run)", what, opts.Snapshots, opts.Out)
+	}
 	f, err := atomicfile.Create(opts.Out, 0o644)
 	if err != nil {
 		return cannotRun("create %s: %w", opts.Out, err)

@@ -270,7 +270,7 @@ func Body(changes []report.Change, counts Summary, links Links, d Details) strin
 		all = append(all, p)
 	}
 
-	head := header(sorted, counts, runURL)
+	head := header(sorted, counts, lasting.total, runURL)
 	if d.Files > DiffViewFiles {
 		report := "`reports/coverage.md`"
 		if u := fileURL("reports/coverage.md"); u != "" {
@@ -303,7 +303,10 @@ func Body(changes []report.Change, counts Summary, links Links, d Details) strin
 	return render(head, all, lo)
 }
 
-func header(changes []report.Change, counts Summary, runURL string) string {
+// header is the body's first lines and its table: a row per kind of
+// change, the sources still failing from before (listed below it too)
+// and the pending ones.
+func header(changes []report.Change, counts Summary, stillFailing int, runURL string) string {
 	var b strings.Builder
 	b.WriteString("## TaxKernelBot coverage update\n\n")
 	fmt.Fprintf(&b, "%s against the base branch", plural(len(changes), "source differs", "sources differ"))
@@ -320,6 +323,9 @@ func header(changes []report.Change, counts Summary, runURL string) string {
 	for i, cat := range categories {
 		if n[i] > 0 { // a row of zeros is noise for a reviewer
 			fmt.Fprintf(&b, "| %s | %d |\n", cat.heading, n[i])
+		}
+		if i == catFailure && stillFailing > 0 { // in the order of the sections
+			fmt.Fprintf(&b, "| Still failing | %d |\n", stillFailing)
 		}
 	}
 	fmt.Fprintf(&b, "| Still pending (in all) | %d |\n", len(counts.Pending))

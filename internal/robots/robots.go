@@ -193,23 +193,56 @@ func pick(gs []*group, agent string) []*group {
 // robots URL`: which group applied and which rule matched (or why
 // everything is allowed or disallowed).
 func (r *Rules) Explain(agent string, u *url.URL) string {
+	v := r.Verdict(agent, u)
 	verdict := "disallowed"
-	if r.Allowed(agent, u) {
+	if v.Allowed {
 		verdict = "allowed"
 	}
+	return verdict + ": " + v.Reason
+}
+
+// Verdict is the decision on one URL and the evidence for it.
+type Verdict struct {
+	Allowed bool
+	// Reason says why, in the words Explain uses after the verdict.
+	Reason string
+	// Group is the name of the user-agent group that applied ("*" or the
+	// agent's), "" when none did or the rules were not read from a file;
+	// Rule is the line that decided, nil when no rule matched; Tie the
+	// Disallow of the same length that lost to an Allow.
+	Group     string
+	Rule, Tie *Rule
+}
+
+// Rule is one Allow or Disallow line of a robots.txt.
+type Rule struct {
+	Allow   bool
+	Pattern string // as grobotstxt escaped it
+	Line    int    // 1-based
+}
+
+// Verdict decides u for agent, as Allowed does, and says why.
+func (r *Rules) Verdict(agent string, u *url.URL) Verdict {
+	v := Verdict{Allowed: r.Allowed(agent, u)}
 	t := target(u)
-	var why string
 	switch {
 	case t == "/robots.txt":
-		why = "robots.txt itself is always allowed"
+		v.Reason = "robots.txt itself is always allowed"
 	case r.kind() == allowAll:
-		why = "no robots.txt (4xx), everything allowed"
+		v.Reason = "no robots.txt (4xx), everything allowed"
 	case r.kind() == disallowAll:
-		why = "robots.txt unavailable (complete disallow)"
+		v.Reason = "robots.txt unavailable (complete disallow)"
 	default:
-		why = r.decide(productToken(agent), t).String()
+		d := r.decide(productToken(agent), t)
+		v.Reason, v.Group = d.String(), d.group
+		if d.rule != nil {
+			v.Rule = &Rule{Allow: d.rule.allow, Pattern: d.rule.pattern, Line: d.rule.line}
+		}
+		if d.tie != nil {
+			v.Tie = &Rule{Allow: d.tie.allow, Pattern: d.tie.pattern, Line: d.tie.line}
+		}
 	}
-	return verdict + ": " + why
+	return v
 }
 
 // decision is the evidence behind a verdict on a parsed robots.txt. It is

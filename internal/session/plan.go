@@ -70,6 +70,9 @@ func printPlan(ctx context.Context, opts Options, set *manifest.Set, st *state.S
 	if err != nil {
 		return cannotRun("plan: %w", err)
 	}
+	if opts.Plan != nil {
+		return opts.Plan(set, plans)
+	}
 	w := bufio.NewWriter(opts.Output.Out) // a line per request, written in large pieces
 	requests, deferred, excluded := 0, 0, 0
 	for _, p := range plans {

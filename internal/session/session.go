@@ -74,8 +74,11 @@ type Options struct {
 	// DryRun plans and prints what would be requested, without a request
 	// or a write.
 	DryRun bool
-	RunID  string      // written into ledger lines
-	Clock  clock.Clock // default clock.Real
+	// Plan, when set, is handed a dry run's plan, host by host, instead
+	// of the plan being printed on Out (`run --dry-run --json`).
+	Plan  func(set *manifest.Set, plans []pipeline.HostPlan) error
+	RunID string      // written into ledger lines
+	Clock clock.Clock // default clock.Real
 	// Resolver looks up the hosts' names, for the requests and for the
 	// check that the runner is online before the run sends anything; nil
 	// is the system's.
