@@ -28,6 +28,10 @@ import (
 var (
 	chaosSeed  = flag.Uint64("chaos.seed", 0, "run TestMonthOfChaos with this seed only")
 	chaosSeeds = flag.Int("chaos.seeds", 1, "run TestMonthOfChaos with seeds 1 to N")
+	// The default run lives a week and a day, which crosses a week's
+	// UTC days and every kind of step many times over in about a minute;
+	// .ci/run lives the whole month in a step of its own.
+	chaosDays = flag.Int("chaos.days", 8, "the days TestMonthOfChaos lives (30: the whole month)")
 )
 
 // TestMonthOfChaos lives a month of a repository with 2 to 4 shards, one of
@@ -46,7 +50,8 @@ var (
 // after its branch push, or since the cache branch was lost). A failure
 // prints the seed
 // (go test -run TestMonthOfChaos -chaos.seed N ./internal/cycle; more
-// seeds with -chaos.seeds N).
+// seeds with -chaos.seeds N). By default it lives 8 days; the whole month
+// is -chaos.days 30, which .ci/run runs as a step of its own.
 func TestMonthOfChaos(t *testing.T) {
 	var seeds []uint64
 	for s := range *chaosSeeds {
@@ -58,7 +63,7 @@ func TestMonthOfChaos(t *testing.T) {
 	for _, seed := range seeds {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			w := newChaos(t, seed)
-			w.month(30)
+			w.month(*chaosDays)
 			t.Logf("seed %d: %d shards (%d/%d owns no host), %d steps, %d cycles (%d nested in another's, %d killed, %d re-runs, %d could not run), "+
 				"%d merges, %d closes, %d branch deletions, %d invariant checks",
 				seed, w.shards, w.empty, w.shards, w.steps, w.cycles, w.nested, w.killed, w.reruns, w.refused, w.merges, w.closes, w.deletions, w.checks)
