@@ -62,7 +62,7 @@ func TestVersionFlag(t *testing.T) {
 	}
 }
 
-// Flags are shown as they are written in the README: --flag, and a
+// Flags are shown as they are written in docs/commands.md: --flag, and a
 // one-letter flag as -o.
 func TestHelpShowsFlagsWithTwoDashes(t *testing.T) {
 	_, stdout, _ := runMain(t, nil, "run", "--help")

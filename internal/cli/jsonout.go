@@ -10,7 +10,7 @@ import (
 
 // What the commands print with --json: one JSON document on stdout, its
 // fields in the order of these structs, documented in each command's
-// --help (helpMore) and in the README. A field is added, never renamed or
+// --help (helpMore) and in docs/commands.md. A field is added, never renamed or
 // moved.
 
 // validateReport is what `validate --json` prints.

@@ -104,7 +104,7 @@ func (r Rules) PolicyMarkdown() []byte {
 	w("- robots.txt groups are matched against the product token %s.\n", markdown.Code(r.ProductToken))
 	w("- Only the URLs listed in `manifests/` are requested, plus robots.txt and the redirect hops described below. Nothing is crawled or discovered.\n")
 	if r.SignDirectory != "" {
-		w("- Every request is signed (HTTP Message Signatures, RFC 9421, with the Web Bot Auth profile: Ed25519, tag `web-bot-auth`). Its `Signature-Agent` header names our key directory, %s; a request that claims to be us and does not verify against a key listed there is not us. The README shows how to check one by hand.\n", markdown.Code(r.SignDirectory))
+		w("- Every request is signed (HTTP Message Signatures, RFC 9421, with the Web Bot Auth profile: Ed25519, tag `web-bot-auth`). Its `Signature-Agent` header names our key directory, %s; a request that claims to be us and does not verify against a key listed there is not us. docs/operators.md, in this repository, shows how to check one by hand.\n", markdown.Code(r.SignDirectory))
 	} else {
 		w("- Requests are not signed yet: the User-Agent and From headers are all that names us.\n")
 	}

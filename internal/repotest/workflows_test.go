@@ -562,7 +562,7 @@ func TestWorkflowCIRunsTheOneList(t *testing.T) {
 			if callsRun.MatchString(s.Run) {
 				runs = true
 				if nameOf(j) != "ci" {
-					t.Errorf("ci.yml: job %s runs .ci/run under the name %q: the status check README tells a copy to require is ci", j.name, nameOf(j))
+					t.Errorf("ci.yml: job %s runs .ci/run under the name %q: the status check docs/setup.md tells a copy to require is ci", j.name, nameOf(j))
 				}
 				continue
 			}

@@ -15,7 +15,7 @@ import (
 func requestSigner(out Output, p policy.Policy, now func() time.Time) (func(*http.Request) error, error) {
 	raw := out.getenv(sign.KeyEnv)
 	if raw == "" {
-		fmt.Fprintf(out.Err, "run: requests are not signed: %s is not set (see README, \"Signed requests\")\n", sign.KeyEnv)
+		fmt.Fprintf(out.Err, "run: requests are not signed: %s is not set (see docs/operators.md, \"Signed requests\")\n", sign.KeyEnv)
 		return nil, nil
 	}
 	key, err := sign.ParseKey(raw)

@@ -9,11 +9,12 @@ import (
 	"time"
 )
 
-// TestReadmeExample: the signed request shown to operators in README.md
-// verifies (under the RFC 9421 test key it says it uses), so the worked
-// example cannot drift from what the code does.
-func TestReadmeExample(t *testing.T) {
-	data, err := os.ReadFile("../../README.md")
+// TestDocExample: the signed request shown to operators in
+// docs/operators.md ("Signed requests") verifies (under the RFC 9421 test
+// key it says it uses), so the worked example cannot drift from what the
+// code does.
+func TestDocExample(t *testing.T) {
+	data, err := os.ReadFile("../../docs/operators.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestReadmeExample(t *testing.T) {
 	pub := key.Public().(ed25519.PublicKey)
 	got, err := Verify(r, func(kid string) (ed25519.PublicKey, bool) { return pub, kid == PrivateJWK(key).Kid }, time.Unix(1764547200, 0).Add(time.Second))
 	if err != nil {
-		t.Fatalf("README's example does not verify: %v (headers %v)", err, r.Header)
+		t.Fatalf("docs/operators.md's example does not verify: %v (headers %v)", err, r.Header)
 	}
 	if got.Agent != `"https://taxkernel.com/.well-known/http-message-signatures-directory"` {
 		t.Errorf("agent %s", got.Agent)
