@@ -2,9 +2,9 @@ package textview
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 )
@@ -76,12 +76,17 @@ func Diff(oldName, newName, oldText, newText string, opt DiffOptions) TextDiff {
 	if !d.Changed() {
 		return d
 	}
+	// Only the lines shown are rendered; the rest are counted.
 	var out []string
+	lines := 0
 	for _, h := range hunks(ops, opt.Context) {
-		out = append(out, h.header())
-		for _, o := range h.ops {
+		if lines < opt.MaxLines {
+			out = append(out, h.header())
+		}
+		for _, o := range h.ops[:max(0, min(len(h.ops), opt.MaxLines-lines-1))] {
 			out = append(out, string(o.kind)+o.text)
 		}
+		lines += 1 + len(h.ops)
 		d.Figures = append(d.Figures, figureChanges(h.ops)...)
 	}
 	// A rate repeated in a table and its notes changed once for a reader.
@@ -91,9 +96,9 @@ func Diff(oldName, newName, oldText, newText string, opt DiffOptions) TextDiff {
 		seen[f] = true
 		return dup
 	})
-	if len(out) > opt.MaxLines {
-		d.Omitted = len(out) - opt.MaxLines
-		out = append(out[:opt.MaxLines], fmt.Sprintf("… %d more lines", d.Omitted))
+	if lines > opt.MaxLines {
+		d.Omitted = lines - opt.MaxLines
+		out = append(out, fmt.Sprintf("… %d more lines", d.Omitted))
 	}
 	d.Unified = fmt.Sprintf("--- %s\n+++ %s\n%s\n", oldName, newName, strings.Join(out, "\n"))
 
@@ -334,40 +339,113 @@ func (h hunk) header() string {
 	return fmt.Sprintf("@@ -%d,%d +%d,%d @@", aStart, na, bStart, nb)
 }
 
-// figure is a number as a page writes it: an optional currency sign,
-// digits with thousands separators or decimals, an optional per cent.
-var figure = regexp.MustCompile(`[£$€¥]?\d+(?:[.,]\d+)*%?`)
+// nextFigure returns the bounds of the first figure in s at or after i, or
+// -1, -1. A figure is a number as a page writes it: an optional currency
+// sign, digits with thousands separators or decimals, an optional per
+// cent; as the pattern [£$€¥]?\d+(?:[.,]\d+)*%? finds them, leftmost
+// first, without a regular expression's cost on a long text.
+func nextFigure(s string, i int) (int, int) {
+	for ; i < len(s); i++ {
+		if !figureStart[s[i]] {
+			continue
+		}
+		j := i
+		switch {
+		case s[i] == '$':
+			j++
+		case strings.HasPrefix(s[i:], "£"), strings.HasPrefix(s[i:], "¥"), strings.HasPrefix(s[i:], "€"):
+			_, size := utf8.DecodeRuneInString(s[i:])
+			j += size
+		}
+		if j == len(s) || !isDigit(s[j]) {
+			continue
+		}
+		j = skipDigits(s, j)
+		for j+1 < len(s) && (s[j] == '.' || s[j] == ',') && isDigit(s[j+1]) {
+			j = skipDigits(s, j+1)
+		}
+		if j < len(s) && s[j] == '%' {
+			j++
+		}
+		return i, j
+	}
+	return -1, -1
+}
+
+// figureStart has the bytes a figure can begin with: a digit, $, and the
+// first byte of £, ¥ and € in UTF-8.
+var figureStart = func() (t [256]bool) {
+	for _, s := range []string{"$", "£", "¥", "€"} {
+		t[s[0]] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func skipDigits(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
+}
+
+// figures lists the figures of s in order.
+func figures(s string) []string {
+	var out []string
+	for i := 0; ; {
+		start, end := nextFigure(s, i)
+		if start < 0 {
+			return out
+		}
+		out = append(out, s[start:end])
+		i = end
+	}
+}
 
 // figureChanges pairs the removed and added lines of a hunk, in order, and
 // lists the numbers that differ between the two lines of each pair.
 func figureChanges(ops []op) []FigureChange {
 	var out []FigureChange
-	var removed, added []string
-	flush := func() {
-		for i := 0; i < min(len(removed), len(added)); i++ {
-			out = append(out, lineFigures(removed[i], added[i])...)
+	for i := 0; i < len(ops); {
+		if ops[i].kind == ' ' {
+			i++
+			continue
 		}
-		removed, added = nil, nil
-	}
-	for _, o := range ops {
-		switch o.kind {
-		case '-':
-			if len(added) > 0 {
-				flush()
-			}
-			removed = append(removed, o.text)
-		case '+':
-			added = append(added, o.text)
-		default:
-			flush()
+		// A run of removed lines, then one of added lines.
+		removed := i
+		for i < len(ops) && ops[i].kind == '-' {
+			i++
+		}
+		added := i
+		for i < len(ops) && ops[i].kind == '+' {
+			i++
+		}
+		for k := range min(added-removed, i-added) {
+			out = append(out, lineFigures(ops[removed+k].text, ops[added+k].text)...)
 		}
 	}
-	flush()
 	return out
 }
 
 func lineFigures(oldLine, newLine string) []FigureChange {
-	a, b := figure.FindAllString(oldLine, -1), figure.FindAllString(newLine, -1)
+	// Most changed lines keep their figures: the common case allocates
+	// nothing.
+	for i, j := 0, 0; ; {
+		as, ae := nextFigure(oldLine, i)
+		bs, be := nextFigure(newLine, j)
+		if as < 0 && bs < 0 {
+			return nil
+		}
+		if as < 0 || bs < 0 || oldLine[as:ae] != newLine[bs:be] {
+			break
+		}
+		i, j = ae, be
+	}
+	a, b := figures(oldLine), figures(newLine)
 	var out []FigureChange
 	if len(a) == len(b) {
 		for i := range a {

@@ -3,6 +3,8 @@ package textview
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -146,5 +148,35 @@ func TestDiffFiguresOnce(t *testing.T) {
 	}
 	if !strings.HasSuffix(d.Markdown, "\nChanged figures: **20%** → **21%**, **£37,700** → **£37,500**\n") {
 		t.Errorf("markdown:\n%s", d.Markdown)
+	}
+}
+
+// figurePattern is what nextFigure finds, as a regular expression.
+var figurePattern = regexp.MustCompile(`[£$€¥]?\d+(?:[.,]\d+)*%?`)
+
+// TestFiguresAsThePattern: the figures found are the pattern's matches, on
+// random strings of the pieces that matter (and broken UTF-8).
+func TestFiguresAsThePattern(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	pieces := []string{"0", "1", "42", "2026", ".", ",", "%", "£", "$", "€", "¥", " ", "a", "rate", "\xc2", "\xe2\x82", "\xa3", "é", "٣"}
+	for range 20000 {
+		var s strings.Builder
+		for range rng.IntN(12) {
+			s.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		checkFigures(t, s.String())
+	}
+}
+
+func FuzzFigures(f *testing.F) {
+	for _, s := range []string{"Basic rate | £12,571 to £50,270 | 20%", "$1.5.6,7%%", "££5", "€,5", "1,,2", "\xe2\x82£3", "¥0.5%"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkFigures)
+}
+
+func checkFigures(t *testing.T, s string) {
+	if got, want := figures(s), figurePattern.FindAllString(s, -1); !slices.Equal(got, want) {
+		t.Fatalf("figures(%q) = %q, the pattern finds %q", s, got, want)
 	}
 }
