@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"strings"
@@ -49,7 +52,7 @@ func benchExtract(b *testing.B, raw []byte, ct string, lim Limits) {
 
 // peakHeap runs f while sampling the live heap every millisecond and
 // returns the highest reading above the heap before f started.
-func peakHeap(f func() Result) (uint64, Result) {
+func peakHeap[T any](f func() T) (uint64, T) {
 	runtime.GC()
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	read := func() uint64 {
@@ -157,4 +160,124 @@ func BenchmarkDiff(b *testing.B) {
 			b.Fatal("no change found")
 		}
 	}
+}
+
+// The diff of a long text rewritten line by line (every line changed, as
+// a consolidated act reissued with new wording), beside GNU diff on the
+// same pair: our time and peak heap per run, diff's (a child process, its
+// output to /dev/null) as wall time and peak RSS, and the ratio of the two
+// times, run for run.
+//
+//	go test -run '^$' -bench 'DiffRewrite20k$' -benchtime 10x ./internal/textview/
+//	go test -run '^$' -bench 'DiffRewrite200k$' -benchtime 3x ./internal/textview/
+func BenchmarkDiffRewrite20k(b *testing.B)  { benchDiffRewrite(b, 20_000) }
+func BenchmarkDiffRewrite200k(b *testing.B) { benchDiffRewrite(b, 200_000) }
+
+func benchDiffRewrite(b *testing.B, lines int) {
+	x, y := rewrittenPair(lines)
+	dir := b.TempDir()
+	oldPath, newPath := filepath.Join(dir, "old.txt"), filepath.Join(dir, "new.txt")
+	if err := os.WriteFile(oldPath, []byte(x), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(newPath, []byte(y), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	gnu, gnuErr := exec.LookPath("diff")
+	b.SetBytes(int64(len(x)))
+	b.ReportAllocs()
+	var peak uint64
+	var ours, theirs time.Duration
+	var theirPeak int64
+	for b.Loop() {
+		var took time.Duration
+		p, d := peakHeap(func() TextDiff {
+			start := time.Now()
+			d := Diff("a/act.txt", "b/act.txt", x, y, DiffOptions{})
+			took = time.Since(start)
+			return d
+		})
+		if d.Added != lines || d.Removed != lines {
+			b.Fatalf("%d added, %d removed, want %d each", d.Added, d.Removed, lines)
+		}
+		peak = max(peak, p)
+		ours += took
+		if gnuErr != nil {
+			continue
+		}
+		b.StopTimer()
+		t, rss := runGNUDiff(b, gnu, oldPath, newPath)
+		theirs += t
+		theirPeak = max(theirPeak, rss)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(len(x)+len(y))/(1<<20), "input-MiB")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+	if theirs > 0 {
+		b.ReportMetric(float64(theirs.Microseconds())/1000/float64(b.N), "gnu-diff-ms/op")
+		b.ReportMetric(float64(theirPeak)/(1<<20), "gnu-diff-peak-rss-MiB")
+		b.ReportMetric(float64(ours)/float64(theirs), "x-gnu-diff")
+	}
+}
+
+// runGNUDiff runs diff -u on the two files, its output to /dev/null, and
+// returns its wall time and peak RSS in bytes, 0 where unknown. The peak
+// is read by /usr/bin/time where there is one: a child started from this
+// process would report this process's own peak, which Go's vfork-style
+// start leaves in its accounting.
+func runGNUDiff(tb testing.TB, gnu, oldPath, newPath string) (time.Duration, int64) {
+	tb.Helper()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer null.Close()
+	report := filepath.Join(filepath.Dir(oldPath), "time.out")
+	cmd := exec.Command(gnu, "-u", oldPath, newPath)
+	timed := false
+	if tm, err := exec.LookPath("/usr/bin/time"); err == nil {
+		cmd = exec.Command(tm, "-o", report, "-f", "%x %M", gnu, "-u", oldPath, newPath)
+		timed = true
+	}
+	cmd.Stdout = null
+	start := time.Now()
+	err = cmd.Run()
+	took := time.Since(start)
+	if exit, ok := err.(*exec.ExitError); err != nil && (!ok || exit.ExitCode() != 1) {
+		tb.Fatalf("%s: %v", gnu, err)
+	}
+	if !timed {
+		return took, 0
+	}
+	out, err := os.ReadFile(report)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	// The last line; time writes "Command exited with non-zero status 1"
+	// before it.
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var status int
+	var kib int64
+	if _, err := fmt.Sscan(lines[len(lines)-1], &status, &kib); err != nil || status != 1 {
+		tb.Fatalf("%s: exit %d, time said %q", gnu, status, out)
+	}
+	return took, kib * 1024
+}
+
+// rewrittenPair is a legislation text of n lines, about 100 bytes each,
+// and the same text reworded line by line: every line differs, the
+// figures stay in place, and one line in a hundred has a new rate.
+func rewrittenPair(n int) (string, string) {
+	var a, b strings.Builder
+	for i := range n {
+		sec, sub := i/8+1, i%8+1
+		rate := 10 + i%35
+		pounds := 1000 + (i*37)%90000
+		fmt.Fprintf(&a, "%d(%d) The rate of income tax on so much of a person's income as exceeds £%d,%03d is %d%% for the year.\n", sec, sub, pounds/1000, pounds%1000, rate)
+		if i%100 == 0 {
+			rate++
+		}
+		fmt.Fprintf(&b, "%d(%d) Income tax is charged on the part of a person's income above £%d,%03d at %d%% in the tax year.\n", sec, sub, pounds/1000, pounds%1000, rate)
+	}
+	return a.String(), b.String()
 }

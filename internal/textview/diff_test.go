@@ -3,6 +3,9 @@ package textview
 import (
 	"fmt"
 	"math/rand/v2"
+	"regexp"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -146,5 +149,307 @@ func TestDiffFiguresOnce(t *testing.T) {
 	}
 	if !strings.HasSuffix(d.Markdown, "\nChanged figures: **20%** → **21%**, **£37,700** → **£37,500**\n") {
 		t.Errorf("markdown:\n%s", d.Markdown)
+	}
+}
+
+// checkScript fails unless ops turns a into b: kept lines equal on both
+// sides, every line of each side once and in order, with its line numbers.
+// It returns the number of edits.
+func checkScript(t *testing.T, a, b []string, ops []op) int {
+	t.Helper()
+	x, y, edits := 0, 0, 0
+	for _, o := range ops {
+		switch o.kind {
+		case ' ':
+			if x >= len(a) || y >= len(b) || a[x] != o.text || b[y] != o.text || o.aLine != x+1 || o.bLn != y+1 {
+				t.Fatalf("kept %q at %d,%d does not stand at line %d of %q and %d of %q", o.text, o.aLine, o.bLn, x+1, a, y+1, b)
+			}
+			x++
+			y++
+		case '-':
+			if x >= len(a) || a[x] != o.text || o.aLine != x+1 || o.bLn != y {
+				t.Fatalf("removed %q at %d,%d is not line %d of %q", o.text, o.aLine, o.bLn, x+1, a)
+			}
+			x++
+			edits++
+		case '+':
+			if y >= len(b) || b[y] != o.text || o.aLine != x || o.bLn != y+1 {
+				t.Fatalf("added %q at %d,%d is not line %d of %q", o.text, o.aLine, o.bLn, y+1, b)
+			}
+			y++
+			edits++
+		default:
+			t.Fatalf("op %q", o.kind)
+		}
+	}
+	if x != len(a) || y != len(b) {
+		t.Fatalf("the script covers %d of %d old lines and %d of %d new ones", x, len(a), y, len(b))
+	}
+	return edits
+}
+
+// randomPair is two lists of lines: with few distinct lines (every
+// shortest script has ties to break), or a text of mostly distinct lines,
+// with blank and repeated ones, edited in a few places.
+func randomPair(rng *rand.Rand) (a, b []string) {
+	if rng.IntN(2) == 0 {
+		words := []string{"a", "b", "c", "d", "e", "f"}[:2+rng.IntN(5)]
+		gen := func() []string {
+			out := make([]string, rng.IntN(40))
+			for i := range out {
+				out[i] = words[rng.IntN(len(words))]
+			}
+			return out
+		}
+		return gen(), gen()
+	}
+	a = make([]string, rng.IntN(300))
+	for i := range a {
+		switch rng.IntN(10) {
+		case 0:
+			a[i] = ""
+		case 1:
+			a[i] = "(repealed)"
+		case 2:
+			a[i] = fmt.Sprintf("Part %d", rng.IntN(3))
+		default:
+			a[i] = fmt.Sprintf("line %d: £%d,%03d at %d%%", i, rng.IntN(100), rng.IntN(1000), rng.IntN(50))
+		}
+	}
+	b = slices.Clone(a)
+	for range rng.IntN(12) {
+		i := rng.IntN(len(b) + 1)
+		switch rng.IntN(6) {
+		case 0: // a block removed
+			b = slices.Delete(b, i, min(len(b), i+1+rng.IntN(4)))
+		case 1: // a new line
+			b = slices.Insert(b, i, fmt.Sprintf("new %d", rng.IntN(1000)))
+		case 2: // lines that the text has elsewhere
+			b = slices.Insert(b, i, []string{"", "(repealed)", "Part 1"}[rng.IntN(3):]...)
+		case 3: // a line reworded
+			if i < len(b) {
+				b[i] += " amended"
+			}
+		case 5: // a figure changed
+			if i < len(b) {
+				b[i] = strings.Replace(b[i], "%", "5%", 1)
+			}
+		case 4: // a line moved
+			if i < len(b) {
+				l := b[i]
+				b = slices.Delete(b, i, i+1)
+				b = slices.Insert(b, rng.IntN(len(b)+1), l)
+			}
+		}
+	}
+	return a, b
+}
+
+// TestDiffAsBefore holds the linear-space diff to the trace-keeping one it
+// replaced (refDiffLines) and to the edit distance by dynamic programming,
+// on random pairs: its script turns the old lines into the new ones; it
+// has the fewest edits when they are at most maxEdits, and past that it is
+// the old one's, the middle removed and added whole.
+func TestDiffAsBefore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 6000 {
+		a, b := randomPair(rng)
+		maxEdits := 5000
+		if i%2 == 1 {
+			maxEdits = rng.IntN(12)
+		}
+		got, want := diffLines(a, b, maxEdits), refDiffLines(a, b, maxEdits)
+		g, w := checkScript(t, a, b, got), checkScript(t, a, b, want)
+		shortest := checkScript(t, a, b, refDiffLines(a, b, len(a)+len(b)))
+		if len(a)*len(b) <= 2000 && shortest != lcsEdits(a, b) {
+			t.Fatalf("case %d: the old diff has %d edits, the shortest %d", i, shortest, lcsEdits(a, b))
+		}
+		if shortest > maxEdits {
+			if script(got) != script(want) {
+				t.Fatalf("case %d (max %d, needs %d): past maxEdits\n%s, the old diff\n%s", i, maxEdits, shortest, script(got), script(want))
+			}
+		} else if g != shortest || w != shortest {
+			t.Fatalf("case %d (max %d): %d edits, the old diff %d, the shortest %d:\n%q\n%q", i, maxEdits, g, w, shortest, a, b)
+		}
+	}
+}
+
+// TestDiffRendersAsBefore: where the script is the old diff's, Diff's
+// hunks, line cap and changed figures are the old Diff's, byte for byte.
+func TestDiffRendersAsBefore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	same := 0
+	for i := range 3000 {
+		a, b := randomPair(rng)
+		if script(diffLines(a, b, 5000)) != script(refDiffLines(a, b, 5000)) {
+			continue
+		}
+		same++
+		opt := DiffOptions{Context: rng.IntN(4), MaxLines: rng.IntN(80)}
+		oldText, newText := strings.Join(a, "\n"), strings.Join(b, "\n")+"\n"
+		got, want := Diff("a", "b", oldText, newText, opt), refDiff("a", "b", oldText, newText, opt)
+		if fmt.Sprintf("%#v", got) != fmt.Sprintf("%#v", want) {
+			t.Fatalf("case %d (%+v):\n%#v\nthe old Diff:\n%#v", i, opt, got, want)
+		}
+	}
+	// Half the pairs have few distinct lines, where the two diffs often
+	// break ties differently.
+	if same < 2500 {
+		t.Errorf("only %d of 3000 cases compared", same)
+	}
+}
+
+// script is an edit script as a string of ' ', '-' and '+'.
+func script(ops []op) string {
+	var s strings.Builder
+	for _, o := range ops {
+		s.WriteByte(o.kind)
+	}
+	return s.String()
+}
+
+// TestDiffScriptAsBefore: where several shortest scripts exist, the diff
+// shows the one the old diff showed, nearly always: on texts edited in a
+// few places, with blank and repeated lines, all but a few in a thousand.
+// (The old diff took the first kept line it could, as keepEarliest does;
+// the rest is which lines a search from both ends keeps.)
+func TestDiffScriptAsBefore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	differ, edited := 0, 0
+	for edited < 3000 {
+		a, b := randomPair(rng)
+		if len(a) < 40 || slices.Equal(a, b) { // texts edited in a few places
+			continue
+		}
+		edited++
+		if got, want := script(diffLines(a, b, 5000)), script(refDiffLines(a, b, 5000)); got != want {
+			differ++
+			if differ == 1 {
+				t.Logf("first of the scripts that differ:\n%s\n%s", got, want)
+			}
+		}
+	}
+	t.Logf("%d of %d scripts differ", differ, edited)
+	if differ > edited/200 {
+		t.Errorf("%d of %d scripts differ from the old diff's", differ, edited)
+	}
+}
+
+// TestDiffTooExpensive: when the search gives up on the shortest script
+// after tooExpensive steps (4096 or more in use, 1 to 3 here), the script
+// is still correct: kept lines are equal, and in order.
+func TestDiffTooExpensive(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	heuristic := 0
+	for i := range 3000 {
+		words := 2 + rng.IntN(6)
+		gen := func() []int32 {
+			out := make([]int32, rng.IntN(60))
+			for i := range out {
+				out[i] = int32(rng.IntN(words))
+			}
+			return out
+		}
+		a, b := gen(), gen()
+		s := newSearch(a, b)
+		s.tooExpensive = 1 + rng.IntN(3)
+		if !s.compare(0, len(a), 0, len(b), false, -1) {
+			t.Fatal("compare gave up without a budget")
+		}
+		var keptA, keptB []int32
+		edits := 0
+		for i, c := range s.ca {
+			if !c {
+				keptA = append(keptA, a[i])
+			} else {
+				edits++
+			}
+		}
+		for i, c := range s.cb {
+			if !c {
+				keptB = append(keptB, b[i])
+			} else {
+				edits++
+			}
+		}
+		if !slices.Equal(keptA, keptB) {
+			t.Fatalf("case %d: kept %v of %v and %v of %v", i, keptA, a, keptB, b)
+		}
+		la, lb := make([]string, len(a)), make([]string, len(b))
+		for i, x := range a {
+			la[i] = fmt.Sprint(x)
+		}
+		for i, x := range b {
+			lb[i] = fmt.Sprint(x)
+		}
+		if shortest := lcsEdits(la, lb); edits < shortest {
+			t.Fatalf("case %d: %d edits, fewer than the shortest script's %d", i, edits, shortest)
+		} else if edits > shortest {
+			heuristic++
+		}
+	}
+	if heuristic == 0 {
+		t.Error("the heuristic never gave a longer script: not exercised")
+	}
+	t.Logf("%d of 3000 scripts longer than the shortest", heuristic)
+}
+
+// TestDiffLinearMemory: a 20,000-line text with 4,000 lines changed into
+// lines it has elsewhere (so none is set aside before the search) is
+// diffed in memory linear in the lines: 4.7 MiB allocated, where the old
+// diff's O(D²) trace took 138 MiB.
+func TestDiffLinearMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 20,000-line diff")
+	}
+	a := make([]string, 20000)
+	for i := range a {
+		a[i] = fmt.Sprintf("%d(%d) The rate is %d%%.", i/8, i%8, 10+i%7)
+	}
+	b := slices.Clone(a)
+	for i := 0; i < len(b); i += 10 {
+		b[i] = a[(i*7919)%len(a)]
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ops := diffLines(a, b, 5000)
+	runtime.ReadMemStats(&after)
+	edits := checkScript(t, a, b, ops)
+	if edits < 2000 || edits > 5000 {
+		t.Fatalf("%d edits: the case is not the one meant", edits)
+	}
+	// The script alone is 24,000 ops of 40 bytes.
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8<<20 {
+		t.Errorf("%d edits took %.1f MiB", edits, float64(alloc)/(1<<20))
+	}
+}
+
+// figurePattern is what nextFigure finds, as a regular expression.
+var figurePattern = regexp.MustCompile(`[£$€¥]?\d+(?:[.,]\d+)*%?`)
+
+// TestFiguresAsThePattern: the figures found are the pattern's matches, on
+// random strings of the pieces that matter (and broken UTF-8).
+func TestFiguresAsThePattern(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	pieces := []string{"0", "1", "42", "2026", ".", ",", "%", "£", "$", "€", "¥", " ", "a", "rate", "\xc2", "\xe2\x82", "\xa3", "é", "٣"}
+	for range 20000 {
+		var s strings.Builder
+		for range rng.IntN(12) {
+			s.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		checkFigures(t, s.String())
+	}
+}
+
+func FuzzFigures(f *testing.F) {
+	for _, s := range []string{"Basic rate | £12,571 to £50,270 | 20%", "$1.5.6,7%%", "££5", "€,5", "1,,2", "\xe2\x82£3", "¥0.5%"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkFigures)
+}
+
+func checkFigures(t *testing.T, s string) {
+	if got, want := figures(s), figurePattern.FindAllString(s, -1); !slices.Equal(got, want) {
+		t.Fatalf("figures(%q) = %q, the pattern finds %q", s, got, want)
 	}
 }
