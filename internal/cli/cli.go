@@ -17,6 +17,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 )
 
 // Exit codes. Each has one meaning.
@@ -192,7 +193,7 @@ func closest(got string, names []string) string {
 	got = strings.ToLower(got)
 	best, bestD := "", 0
 	for _, n := range names {
-		d := editDistance(got, n)
+		d := manifest.EditDistance(got, n)
 		if len(got) >= 3 && strings.HasPrefix(n, got) {
 			d = min(d, 1)
 		}
@@ -204,31 +205,6 @@ func closest(got string, names []string) string {
 		return ""
 	}
 	return best
-}
-
-// editDistance is the number of edits (insertion, deletion, substitution,
-// or swapping two neighbours, the commonest typo) from a to b.
-func editDistance(a, b string) int {
-	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
-	for j := range rows[1] {
-		rows[1][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		before, prev, cur := rows[0], rows[1], rows[2]
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				cur[j] = min(cur[j], before[j-2]+1)
-			}
-		}
-		rows = [3][]int{prev, cur, before}
-	}
-	return rows[1][len(b)]
 }
 
 // isTerminal reports whether w is a character device (a terminal), or a

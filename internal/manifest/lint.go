@@ -374,7 +374,7 @@ func Suggest(got string, allowed []string) string { return suggest(got, allowed)
 func suggest(got string, allowed []string) string {
 	best, bestD := "", 0
 	for _, a := range allowed {
-		d := editDistance(strings.ToLower(got), a)
+		d := EditDistance(strings.ToLower(got), a)
 		if best == "" || d < bestD {
 			best, bestD = a, d
 		}
@@ -385,14 +385,16 @@ func suggest(got string, allowed []string) string {
 	return fmt.Sprintf("did you mean %q?", best)
 }
 
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+// EditDistance is the number of edits (insertion, deletion, substitution,
+// or swapping two neighbours, the commonest typo) from a to b: how far a
+// mistyped key, command or flag is from the one meant.
+func EditDistance(a, b string) int {
+	rows := [3][]int{make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)}
+	for j := range rows[1] {
+		rows[1][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
+		before, prev, cur := rows[0], rows[1], rows[2]
 		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
@@ -400,10 +402,13 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], before[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		rows = [3][]int{prev, cur, before}
 	}
-	return prev[len(b)]
+	return rows[1][len(b)]
 }
 
 // fillColumns sets the Column of each diagnostic about one of files (path
