@@ -358,12 +358,12 @@ type Outcome struct {
 	// challenge or block page served with a 200. It counts towards the
 	// pause as a 403 does.
 	Refused bool
-	// Sent is when the request really left, if known: after its
+	// SentAt is when the request really left, if known: after its
 	// connection and TLS set-up, which can take longer for one request
 	// than for the next. Spacing is counted from it when it is later than
 	// the dispatch, so two arrivals at the server are never closer than
 	// the rule, however long a handshake took.
-	Sent time.Time
+	SentAt time.Time
 }
 
 // Permit is one granted dispatch.
@@ -401,8 +401,8 @@ func (g *Gate) settle(now time.Time, o Outcome) {
 	st.LastCompletion = now
 	// A request cannot have left after it completed: a stamp from another
 	// clock than the gate's is ignored rather than trusted.
-	if o.Sent.After(st.LastDispatch) && !o.Sent.After(now) {
-		st.LastDispatch = o.Sent
+	if o.SentAt.After(st.LastDispatch) && !o.SentAt.After(now) {
+		st.LastDispatch = o.SentAt
 	}
 
 	// With no error and no status there was no answer either: count it as

@@ -196,7 +196,7 @@ func TestSpacingCountsFromWhenTheRequestLeft(t *testing.T) {
 		p := mustAcquire(t, g)
 		sent := f.clk.Now().Add(setUp)
 		f.clk.Advance(setUp + 10*time.Millisecond)
-		p.Done(gate.Outcome{Status: 200, Sent: sent})
+		p.Done(gate.Outcome{Status: 200, SentAt: sent})
 		mustAcquire(t, g).Done(ok200)
 		if got := f.records[1].At.Sub(f.records[0].At); got != 10*time.Second+setUp {
 			t.Errorf("set-up %v: next dispatch %v after the first, want %v", setUp, got, 10*time.Second+setUp)

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -494,7 +493,7 @@ func (r *run) judge(src manifest.Source, prior state.Source, u *url.URL, resp *f
 // head returns the first bytes of a held blob (nil when it cannot be read):
 // what the held version says is no evidence against the new one.
 func (r *run) head(sum store.Sum) []byte {
-	f, err := os.Open(r.o.Store.Path(sum))
+	f, err := r.o.Store.Open(sum)
 	if err != nil {
 		return nil
 	}

@@ -411,7 +411,7 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 		out.At = ended()
 	}
 	if resp != nil {
-		out.Status, out.RetryAfter, out.Sent = resp.Status, resp.RetryAfter, resp.SentAt
+		out.Status, out.RetryAfter, out.SentAt = resp.Status, resp.RetryAfter, resp.SentAt
 		if ferr != nil && (errors.Is(ferr, fetch.ErrTooLarge) || errors.Is(ferr, fetch.ErrUndecodable)) {
 			// The server answered: the size is our limit, and a coding
 			// we cannot undo is a fault of that answer; neither is the

@@ -32,8 +32,8 @@ func parserVar(name string) bool {
 	}
 	switch upper {
 	case "PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TMPDIR", "TMP", "TEMP",
-		// Windows needs these to start any program at all.
-		"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT",
+		// Windows needs these to start a program.
+		"SYSTEMROOT", "WINDIR", "PATHEXT",
 		// The Go runtime of the extraction child, and the race detector
 		// and coverage of its tests.
 		"GOMAXPROCS", "GOGC", "GOMEMLIMIT", "GODEBUG", "GOTRACEBACK", "GORACE", "GOCOVERDIR":
