@@ -16,6 +16,7 @@ import (
 // drops an entry of main's index or sets a checked source back to pending
 // is refused, naming what is wrong; a whole one passes.
 func TestCheckRecordRefuses(t *testing.T) {
+	t.Parallel()
 	a, b := sumOf("a"), sumOf("b")
 	mainIx := store.NewIndex()
 	mainIx.Add("s1", store.Entry{SHA256: a, FirstSeen: "2026-11-01"}, "")
@@ -59,6 +60,7 @@ func TestCheckRecordRefuses(t *testing.T) {
 // TestKeepWhatMainKnows: a source the state never saw keeps main's entry
 // (same URL), with the manifest's current title.
 func TestKeepWhatMainKnows(t *testing.T) {
+	t.Parallel()
 	onMain := &report.Report{Sources: []report.Entry{
 		{ID: "s1", URL: "https://x.gov/1", Title: "old", Status: state.Fresh, SHA256: "aa"},
 		{ID: "s2", URL: "https://x.gov/old", Status: state.Fresh, SHA256: "bb"},
