@@ -65,8 +65,19 @@ type FeedInput struct {
 }
 
 // EntryMemo keeps rendered feed entries (FeedInput.Entries); the zero
-// value is empty and ready. It is safe for concurrent use.
-type EntryMemo struct{ m sync.Map } // xmlKey → the entry's <entry> element
+// value is empty and ready. It is safe for concurrent use: an entry asked
+// for while another goroutine renders it waits for that rendering, so
+// its texts are read and diffed once, not once per feed that holds it
+// (a source's feed written during the run, its jurisdiction's at the end).
+type EntryMemo struct{ m sync.Map } // xmlKey → *memoEntry
+
+// memoEntry is one entry's rendering, done once: done is closed when xml
+// and err are set.
+type memoEntry struct {
+	done chan struct{}
+	xml  []byte
+	err  error
+}
 
 // entryKey names an entry: what it shows follows from its source (fixed
 // for one Set) and the two entries of the index, which never change once
@@ -272,15 +283,15 @@ func (in FeedInput) entryXML(c *change, tag string) ([]byte, error) {
 	if in.Entries == nil {
 		return renderEntryXML(in, c, tag)
 	}
-	k := xmlKey{c.key(), tag}
-	if v, ok := in.Entries.m.Load(k); ok {
-		return v.([]byte), nil
+	v, rendering := in.Entries.m.LoadOrStore(xmlKey{c.key(), tag}, &memoEntry{done: make(chan struct{})})
+	e := v.(*memoEntry)
+	if rendering {
+		<-e.done
+		return e.xml, e.err
 	}
-	x, err := renderEntryXML(in, c, tag)
-	if err == nil {
-		in.Entries.m.Store(k, x)
-	}
-	return x, err
+	defer close(e.done)
+	e.xml, e.err = renderEntryXML(in, c, tag)
+	return e.xml, e.err
 }
 
 func renderEntryXML(in FeedInput, c *change, tag string) ([]byte, error) {

@@ -143,6 +143,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err := recoverInterrupted(ctx, o, s, ix, st); err != nil {
 		return Result{}, err
 	}
+	defer boundHeap()()
 	p := set.Policy
 	signer, err := requestSigner(o.Output, p, o.Clock.Now)
 	if err != nil {
