@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/agentcard"
+	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 	"github.com/taxkernel/taxkernelbot/internal/gate"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/sign"
@@ -142,4 +143,20 @@ func rps(gap time.Duration) string {
 		return "1"
 	}
 	return strconv.FormatFloat(1/gap.Seconds(), 'g', 2, 64)
+}
+
+// verifyMarkdown is the rules page's word on how to tell us from someone
+// sending our User-Agent: not by address (GitHub-hosted runners have
+// none of their own), by signature, against the key directory and the
+// card when requests are signed.
+func (r Rules) verifyMarkdown() string {
+	var b strings.Builder
+	b.WriteString("- We run on GitHub-hosted runners (GitHub Actions), whose addresses come from GitHub's shared and changing ranges: we have no fixed IP ranges and publish none, so neither an IP list nor reverse DNS can tell you that a request is ours.\n")
+	if r.SignDirectory == "" {
+		b.WriteString("- Requests are not signed yet: the User-Agent and From headers name us, and every request we send is written to our public ledgers before it leaves (`taxkernelbot ledger HOST`): a request that is not there is not us.\n")
+		return b.String()
+	}
+	fmt.Fprintf(&b, "- Verify us by signature instead. Every request is signed (HTTP Message Signatures, RFC 9421, with the Web Bot Auth profile: Ed25519, tag `web-bot-auth`). Its `Signature-Agent` header names our key directory, %s; a request that claims to be us and does not verify against a key listed there is not us. docs/operators.md, in this repository, shows how to check one by hand.\n", markdown.Code(r.SignDirectory))
+	fmt.Fprintf(&b, "- Our Signature Agent Card (%s), %s, lists the same keys with our name, contact, purpose, the rate each host can expect and every URL we request, for tools that read it.\n", agentcard.Draft, markdown.Code(r.AgentCardURL()))
+	return b.String()
 }

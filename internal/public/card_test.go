@@ -95,3 +95,52 @@ func TestAgentCardURL(t *testing.T) {
 		t.Errorf("card URL %q", got)
 	}
 }
+
+// TestVerifyBySignature: the rules page and the bot page say we have no
+// fixed addresses and, when requests are signed, point to the key
+// directory and the card to check us by instead.
+func TestVerifyBySignature(t *testing.T) {
+	set := loadSet(t, "testdata/manifests")
+	const noIPs = "we have no fixed IP ranges and publish none"
+	unsigned := public.RulesOf(set)
+	md := string(unsigned.PolicyMarkdown())
+	page, err := unsigned.IndexHTML(testReport(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, doc := range map[string]string{"POLICY.md": md, "index.html": string(page)} {
+		if !strings.Contains(doc, noIPs) || !strings.Contains(doc, "Requests are not signed yet") || strings.Contains(doc, "signature-agent-card") {
+			t.Errorf("unsigned %s: %s", name, doc)
+		}
+	}
+
+	set.Policy.SignDirectory = "https://taxkernel.com" + sign.WellKnownPath
+	signed := public.RulesOf(set)
+	md = string(signed.PolicyMarkdown())
+	for _, want := range []string{
+		noIPs,
+		"Verify us by signature instead.",
+		"names our key directory, `https://taxkernel.com/.well-known/http-message-signatures-directory`",
+		"Our Signature Agent Card (draft-meunier-webbotauth-registry-04), `https://taxkernel.com/.well-known/signature-agent-card`, lists the same keys",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("signed POLICY.md lacks %q:\n%s", want, md)
+		}
+	}
+	page, err = signed.IndexHTML(testReport(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		noIPs,
+		`<a href="https://taxkernel.com/.well-known/http-message-signatures-directory"><code>https://taxkernel.com/.well-known/http-message-signatures-directory</code></a>`,
+		`our Signature Agent Card (draft-meunier-webbotauth-registry-04), <a href="https://taxkernel.com/.well-known/signature-agent-card">`,
+	} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("signed index.html lacks %q", want)
+		}
+	}
+	if strings.Contains(string(page), "not signed yet") || strings.Contains(md, "not signed yet") {
+		t.Error("signed pages say requests are not signed")
+	}
+}
