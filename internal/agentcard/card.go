@@ -17,11 +17,13 @@ const Draft = "draft-meunier-webbotauth-registry-04"
 // The draft registers no well-known path and no media type for the card:
 // a card is found through its client_id, the https URL it is served at,
 // and the Client ID Metadata Document it extends is served as JSON. We
-// serve ours beside the key directory under the name the draft's own
-// example gives a card's URL (.well-known/signature-agent-card).
+// serve ours beside the key directory, named as the draft's own example
+// names a card's URL (.well-known/signature-agent-card) with ".json"
+// added, so that a static host such as GitHub Pages, which picks the
+// Content-Type by the extension, serves it as JSON.
 const (
 	MediaType = "application/json"
-	FileName  = "signature-agent-card"
+	FileName  = "signature-agent-card.json"
 )
 
 // URLBeside is the URL of the card served beside the key directory at

@@ -105,8 +105,8 @@ func TestParseRefuses(t *testing.T) {
 
 func TestURLBeside(t *testing.T) {
 	for dir, want := range map[string]string{
-		"https://taxkernel.com/.well-known/http-message-signatures-directory": "https://taxkernel.com/.well-known/signature-agent-card",
-		"http://127.0.0.1:8080/.well-known/http-message-signatures-directory": "http://127.0.0.1:8080/.well-known/signature-agent-card",
+		"https://taxkernel.com/.well-known/http-message-signatures-directory": "https://taxkernel.com/.well-known/signature-agent-card.json",
+		"http://127.0.0.1:8080/.well-known/http-message-signatures-directory": "http://127.0.0.1:8080/.well-known/signature-agent-card.json",
 		"": "", "not a url": "",
 	} {
 		if got := agentcard.URLBeside(dir); got != want {

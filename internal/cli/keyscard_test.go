@@ -39,7 +39,7 @@ func TestKeysCard(t *testing.T) {
 		t.Fatalf("http URL: exit %d: %s", code, stderr)
 	}
 
-	const url = "https://taxkernel.com/.well-known/signature-agent-card"
+	const url = "https://taxkernel.com/.well-known/signature-agent-card.json"
 	code, _, stderr = runMain(t, nil, "keys", "card", "--directory", dirFile, "--manifests", "../../manifests", "--url", url)
 	if code != ExitOK {
 		t.Fatalf("card: exit %d: %s", code, stderr)

@@ -47,7 +47,7 @@ func TestInteropAgentCard(t *testing.T) {
 	dir := sign.Rotate(before, sign.PrivateJWK(curKey), now.Add(-time.Hour), 7*24*time.Hour)
 
 	set := loadSet(t, "../../manifests")
-	const url = "https://taxkernel.com/.well-known/signature-agent-card"
+	const url = "https://taxkernel.com/.well-known/signature-agent-card.json"
 	type named struct {
 		Name string `json:"name"`
 		Card any    `json:"card"`

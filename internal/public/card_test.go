@@ -13,7 +13,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/sign"
 )
 
-const cardURL = "https://bot.example/.well-known/signature-agent-card"
+const cardURL = "https://bot.example/.well-known/signature-agent-card.json"
 
 // testDirectory is a key directory mid-rotation: the current key and one
 // rotated out, listed until it expires.
@@ -91,7 +91,7 @@ func TestAgentCardURL(t *testing.T) {
 		t.Errorf("unsigned: card URL %q", got)
 	}
 	r.SignDirectory = "https://taxkernel.com" + sign.WellKnownPath
-	if got := r.AgentCardURL(); got != "https://taxkernel.com/.well-known/signature-agent-card" {
+	if got := r.AgentCardURL(); got != "https://taxkernel.com/.well-known/signature-agent-card.json" {
 		t.Errorf("card URL %q", got)
 	}
 }
@@ -121,7 +121,7 @@ func TestVerifyBySignature(t *testing.T) {
 		noIPs,
 		"Verify us by signature instead.",
 		"names our key directory, `https://taxkernel.com/.well-known/http-message-signatures-directory`",
-		"Our Signature Agent Card (draft-meunier-webbotauth-registry-04), `https://taxkernel.com/.well-known/signature-agent-card`, lists the same keys",
+		"Our Signature Agent Card (draft-meunier-webbotauth-registry-04), `https://taxkernel.com/.well-known/signature-agent-card.json`, lists the same keys",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("signed POLICY.md lacks %q:\n%s", want, md)
@@ -134,7 +134,7 @@ func TestVerifyBySignature(t *testing.T) {
 	for _, want := range []string{
 		noIPs,
 		`<a href="https://taxkernel.com/.well-known/http-message-signatures-directory"><code>https://taxkernel.com/.well-known/http-message-signatures-directory</code></a>`,
-		`our Signature Agent Card (draft-meunier-webbotauth-registry-04), <a href="https://taxkernel.com/.well-known/signature-agent-card">`,
+		`our Signature Agent Card (draft-meunier-webbotauth-registry-04), <a href="https://taxkernel.com/.well-known/signature-agent-card.json">`,
 	} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("signed index.html lacks %q", want)
