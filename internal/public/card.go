@@ -1,6 +1,7 @@
 package public
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -159,4 +160,60 @@ func (r Rules) verifyMarkdown() string {
 	fmt.Fprintf(&b, "- Verify us by signature instead. Every request is signed (HTTP Message Signatures, RFC 9421, with the Web Bot Auth profile: Ed25519, tag `web-bot-auth`). Its `Signature-Agent` header names our key directory, %s; a request that claims to be us and does not verify against a key listed there is not us. docs/operators.md, in this repository, shows how to check one by hand.\n", markdown.Code(r.SignDirectory))
 	fmt.Fprintf(&b, "- Our Signature Agent Card (%s), %s, lists the same keys with our name, contact, purpose, the rate each host can expect and every URL we request, for tools that read it.\n", agentcard.Draft, markdown.Code(r.AgentCardURL()))
 	return b.String()
+}
+
+// CardDrift says which parameters of a published card differ from the
+// card AgentCard writes now for set, at the card's own URL and with its
+// own keys (the keys are the directory's business): "" when it is
+// current. A card says what we fetch and how fast, so a change to the
+// policy or the manifests leaves it behind until `keys card` runs again.
+func CardDrift(set *manifest.Set, published agentcard.Card) (string, error) {
+	var keys sign.Directory
+	if published.JWKS != nil {
+		keys = *published.JWKS
+	}
+	fresh := AgentCard(set, published.ClientID, keys)
+	flat := func(c agentcard.Card) (map[string]string, error) {
+		data, err := c.Marshal()
+		if err != nil {
+			return nil, err
+		}
+		var doc map[string]json.RawMessage
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return nil, err
+		}
+		out := map[string]string{}
+		for name, raw := range doc {
+			var bot map[string]json.RawMessage
+			if name == "web_bot_auth" && json.Unmarshal(raw, &bot) == nil {
+				for m, v := range bot {
+					out[name+"."+m] = string(v)
+				}
+				continue
+			}
+			out[name] = string(raw)
+		}
+		return out, nil
+	}
+	was, err := flat(published)
+	if err != nil {
+		return "", err
+	}
+	now, err := flat(fresh)
+	if err != nil {
+		return "", err
+	}
+	var differ []string
+	for name, v := range now {
+		if was[name] != v {
+			differ = append(differ, name)
+		}
+	}
+	for name := range was {
+		if _, ok := now[name]; !ok {
+			differ = append(differ, name)
+		}
+	}
+	slices.Sort(differ)
+	return strings.Join(differ, ", "), nil
 }

@@ -144,3 +144,25 @@ func TestVerifyBySignature(t *testing.T) {
 		t.Error("signed pages say requests are not signed")
 	}
 }
+
+// TestCardDrift: a card is current until the policy or the manifests
+// change what it says; its keys are not its business.
+func TestCardDrift(t *testing.T) {
+	set := loadSet(t, "testdata/manifests")
+	card := public.AgentCard(set, cardURL, testDirectory())
+	if drift, err := public.CardDrift(set, card); err != nil || drift != "" {
+		t.Fatalf("fresh card: drift %q, %v", drift, err)
+	}
+	rotated := testDirectory()
+	rotated.Keys = rotated.Keys[:1]
+	card.JWKS = &rotated
+	if drift, _ := public.CardDrift(set, card); drift != "" {
+		t.Errorf("other keys: drift %q", drift)
+	}
+	set.Policy.Exclude = append(set.Policy.Exclude, policy.Exclusion{Host: "www.example.gov", Reason: "owner request"})
+	set.Policy.From = "abuse@example.org"
+	drift, err := public.CardDrift(set, card)
+	if want := "contacts, web_bot_auth.known-urls, web_bot_auth.rate-control, web_bot_auth.targeted-content"; err != nil || drift != want {
+		t.Errorf("after an exclusion and a new From: drift %q, %v; want %q", drift, err, want)
+	}
+}
