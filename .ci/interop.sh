@@ -3,6 +3,10 @@
 # registry (called by .ci/run; needs node, npm and the npm registry):
 #   - http-message-sig (RFC 9421) and Cloudflare's web-bot-auth verify
 #     requests that our fetcher signed and sent to a loopback server;
+#   - the same two read our Signature Agent Card as a verifier would: the
+#     draft's types, each key's thumbprint its kid, the keys those of the
+#     key directory, and signed requests verified with keys from the card
+#     alone (a card left behind by a key rotation must fail);
 #   - warcio (Webrecorder's JavaScript WARC reader) reads back a WARC file
 #     written by `taxkernelbot warc` and a dataset's (`taxkernelbot dataset`),
 #     every payload digest equal to our SHA-256.

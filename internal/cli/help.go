@@ -47,6 +47,7 @@ var examples = map[string][]string{
 	"keys": {
 		"taxkernelbot keys generate > key.pem          # then store it as the secret TAXKERNELBOT_SIGNING_KEY",
 		"TAXKERNELBOT_SIGNING_KEY=\"$(cat key.pem)\" taxkernelbot keys directory -o reports/.well-known/http-message-signatures-directory",
+		"taxkernelbot keys card --directory reports/.well-known/http-message-signatures-directory   # the agent card beside it",
 	},
 }
 

@@ -103,11 +103,7 @@ func (r Rules) PolicyMarkdown() []byte {
 	w("- Every request is an anonymous `GET` with the header User-Agent %s and the header From %s. Nothing else: no cookies kept, no forms, no logins, no JavaScript, no browser impersonation.\n", markdown.Code(r.UserAgent), markdown.Code(r.From))
 	w("- robots.txt groups are matched against the product token %s.\n", markdown.Code(r.ProductToken))
 	w("- Only the URLs listed in `manifests/` are requested, plus robots.txt and the redirect hops described below. Nothing is crawled or discovered.\n")
-	if r.SignDirectory != "" {
-		w("- Every request is signed (HTTP Message Signatures, RFC 9421, with the Web Bot Auth profile: Ed25519, tag `web-bot-auth`). Its `Signature-Agent` header names our key directory, %s; a request that claims to be us and does not verify against a key listed there is not us. docs/operators.md, in this repository, shows how to check one by hand.\n", markdown.Code(r.SignDirectory))
-	} else {
-		w("- Requests are not signed yet: the User-Agent and From headers are all that names us.\n")
-	}
+	b.WriteString(r.verifyMarkdown())
 	w("\n")
 
 	w("## How fast, at most\n\n")
