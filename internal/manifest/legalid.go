@@ -72,17 +72,18 @@ type Item struct {
 }
 
 // FRBR returns where the bytes of sum (served as contentType) sit in
-// FRBR's levels; nil when nothing is known at any level.
+// FRBR's levels; nil when neither the work nor the expression is known,
+// which is what the levels add to a URL and a hash.
 func (s Source) FRBR(contentType, sum string) *FRBR {
+	if s.Legal == nil && s.Edition == nil {
+		return nil
+	}
 	f := &FRBR{Work: s.Legal, Expression: s.Edition}
 	if mt, _, _ := strings.Cut(contentType, ";"); strings.TrimSpace(mt) != "" {
 		f.Manifestation = &Manifestation{MediaType: strings.ToLower(strings.TrimSpace(mt))}
 	}
 	if sum != "" {
 		f.Item = &Item{SHA256: sum}
-	}
-	if *f == (FRBR{}) {
-		return nil
 	}
 	return f
 }

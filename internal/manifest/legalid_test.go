@@ -79,7 +79,7 @@ func TestFRBRLevels(t *testing.T) {
 	if f.Work.ID != "/us/usc/t26/s1" || f.Expression.Type != EditionNow || f.Manifestation.MediaType != "text/html" || f.Item.SHA256 != "ab" {
 		t.Errorf("FRBR = %+v", f)
 	}
-	if (Source{}).FRBR("", "") != nil {
-		t.Error("a source with nothing known at any level has FRBR levels")
+	if (Source{}).FRBR("text/html", "ab") != nil {
+		t.Error("a source with neither work nor expression known has FRBR levels")
 	}
 }
