@@ -369,6 +369,8 @@ func TestCoverageSchema(t *testing.T) {
 			Status: s, Since: "2026-11-01", HTTPStatus: 200, SHA256: string(sumOf([]byte{byte(i)})), Size: 10,
 			ContentType: "text/html", FinalURL: "https://www.gov.uk/y", Detail: "d", Encodes: []string{"uk.x"}, Gaps: []string{"g"},
 			Noisy: &report.Noisy{Since: "2026-11-02", Drop: []string{".ts"}, Ignore: []string{"at .*"}, Matched: true},
+			FRBR: manifest.Source{Legal: &manifest.LegalID{Scheme: "eli", ID: "http://www.legislation.gov.uk/id/ukpga/2007/3"},
+				Edition: &manifest.Edition{Type: "point-in-time", Date: "2024-04-06", FromURL: true}}.FRBR("text/html; charset=utf-8", string(sumOf([]byte{byte(i)}))),
 		})
 	}
 	data, err := rep.JSON()
