@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/sign"
@@ -70,14 +71,14 @@ func attest(opts citeOptions, c citation) error {
 			return cannotRun("%w", err)
 		}
 	}
-	now := time.Now
-	if opts.Now != nil {
-		now = opts.Now
+	var clk clock.Clock = clock.Real{}
+	if opts.Clock != nil {
+		clk = opts.Clock
 	}
 	st := sign.NewServedStatement(string(c.SHA256), sign.Served{
 		URL: c.URL, FinalURL: c.FinalURL, From: c.FirstConfirmed, Until: c.LastConfirmed, Checks: c.Confirmations,
 		Size: c.Size, ContentType: c.ContentType, Source: c.Source, Title: c.Title, FRBR: frbr,
-		Issued: now().UTC().Truncate(time.Second).Format(time.RFC3339),
+		Issued: clk.Now().UTC().Truncate(time.Second).Format(time.RFC3339),
 	})
 	tok, err := sign.Attest(key, st)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/sign"
@@ -169,4 +170,30 @@ func testKey(t *testing.T, b byte) ed25519.PrivateKey {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// The statement is stamped by the injected clock, and a key the directory
+// lists only from a later time does not vouch for it.
+func TestAttestIssuedByTheClock(t *testing.T) {
+	w, _, _ := attestWorkspace(t)
+	k := testKey(t, 'k')
+	pem, err := sign.MarshalKey(k)
+	must(t, err)
+	issued := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	att := filepath.Join(t.TempDir(), "a.jws")
+	var out, errb strings.Builder
+	err = runCite(t.Context(), citeOptions{paths: w.paths, Source: "t-rates", Attest: att, Clock: clock.NewFake(issued),
+		IO: IO{Out: &out, Err: &errb, Getenv: func(string) string { return pem }}})
+	must(t, err)
+	data, err := os.ReadFile(att)
+	must(t, err)
+	early := sign.Rotate(sign.Directory{}, sign.PrivateJWK(k), issued.Add(-time.Hour), time.Hour)
+	got, err := sign.VerifyAttestation(string(data), early)
+	if err != nil || got.Statement.Predicate.Issued != "2026-12-01T06:00:00Z" {
+		t.Errorf("issued %q, err %v", got.Statement.Predicate.Issued, err)
+	}
+	late := sign.Rotate(sign.Directory{}, sign.PrivateJWK(k), issued.Add(time.Hour), time.Hour)
+	if _, err := sign.VerifyAttestation(string(data), late); err == nil {
+		t.Error("a key listed only from after the statement's issue vouches for it")
+	}
 }

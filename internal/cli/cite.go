@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/sign"
@@ -24,9 +25,9 @@ type citeOptions struct {
 	// index's history, instead of the newest.
 	At string
 	// Attest is the file to write a signed statement of what the URL
-	// served to; Now stamps it (nil: the clock).
+	// served to; Clock stamps it (nil: the real clock).
 	Attest string
-	Now    func() time.Time
+	Clock  clock.Clock
 	IO     IO
 }
 
