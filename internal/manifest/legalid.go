@@ -201,6 +201,11 @@ func (f *file) edition(e entry) *Edition {
 func (f *file) legalFields(s *source, fs fields) {
 	if e, ok := fs["legal_id"]; ok {
 		s.Legal = f.legalID(e, s.Jurisdiction)
+		if s.Legal != nil && s.Parsed != nil {
+			if named := LegalIDOfURL(s.Parsed); named != nil && named.Scheme == s.Legal.Scheme && named.ID != s.Legal.ID {
+				f.warnf(e.val.Line, "legal_id %s differs from the %s the URL names, %s: a copy of another source's? Write the URL's, or list the URL of %s", s.Legal.ID, named.Scheme, named.ID, s.Legal.ID)
+			}
+		}
 	}
 	var pinned *Edition
 	if s.Parsed != nil {
@@ -337,3 +342,35 @@ func EditionOfURL(u *url.URL) *Edition {
 }
 
 var justiceDated = regexp.MustCompile(`^[a-z]+-[0-9A-Za-z.]+-([0-9]{8})\.html$`)
+
+var (
+	ukItem     = regexp.MustCompile(`^/([a-z]+)/([0-9]{4})/([0-9]+)(?:/|$)`)
+	usCodeReq  = regexp.MustCompile(`granuleid:USC-[a-z]+-title([0-9]+[A-Za-z]?)-section([0-9A-Za-z]+)`)
+	fedRegFile = regexp.MustCompile(`/FR-[0-9]{4}-[0-9]{2}-[0-9]{2}/[a-z]+/([0-9]{4}-[0-9]{5})\.[a-z]+$`)
+	fedRegDocs = regexp.MustCompile(`^/documents/[0-9]{4}/[0-9]{2}/[0-9]{2}/([0-9]{4}-[0-9]{5})(?:/|$)`)
+)
+
+// LegalIDOfURL is the identifier a publisher's URL names, for the
+// publishers whose addresses spell it out (legislation.gov.uk's items,
+// the US Code's sections, Federal Register documents); nil for any other.
+func LegalIDOfURL(u *url.URL) *LegalID {
+	switch strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.") {
+	case "legislation.gov.uk":
+		if m := ukItem.FindStringSubmatch(u.Path); m != nil {
+			return &LegalID{Scheme: SchemeELI, ID: "http://www.legislation.gov.uk/id/" + m[1] + "/" + m[2] + "/" + m[3]}
+		}
+	case "uscode.house.gov":
+		if m := usCodeReq.FindStringSubmatch(u.Query().Get("req")); m != nil {
+			return &LegalID{Scheme: SchemeUSLM, ID: "/us/usc/t" + m[1] + "/s" + m[2]}
+		}
+	case "govinfo.gov":
+		if m := fedRegFile.FindStringSubmatch(u.Path); m != nil {
+			return &LegalID{Scheme: SchemeFedReg, ID: m[1]}
+		}
+	case "federalregister.gov":
+		if m := fedRegDocs.FindStringSubmatch(u.Path); m != nil {
+			return &LegalID{Scheme: SchemeFedReg, ID: m[1]}
+		}
+	}
+	return nil
+}

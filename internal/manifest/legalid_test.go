@@ -83,3 +83,27 @@ func TestFRBRLevels(t *testing.T) {
 		t.Error("a source with neither work nor expression known has FRBR levels")
 	}
 }
+
+func TestLegalIDOfURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://www.legislation.gov.uk/ukpga/2007/3/section/35":                                                "eli http://www.legislation.gov.uk/id/ukpga/2007/3",
+		"https://www.legislation.gov.uk/uksi/2023/38/made":                                                      "eli http://www.legislation.gov.uk/id/uksi/2023/38",
+		"https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title26-section3402&num=0&edition=prelim": "uslm /us/usc/t26/s3402",
+		"https://www.govinfo.gov/content/pkg/FR-2013-11-29/html/2013-28411.htm":                                 "federal-register 2013-28411",
+		"https://www.federalregister.gov/documents/2014/01/29/2014-01619/rules-relating-to-additional-medicare": "federal-register 2014-01619",
+		"https://www.federalregister.gov/agencies/internal-revenue-service":                                     "",
+		"https://www.gov.uk/income-tax-rates":                                                                   "",
+	} {
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if id := LegalIDOfURL(u); id != nil {
+			got = id.Scheme + " " + id.ID
+		}
+		if got != want {
+			t.Errorf("LegalIDOfURL(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}

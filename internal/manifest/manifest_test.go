@@ -212,6 +212,9 @@ func TestLoadWarnings(t *testing.T) {
 		{"private-not-allowed", []string{
 			"private-not-allowed/uk.yaml:6: warning: url https://localhost:8443/rates names a private address (localhost:8443), which the fetcher refuses to connect to",
 		}},
+		{"legal-id-mismatch", []string{
+			"legal-id-mismatch/uk.yaml:9: warning: legal_id http://www.legislation.gov.uk/id/ukpga/2007/3 differs from the eli the URL names, http://www.legislation.gov.uk/id/ukpga/2003/1: a copy of another source's? Write the URL's, or list the URL of http://www.legislation.gov.uk/id/ukpga/2007/3",
+		}},
 		{"unused-host", []string{
 			"unused-host/uk.yaml:5: warning: hosts entry www.gov.uk:443 is not the host of any source in this file",
 		}},
