@@ -107,6 +107,7 @@ var onlyValidate = map[string]string{
 	"dup-id/uk.yaml":              "ids are unique across all manifests: a schema sees one file",
 	"dup-url/uk.yaml":             "URLs are unique across all manifests (after normalisation): a schema sees one file",
 	"faster-than-policy/uk.yaml":  "a host may only be slower than policy.yaml, another file; and min ≤ max compares two durations, which JSON Schema cannot",
+	"legal-id-url/nz.yaml":        "a jurisdiction's own identifier scheme starts with the jurisdiction, and a written edition must agree with the one the URL pins: both compare two values, which JSON Schema cannot",
 	"private-allowed/policy.yaml": "allow_private_networks is refused when a manifest names a public host: another file",
 	"stem-mismatch/gb.yaml":       "the jurisdiction must equal the file name, which a schema never sees",
 }
@@ -371,6 +372,8 @@ func TestCoverageSchema(t *testing.T) {
 			Status: s, Since: "2026-11-01", HTTPStatus: 200, SHA256: string(sumOf([]byte{byte(i)})), Size: 10,
 			ContentType: "text/html", FinalURL: "https://www.gov.uk/y", Detail: "d", Encodes: []string{"uk.x"}, Gaps: []string{"g"},
 			Noisy: &report.Noisy{Since: "2026-11-02", Drop: []string{".ts"}, Ignore: []string{"at .*"}, Matched: true},
+			FRBR: manifest.Source{Legal: &manifest.LegalID{Scheme: "eli", ID: "http://www.legislation.gov.uk/id/ukpga/2007/3"},
+				Edition: &manifest.Edition{Type: "point-in-time", Date: "2024-04-06", FromURL: true}}.FRBR("text/html; charset=utf-8", string(sumOf([]byte{byte(i)}))),
 		})
 	}
 	data, err := rep.JSON()

@@ -81,11 +81,13 @@ type plannedSource struct {
 // verifyReport is what `verify --json` prints, for the store or, with
 // --dataset, for a dataset.
 type verifyReport struct {
-	Target   string          `json:"target"` // "snapshots" or "dataset"
+	Target   string          `json:"target"` // "snapshots", "dataset" or "attestation"
 	Dir      string          `json:"dir"`    // the directory verified
 	OK       bool            `json:"ok"`     // no problem found
 	Counts   verifyCounts    `json:"counts"`
 	Problems []verifyProblem `json:"problems"` // sorted; [] when none
+	// Attestation is the statement --attestation checked, when it verified.
+	Attestation *attestationResult `json:"attestation,omitempty"`
 }
 
 // verifyCounts: what was checked. Sources and blobs are the store's;

@@ -315,6 +315,7 @@ func renderEntryXML(in FeedInput, c *change, tag string) ([]byte, error) {
 		Content:     content,
 	}
 	e := (&feeds.Atom{Feed: &feeds.Feed{Items: []*feeds.Item{item}}}).AtomFeed().Entries[0]
+	e.Links = append(e.Links, workLinks(c.src)...)
 	return xml.MarshalIndent(e, "  ", "  ")
 }
 
@@ -342,6 +343,10 @@ var entryTemplate = template.Must(template.New("entry").Parse(`<p>{{.Title}} (<c
 {{- end}}
 <li>{{if .Old}}after{{else}}first copy{{end}}: <code>{{.New}}</code>, {{.Size}} bytes{{if .ContentType}}, {{.ContentType}}{{end}}{{if .NewBlob}} (<a href="{{.NewBlob}}">bytes</a>){{end}}</li>
 </ul>
+{{- with .FRBR}}
+<p>FRBR: work {{with .Work}}<code>{{.ID}}</code> ({{.Scheme}}){{else}}unknown{{end}}; expression {{with .Expression}}{{.}}{{else}}unknown{{end}}
+{{- with .Manifestation}}; manifestation {{.MediaType}}{{end}}{{with .Item}}; item sha256 <code>{{.SHA256}}</code>{{end}}.</p>
+{{- end}}
 {{- if .Diff}}
 <pre>{{.Diff}}</pre>
 {{- else if .Why}}
@@ -360,6 +365,7 @@ func entryHTML(in FeedInput, c *change) (string, error) {
 		"Title": c.src.Title, "ID": c.src.ID, "Jurisdiction": c.src.Jurisdiction, "Date": c.date,
 		"URL": c.src.URL, "Old": string(c.old.SHA256), "OldBlob": blob(c.old),
 		"New": string(c.new.SHA256), "NewBlob": blob(c.new), "Size": c.new.Size, "ContentType": c.new.ContentType,
+		"FRBR": c.src.FRBR(c.new.ContentType, string(c.new.SHA256)),
 	}
 	if c.old.SHA256 != "" {
 		oldText, okOld := text(in, c.old)

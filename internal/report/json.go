@@ -57,6 +57,10 @@ func (w *jsonWriter) entry(e *Entry) error {
 		}
 		w.b = append(w.b, '}')
 	}
+	if e.FRBR != nil {
+		w.key("frbr")
+		w.encode(e.FRBR)
+	}
 	w.b = append(w.b, '}')
 	return w.err
 }
@@ -126,6 +130,17 @@ func (w *jsonWriter) strs(name string, vs []string) {
 		w.quote(v)
 	}
 	w.b = append(w.b, ']')
+}
+
+// encode writes v as the Encoder writes it: for the rare nested values
+// that are not worth writing by hand.
+func (w *jsonWriter) encode(v any) {
+	if w.err != nil {
+		return
+	}
+	w.tmp.Reset()
+	w.err = w.enc.Encode(v)
+	w.b = append(w.b, bytes.TrimSuffix(w.tmp.Bytes(), []byte("\n"))...)
 }
 
 // quote writes s quoted: as it is when it is printable ASCII without a

@@ -42,6 +42,10 @@ type Entry struct {
 	// Noisy is set for a source without a declared view that blinks: new
 	// bytes at each of its last fetches, the same text.
 	Noisy *Noisy `json:"noisy,omitempty"`
+
+	// FRBR places the held bytes in FRBR's levels, when the manifest
+	// knows the work (legal_id) or the expression (edition).
+	FRBR *manifest.FRBR `json:"frbr,omitempty"`
 }
 
 // Noisy is when a source started blinking and the view suggested for its
@@ -100,6 +104,7 @@ func Build(set *manifest.Set, st *state.State) *Report {
 			Encodes:      slices.Clone(src.Encodes),
 			Gaps:         slices.Clone(src.Gaps),
 		}
+		e.FRBR = src.FRBR(s.ContentType, string(s.SHA256))
 		if e.Status == "" {
 			e.Status = state.Pending
 		}
