@@ -2,6 +2,7 @@ package usage
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -190,4 +191,12 @@ func (p *Prefs) String() string {
 		return "unknown (no statement could be read)"
 	}
 	return strings.Join(parts, "; ")
+}
+
+// Clone returns a copy of p that shares nothing with it.
+func (p *Prefs) Clone() *Prefs {
+	if p == nil {
+		return nil
+	}
+	return &Prefs{Usage: maps.Clone(p.Usage), Signal: maps.Clone(p.Signal), Statements: slices.Clone(p.Statements)}
 }
