@@ -12,6 +12,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
+	usagepref "github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 type citeOptions struct {
@@ -29,7 +30,7 @@ func cmdCite(ctx context.Context, io IO, args []string) error {
 	opts := citeOptions{IO: io}
 	fs := newFlags("cite", "[flags] SOURCE", io).withArgs()
 	opts.register(fs, "manifests", "snapshots", "state")
-	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size, content_type, blob, text)")
+	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size, content_type, blob, text, usage)")
 	fs.StringVar(&opts.At, "at", "", "cite the bytes held on this UTC date (YYYY-MM-DD), from snapshots/index.json's history")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -77,6 +78,10 @@ type citation struct {
 	// first served other bytes after it, if it has.
 	At        string `json:"at,omitempty"`
 	HeldUntil string `json:"held_until,omitempty"`
+	// Usage is what the publisher said about the use of these bytes when
+	// they were captured (Content-Usage, Content-Signal); absent when
+	// nothing was said.
+	Usage *usagepref.Prefs `json:"usage,omitempty"`
 }
 
 // runCite prints what a rules engine needs to cite a source: the URL, the
@@ -155,6 +160,9 @@ func runCite(_ context.Context, opts citeOptions) error {
 	if c.TextReason != "" {
 		fmt.Fprintf(w, "text_reason:  %s\n", c.TextReason)
 	}
+	if c.Usage != nil {
+		fmt.Fprintf(w, "usage:        %s\n", t(c.Usage.String()))
+	}
 	return nil
 }
 
@@ -194,6 +202,7 @@ func cite(opts citeOptions, src manifest.Source, history []store.Change, cur sta
 	if i+1 < len(history) {
 		c.HeldUntil = history[i+1].Date
 	}
+	c.Usage = e.Usage
 	text, ok, err := textview.Load(opts.Snapshots, e.SHA256.String())
 	switch {
 	case err != nil:

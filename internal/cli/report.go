@@ -8,6 +8,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/session"
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 type reportOptions struct {
@@ -38,7 +39,11 @@ func runReport(_ context.Context, opts reportOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	rep := report.Build(set, st)
+	ix, err := store.LoadIndex(opts.indexPath())
+	if err != nil {
+		return cannotRun("%w", err)
+	}
+	rep := report.Build(set, st).AddUsage(ix.Usage)
 	changed, err := rep.Write(opts.Reports)
 	if err != nil {
 		return cannotRun("%w", err)

@@ -70,7 +70,7 @@ func TestParseRateLimitPolicy(t *testing.T) {
 		{`"peruser";q=65535;qu="content-bytes";w=10;pk=:sdfjLJUOUH==:`, 0, false},
 		{`"burst";q=100;w=60,"daily";q=1000;w=86400`, 86400 * time.Second / 1000, true},
 		{`"slow";q=1;w=60`, time.Minute, true},
-		{`"default";w=60`, 0, false}, // q is required
+		{`"default";w=60`, 0, false},   // q is required
 		{`default;q=1;w=60`, 0, false}, // a Token, not a String
 		{`"x";q=1;w=60,`, 0, false},    // malformed
 		{`"x";q=0;w=60`, 0, false},

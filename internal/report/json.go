@@ -57,8 +57,22 @@ func (w *jsonWriter) entry(e *Entry) error {
 		}
 		w.b = append(w.b, '}')
 	}
+	if e.Usage != nil {
+		w.key("usage")
+		w.encode(e.Usage)
+	}
 	w.b = append(w.b, '}')
 	return w.err
+}
+
+// encode writes v as the Encoder writes it: for the fields too rare to be
+// worth writing by hand.
+func (w *jsonWriter) encode(v any) {
+	if w.err == nil {
+		w.tmp.Reset()
+		w.err = w.enc.Encode(v)
+		w.b = append(w.b, bytes.TrimSuffix(w.tmp.Bytes(), []byte("\n"))...)
+	}
 }
 
 func (w *jsonWriter) open() {

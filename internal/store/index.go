@@ -300,6 +300,16 @@ func (ix *Index) Entries(id string) []Entry {
 	return slices.Clone(ix.sources[id])
 }
 
+// Usage returns what was said about the use of sum's bytes when id first
+// served them (nil when nothing, or when id never served them), in the
+// form report.Report.AddUsage takes.
+func (ix *Index) Usage(id, sum string) *usage.Prefs {
+	if e, ok := ix.Lookup(id, Sum(sum)); ok {
+		return e.Usage
+	}
+	return nil
+}
+
 // IDs returns every source id, sorted.
 func (ix *Index) IDs() []string {
 	ix.mu.Lock()
