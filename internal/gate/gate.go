@@ -178,8 +178,11 @@ func New(cfg Config) *Gate {
 
 // SetCrawlDelay sets the robots.txt Crawl-delay that applies to us; it is
 // the spacing whenever it is longer than the drawn delay.
-func (g *Gate) SetCrawlDelay(d time.Duration) {
-	g.SetHint(Hint{Source: FromCrawlDelay, Gap: d, Text: strconv.FormatFloat(d.Seconds(), 'f', -1, 64)})
+func (g *Gate) SetCrawlDelay(d time.Duration) { g.SetHint(CrawlDelayHint(d)) }
+
+// CrawlDelayHint is a Crawl-delay of d as a hint, its value in seconds.
+func CrawlDelayHint(d time.Duration) Hint {
+	return Hint{Source: FromCrawlDelay, Gap: d, Text: strconv.FormatFloat(d.Seconds(), 'f', -1, 64)}
 }
 
 // SetHint sets the site's hint from h.Source (replacing any earlier one

@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/gate"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
+	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
@@ -49,10 +51,40 @@ func Pages(set *manifest.Set, st *state.State, rep *report.Report, count CountFu
 	}
 	return []File{
 		{Name: "POLICY.md", Data: rules.PolicyMarkdown()},
-		{Name: "hosts.md", Data: rules.HostsMarkdown(Hosts{Robots: RobotsStates(set, st), Weeks: weeks})},
+		{Name: "hosts.md", Data: rules.HostsMarkdown(Hosts{Robots: RobotsStates(set, st), Weeks: weeks, Hints: HostHints(set, st)})},
 		{Name: "index.html", Data: index},
 		{Name: SecurityTxt, Data: rules.SecurityTxtFile(now)},
 	}, nil
+}
+
+// HostHints reads, per host, the site's asks for a slower pace that a run
+// honours: the Crawl-delay and max-crawl-rate of the kept robots.txt copy
+// for our product token, and the last RateLimit-Policy the host sent.
+func HostHints(set *manifest.Set, st *state.State) map[string][]gate.Hint {
+	out := map[string][]gate.Hint{}
+	token := set.Policy.ProductToken()
+	for _, src := range set.Sources {
+		if _, done := out[src.Host]; done {
+			continue
+		}
+		var hints []gate.Hint
+		if kept, ok := st.Robots(robots.Key(src.Parsed)); ok {
+			rules := robotsdecision.Rules(kept)
+			if d := rules.CrawlDelay(token); d > 0 {
+				hints = append(hints, gate.CrawlDelayHint(d))
+			}
+			if d, text := rules.MaxCrawlRate(token); d > 0 {
+				hints = append(hints, gate.Hint{Source: gate.FromMaxCrawlRate, Gap: d, Text: text})
+			}
+		}
+		if field := st.Host(src.Host).RateLimitPolicy; field != "" {
+			if d, ok := gate.ParseRateLimitPolicy(field); ok {
+				hints = append(hints, gate.Hint{Source: gate.FromRateLimitPolicy, Gap: d, Text: field})
+			}
+		}
+		out[src.Host] = hints
+	}
+	return out
 }
 
 // RobotsStates says, per host, what its kept robots.txt means, without the
