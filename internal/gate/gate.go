@@ -198,17 +198,6 @@ func (g *Gate) SetHint(h Hint) {
 	g.hints[h.Source] = h
 }
 
-// Hints returns the site's hints in force, for a report.
-func (g *Gate) Hints() []Hint {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	out := make([]Hint, 0, len(g.hints))
-	for _, h := range g.hints {
-		out = append(out, h)
-	}
-	return out
-}
-
 // slowest is the longest hint. g.mu must be held.
 func (g *Gate) slowest() Hint {
 	var s Hint
