@@ -87,7 +87,10 @@ var helpMore = map[string]string{
 `,
 	"cite": `--json prints one object, its fields in this order:
   source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size,
-  content_type, blob, text, text_reason, text_missing, at, held_until (the last five only when set)
+  content_type, blob, text, text_reason, text_missing, at, held_until (the last five only when set),
+  usage (only when the publisher said something about the use of the bytes: content_usage and
+  content_signal, each key's most restrictive value; statements, each with field, from, path, value
+  and invalid, as written)
 `,
 	"ledger": `--json prints one JSON object per request, a line each (the ledger's own fields).
 `,
