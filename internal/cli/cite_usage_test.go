@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -42,5 +43,38 @@ func TestCiteShowsUsagePreferences(t *testing.T) {
 	code, stdout, _ = runMain(t, nil, append(flags, "--at", "2026-10-02", "--json")...)
 	if code != ExitOK || strings.Contains(stdout, `"usage"`) {
 		t.Errorf("cite --at the earlier bytes: exit %d, want no usage:\n%s", code, stdout)
+	}
+}
+
+// robots explains, beside the decision, the group's max-crawl-rate and
+// what its Content-Usage and Content-Signal rules say of the URL
+// (draft-ietf-aipref-attach-05's example, section 3.4).
+func TestRobotsShowsRateAndUsage(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": text("User-Agent: *\nAllow: /\nDisallow: /never/\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\nContent-Signal: search=yes, ai-train=no\nmax-crawl-rate: 10/m\n"),
+		"/ai-ok/rates": text("rates"),
+	})
+	w := newWorkspace(t, testPolicy, "", src{"test-rates", a.url("/ai-ok/rates"), ""})
+	w.run(ctx)
+	args := []string{"robots", "--manifests", w.Manifests, "--state", w.State}
+	code, stdout, stderr := runMain(t, nil, append(args, "--json", a.url("/ai-ok/x"))...)
+	if code != ExitOK {
+		t.Fatalf("robots --json: exit %d\n%s", code, stderr)
+	}
+	var r robotsAnswer
+	decode(t, stdout, &r)
+	if r.MaxCrawlRate != "10/m" || r.Usage == nil ||
+		!cmp.Equal(r.Usage.Usage, map[string]string{"train-ai": "y"}) || !cmp.Equal(r.Usage.Signal, map[string]string{"search": "yes", "ai-train": "no"}) {
+		t.Errorf("robots --json /ai-ok/x: max_crawl_rate %q, usage %+v", r.MaxCrawlRate, r.Usage)
+	}
+	code, stdout, _ = runMain(t, nil, append(args, a.url("/law"))...)
+	for _, want := range []string{"max-crawl-rate: 10/m (a request every 6s at most)", "usage preferences: Content-Usage train-ai=n; Content-Signal ai-train=no, search=yes"} {
+		if code != ExitOK || !strings.Contains(stdout, want) {
+			t.Errorf("robots /law: exit %d, no %q in:\n%s", code, want, stdout)
+		}
+	}
+	code, stdout, _ = runMain(t, nil, append(args, "--json", a.url("/never/x"))...)
+	if code != ExitOK || strings.Contains(stdout, `"usage"`) {
+		t.Errorf("robots --json of a disallowed URL: exit %d, want no usage (attach-05 3.1):\n%s", code, stdout)
 	}
 }
