@@ -51,7 +51,7 @@ func TestCiteShowsUsagePreferences(t *testing.T) {
 // (draft-ietf-aipref-attach-05's example, section 3.4).
 func TestRobotsShowsRateAndUsage(t *testing.T) {
 	a := newAuthority(t, map[string]http.HandlerFunc{
-		"/robots.txt": text("User-Agent: *\nAllow: /\nDisallow: /never/\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\nContent-Signal: search=yes, ai-train=no\nmax-crawl-rate: 10/m\n"),
+		"/robots.txt":  text("User-Agent: *\nAllow: /\nDisallow: /never/\nContent-Usage: train-ai=n\nContent-Usage: /ai-ok/ train-ai=y\nContent-Signal: search=yes, ai-train=no\nmax-crawl-rate: 10/m\n"),
 		"/ai-ok/rates": text("rates"),
 	})
 	w := newWorkspace(t, testPolicy, "", src{"test-rates", a.url("/ai-ok/rates"), ""})

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/public"
+	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
@@ -46,6 +47,45 @@ func TestHostsShowTheSitesPace(t *testing.T) {
 		}
 		if got := row(st, "www.example.gov"); !strings.Contains(got, tt.want) {
 			t.Errorf("%s: row %s\nwant %s", tt.name, got, tt.want)
+		}
+	}
+}
+
+// The pace is recorded in the report by Observe, so that the hosts page
+// rendered from the committed coverage.json alone shows it too.
+func TestPaceIsObservedIntoTheReport(t *testing.T) {
+	set := loadSet(t, "testdata/manifests")
+	st := state.New()
+	st.PutRobots("https://www.example.gov", state.Robots{URL: "https://www.example.gov/robots.txt", FetchedAt: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
+		HTTPStatus: 200, Outcome: state.RobotsParsed, Body: []byte("User-agent: *\nmax-crawl-rate: 6/m\n")})
+	st.PutHost("law.example.gov", state.Host{RateLimitPolicy: `"slow";q=2;w=60`})
+	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	rep := report.Build(set, st)
+	none := func(string, string, string) (map[string]int, error) { return nil, nil }
+	if err := public.Observe(rep, set, st, none, now); err != nil {
+		t.Fatal(err)
+	}
+	js, err := rep.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := report.Parse(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := public.Pages(set, back, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hosts string
+	for _, f := range files {
+		if f.Name == "hosts.md" {
+			hosts = string(f.Data)
+		}
+	}
+	for _, want := range []string{"| 10s | max-crawl-rate: 6/m |", "| 30s | RateLimit-Policy: \"slow\";q=2;w=60 |"} {
+		if !strings.Contains(hosts, want) {
+			t.Errorf("hosts.md rendered from the report lacks %q:\n%s", want, hosts)
 		}
 	}
 }

@@ -75,6 +75,29 @@ func (w *jsonWriter) encode(v any) {
 	}
 }
 
+// host writes h in the order of HostSeen's fields.
+func (w *jsonWriter) host(h *HostSeen) {
+	w.open()
+	w.str("host", h.Host, false)
+	w.str("robots", h.Robots, true)
+	if len(h.Requests) > 0 {
+		w.key("requests")
+		w.b = append(w.b, '[')
+		for i, n := range h.Requests {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = strconv.AppendInt(w.b, int64(n), 10)
+		}
+		w.b = append(w.b, ']')
+	}
+	if len(h.Pace) > 0 {
+		w.key("pace")
+		w.encode(h.Pace)
+	}
+	w.b = append(w.b, '}')
+}
+
 func (w *jsonWriter) open() {
 	w.b = append(w.b, '{')
 	w.first = true
