@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +77,40 @@ func TestRobotsShowsRateAndUsage(t *testing.T) {
 	code, stdout, _ = runMain(t, nil, append(args, "--json", a.url("/never/x"))...)
 	if code != ExitOK || strings.Contains(stdout, `"usage"`) {
 		t.Errorf("robots --json of a disallowed URL: exit %d, want no usage (attach-05 3.1):\n%s", code, stdout)
+	}
+}
+
+// End to end: a run over a host whose robots.txt has a Content-Signal line
+// and whose document answers with a Content-Usage header keeps both with
+// the capture; coverage.json, `report` from the state and cite say them.
+func TestARunKeepsUsagePreferences(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": text("User-agent: *\nContent-Signal: search=yes, ai-train=no\nAllow: /\n"),
+		"/rates": func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Usage", "train-ai=n")
+			w.Write([]byte("Basic rate 20% on taxable income from 12,571 to 50,270.\n"))
+		},
+	})
+	w := newWorkspace(t, testPolicy, "", src{"test-rates", a.url("/rates"), ""})
+	if code := w.run(ctx); code != ExitOK {
+		t.Fatalf("run: exit %d\n%s", code, w.out.String())
+	}
+	want := map[string]string{"search": "yes", "ai-train": "no"}
+	check := func(when string) {
+		t.Helper()
+		e := w.report()["test-rates"]
+		if e.Usage == nil || !cmp.Equal(e.Usage.Signal, want) || !cmp.Equal(e.Usage.Usage, map[string]string{"train-ai": "n"}) {
+			t.Errorf("coverage.json %s: usage %+v", when, e.Usage)
+		}
+	}
+	check("after the run")
+	must(t, os.Remove(filepath.Join(w.Reports, "coverage.json")))
+	if code, stdout, stderr := runMain(t, nil, "report", "--manifests", w.Manifests, "--snapshots", w.Snapshots, "--reports", w.Reports, "--state", w.State); code != ExitOK {
+		t.Fatalf("report: exit %d\n%s%s", code, stdout, stderr)
+	}
+	check("written again by report from the state")
+	code, stdout, _ := runMain(t, nil, "cite", "--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State, "test-rates")
+	if code != ExitOK || !strings.Contains(stdout, "usage:        Content-Usage train-ai=n; Content-Signal ai-train=no, search=yes") {
+		t.Errorf("cite: exit %d\n%s", code, stdout)
 	}
 }
