@@ -14,6 +14,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
+	usagepref "github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 type citeOptions struct {
@@ -35,7 +36,7 @@ func cmdCite(ctx context.Context, io IO, args []string) error {
 	opts := citeOptions{IO: io}
 	fs := newFlags("cite", "[flags] SOURCE", io).withArgs()
 	opts.register(fs, "manifests", "snapshots", "state")
-	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size, content_type, blob, text, …, first_confirmed, last_confirmed, confirmations, frbr)")
+	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size, content_type, blob, text, …, first_confirmed, last_confirmed, confirmations, frbr, usage)")
 	fs.StringVar(&opts.At, "at", "", "cite the bytes held on this UTC date (YYYY-MM-DD), from snapshots/index.json's history")
 	fs.StringVar(&opts.Attest, "attest", "", "also write to `FILE` a statement that the URL served these bytes from first_confirmed to last_confirmed, signed with the key in "+sign.KeyEnv+" (a JWS; verify --attestation checks it)")
 	if err := parse(fs, args); err != nil {
@@ -94,6 +95,10 @@ type citation struct {
 	// expression: the edition, manifestation: the media type, item: the
 	// sha256) when the manifest knows the work or the edition.
 	FRBR *manifest.FRBR `json:"frbr,omitempty"`
+	// Usage is what the publisher said about the use of these bytes when
+	// they were captured (Content-Usage, Content-Signal); absent when
+	// nothing was said.
+	Usage *usagepref.Prefs `json:"usage,omitempty"`
 	// heldFrom is the date these bytes became the ones held.
 	heldFrom string
 }
@@ -191,6 +196,9 @@ func runCite(_ context.Context, opts citeOptions) error {
 	if f := c.FRBR; f != nil && f.Expression != nil {
 		fmt.Fprintf(w, "edition:      %s\n", f.Expression)
 	}
+	if c.Usage != nil {
+		fmt.Fprintf(w, "usage:        %s\n", t(c.Usage.String()))
+	}
 	return nil
 }
 
@@ -230,6 +238,7 @@ func cite(opts citeOptions, src manifest.Source, history []store.Change, cur sta
 	if i+1 < len(history) {
 		c.HeldUntil = history[i+1].Date
 	}
+	c.Usage = e.Usage
 	text, ok, err := textview.Load(opts.Snapshots, e.SHA256.String())
 	switch {
 	case err != nil:

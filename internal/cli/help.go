@@ -85,6 +85,10 @@ var helpMore = map[string]string{
   reason        why, in words; group: the user-agent group that applied ("*" or the agent's)
   rule          {directive ("Allow" or "Disallow"), pattern, line}: the line that decided; null when none matched
   crawl_delay_seconds   the group's Crawl-delay, 0 when none
+  max_crawl_rate        the group's max-crawl-rate as written ("10/m"), when it has one
+  usage         what the copy's Content-Usage and Content-Signal rules say of the URL, when they say anything:
+                content_usage, content_signal and statements ({field, from, path, value, invalid}), as cite
+                --json gives them
   override      the host's robots_override permission when it lifts this Disallow
   copy          {url, fetched (RFC 3339, UTC), http_status, outcome, current, stale}: the kept copy decided from;
                 current false when a run would fetch robots.txt again first, and stale says why
@@ -97,6 +101,9 @@ var helpMore = map[string]string{
   frbr          the bytes in FRBR's levels, when the manifest knows the work or the edition:
                 {work: {scheme, id}, expression: {edition ("current", "as-enacted" or "point-in-time"), date,
                 from_url (read from the URL)}, manifestation: {media_type}, item: {sha256}}
+  usage         only when the publisher said something about the use of the bytes: content_usage and
+                content_signal, each key's most restrictive value; statements, each with field, from, path,
+                value and invalid, as written
 `,
 	"ledger": `--json prints one JSON object per request, a line each (the ledger's own fields).
 `,

@@ -142,7 +142,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	}
 
 	// What the bot branch should propose now.
-	rep := dropUnheld(report.Keep(report.Build(c.o.Set, st), v.onMain), v.onMain, c.holder(v, cache))
+	rep := dropUnheld(report.Keep(report.Build(c.o.Set, st), v.onMain), v.onMain, c.holder(v, cache)).AddUsage(local.Usage)
 	changes := report.Diff(v.onMain, rep)
 	pages, err := c.pages(ctx, cache, st, rep, v, local)
 	if err != nil {
