@@ -10,6 +10,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/dataset"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 	"github.com/taxkernel/taxkernelbot/internal/warc"
@@ -98,6 +99,13 @@ func runDataset(ctx context.Context, opts datasetOptions) error {
 		Index: ix, Store: store.ReadOnly(opts.Snapshots), Snapshots: opts.Snapshots, LedgerDir: opts.ledgerDir(),
 		Coverage: coverage, Identity: warc.Identity{UserAgent: set.Policy.UserAgent, From: set.Policy.From}, Period: p,
 		Limits: textview.Limits{},
+		FRBR: func(id string, e store.Entry) *manifest.FRBR {
+			src, ok := set.Source(id)
+			if !ok {
+				return nil
+			}
+			return src.FRBR(e.ContentType, string(e.SHA256))
+		},
 	}
 	sum, err := dataset.Build(ctx, in, opts.Out)
 	switch {

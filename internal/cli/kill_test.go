@@ -37,7 +37,7 @@ var (
 
 // buildBot builds cmd/taxkernelbot, once, into a temp dir and returns its
 // path.
-func buildBot(t *testing.T) string {
+func buildBot(t testing.TB) string {
 	t.Helper()
 	botOnce.Do(func() {
 		if botDir, botErr = os.MkdirTemp("", "taxkernelbot-cli-test-"); botErr != nil {

@@ -3,7 +3,6 @@ package cycle
 import (
 	"context"
 	"io/fs"
-	"os"
 
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/public"
@@ -47,8 +46,8 @@ func (c *Cycle) feeds(ctx context.Context, cache fs.FS, v *view, local *store.In
 	blob := blobReader(ctx, c.o.Snapshots, v.mainTree, v.botTree)
 	text := func(sum, contentType string) (string, bool) {
 		if p, err := textview.TextPath(c.o.Snapshots, sum); err == nil {
-			if data, err := os.ReadFile(p); err == nil {
-				return string(data), true
+			if text, err := textview.ReadText(p); err == nil {
+				return text, true
 			}
 		}
 		for _, t := range trees {

@@ -65,8 +65,19 @@ type FeedInput struct {
 }
 
 // EntryMemo keeps rendered feed entries (FeedInput.Entries); the zero
-// value is empty and ready. It is safe for concurrent use.
-type EntryMemo struct{ m sync.Map } // xmlKey → the entry's <entry> element
+// value is empty and ready. It is safe for concurrent use: an entry asked
+// for while another goroutine renders it waits for that rendering, so
+// its texts are read and diffed once, not once per feed that holds it
+// (a source's feed written during the run, its jurisdiction's at the end).
+type EntryMemo struct{ m sync.Map } // xmlKey → *memoEntry
+
+// memoEntry is one entry's rendering, done once: done is closed when xml
+// and err are set.
+type memoEntry struct {
+	done chan struct{}
+	xml  []byte
+	err  error
+}
 
 // entryKey names an entry: what it shows follows from its source (fixed
 // for one Set) and the two entries of the index, which never change once
@@ -272,15 +283,15 @@ func (in FeedInput) entryXML(c *change, tag string) ([]byte, error) {
 	if in.Entries == nil {
 		return renderEntryXML(in, c, tag)
 	}
-	k := xmlKey{c.key(), tag}
-	if v, ok := in.Entries.m.Load(k); ok {
-		return v.([]byte), nil
+	v, rendering := in.Entries.m.LoadOrStore(xmlKey{c.key(), tag}, &memoEntry{done: make(chan struct{})})
+	e := v.(*memoEntry)
+	if rendering {
+		<-e.done
+		return e.xml, e.err
 	}
-	x, err := renderEntryXML(in, c, tag)
-	if err == nil {
-		in.Entries.m.Store(k, x)
-	}
-	return x, err
+	defer close(e.done)
+	e.xml, e.err = renderEntryXML(in, c, tag)
+	return e.xml, e.err
 }
 
 func renderEntryXML(in FeedInput, c *change, tag string) ([]byte, error) {
@@ -304,6 +315,7 @@ func renderEntryXML(in FeedInput, c *change, tag string) ([]byte, error) {
 		Content:     content,
 	}
 	e := (&feeds.Atom{Feed: &feeds.Feed{Items: []*feeds.Item{item}}}).AtomFeed().Entries[0]
+	e.Links = append(e.Links, workLinks(c.src)...)
 	return xml.MarshalIndent(e, "  ", "  ")
 }
 
@@ -331,6 +343,10 @@ var entryTemplate = template.Must(template.New("entry").Parse(`<p>{{.Title}} (<c
 {{- end}}
 <li>{{if .Old}}after{{else}}first copy{{end}}: <code>{{.New}}</code>, {{.Size}} bytes{{if .ContentType}}, {{.ContentType}}{{end}}{{if .NewBlob}} (<a href="{{.NewBlob}}">bytes</a>){{end}}</li>
 </ul>
+{{- with .FRBR}}
+<p>FRBR: work {{with .Work}}<code>{{.ID}}</code> ({{.Scheme}}){{else}}unknown{{end}}; expression {{with .Expression}}{{.}}{{else}}unknown{{end}}
+{{- with .Manifestation}}; manifestation {{.MediaType}}{{end}}{{with .Item}}; item sha256 <code>{{.SHA256}}</code>{{end}}.</p>
+{{- end}}
 {{- if .Diff}}
 <pre>{{.Diff}}</pre>
 {{- else if .Why}}
@@ -349,6 +365,7 @@ func entryHTML(in FeedInput, c *change) (string, error) {
 		"Title": c.src.Title, "ID": c.src.ID, "Jurisdiction": c.src.Jurisdiction, "Date": c.date,
 		"URL": c.src.URL, "Old": string(c.old.SHA256), "OldBlob": blob(c.old),
 		"New": string(c.new.SHA256), "NewBlob": blob(c.new), "Size": c.new.Size, "ContentType": c.new.ContentType,
+		"FRBR": c.src.FRBR(c.new.ContentType, string(c.new.SHA256)),
 	}
 	if c.old.SHA256 != "" {
 		oldText, okOld := text(in, c.old)

@@ -2,10 +2,11 @@ package public
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
-	"strings"
-	"time"
+	"github.com/taxkernel/taxkernelbot/internal/gate"
+	"github.com/taxkernel/taxkernelbot/internal/policy"
 )
 
 // Week is one ISO week (Monday to Sunday, UTC) of request counts.
@@ -15,33 +16,18 @@ type Week struct {
 	Requests map[string]int // host → dispatches
 }
 
-// CompleteWeeks returns the n ISO weeks that ended before now's week began,
-// oldest first, with no counts yet. Only complete weeks are shown, so the
-// hosts page changes at most once a week for its counts.
-func CompleteWeeks(now time.Time, n int) []Week {
-	d := now.UTC()
-	d = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
-	monday := d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
-	weeks := make([]Week, n)
-	for i := range n {
-		start := monday.AddDate(0, 0, -7*(n-i))
-		y, w := start.ISOWeek()
-		weeks[i] = Week{
-			Label: fmt.Sprintf("%d-W%02d", y, w),
-			From:  start.Format(time.DateOnly),
-			To:    start.AddDate(0, 0, 6).Format(time.DateOnly),
-		}
-	}
-	return weeks
-}
-
 // Hosts is what the hosts page shows beside the rules: the robots.txt
 // state of each host and the requests counted per week.
 type Hosts struct {
 	// Robots says, per host, what its kept robots.txt means ("read",
-	// "not read yet", …), without dates.
+	// "none (HTTP 404): everything allowed", …), without dates; a host
+	// without one was never contacted: robots.txt is the first request.
 	Robots map[string]string
 	Weeks  []Week
+	// Hints are, per host, the site's own asks for a slower pace
+	// (Crawl-delay, max-crawl-rate, RateLimit-Policy) that the gate
+	// honours, as HostHints reads them from the state.
+	Hints map[string][]gate.Hint
 }
 
 // HostsMarkdown renders reports/hosts.md: one section per host with its
@@ -59,11 +45,11 @@ func (r Rules) HostsMarkdown(h Hosts) []byte {
 		w("No host: no manifest lists a source.\n")
 		return []byte(b.String())
 	}
-	w("| host | sources | delay | daily cap | off-peak only | robots.txt |")
+	w("| host | sources | delay | delay set by | daily cap | off-peak only | robots.txt |")
 	for _, wk := range h.Weeks {
 		w(" %s |", wk.Label)
 	}
-	w("\n| --- | ---: | --- | ---: | --- | --- |")
+	w("\n| --- | ---: | --- | --- | ---: | --- | --- |")
 	for range h.Weeks {
 		w(" ---: |")
 	}
@@ -72,17 +58,19 @@ func (r Rules) HostsMarkdown(h Hosts) []byte {
 		name := hr.Host.Name
 		robots := h.Robots[name]
 		if robots == "" {
-			robots = "not read yet"
+			robots = "not contacted yet"
 		}
 		if hr.Host.Override != nil {
 			robots += "; Disallow lifted by a written permission (see POLICY.md)"
 		}
-		w("| [%s](#%s) | %d | %s | %d | %s | %s |", mdCode(name), anchor(name), len(hr.Sources), fmtDelay(hr.Host.Delay), hr.Host.DailyCap, fmtWindows(hr.Host), mdText(robots))
+		pace := gate.PaceOf(hr.Host.Delay, h.Hints[name]...)
+		w("| [%s](#%s) | %d | %s | %s | %d | %s | %s |", mdCode(name), anchor(name), len(hr.Sources), fmtDelay(policy.Delay{Min: pace.Min, Max: pace.Max}), mdText(paceSource(pace)), hr.Host.DailyCap, fmtWindows(hr.Host), mdText(robots))
 		for _, wk := range h.Weeks {
 			w(" %d |", wk.Requests[name])
 		}
 		w("\n")
 	}
+	w("\nThe delay is the policy's unless the site asks for a slower pace, which is then honoured: robots.txt's Crawl-delay or max-crawl-rate for our group, or the quota over the window of a RateLimit-Policy header. A RateLimit header with nothing remaining holds the host until its reset as well. None of them makes requests faster than the policy.\n")
 	if len(h.Weeks) > 0 {
 		w("\nWeeks are ISO weeks, Monday to Sunday UTC (%s is %s to %s); only complete weeks are counted. A request counts when it is dispatched: robots.txt fetches, redirect hops and failures included.\n", h.Weeks[len(h.Weeks)-1].Label, h.Weeks[len(h.Weeks)-1].From, h.Weeks[len(h.Weeks)-1].To)
 	}
@@ -94,6 +82,15 @@ func (r Rules) HostsMarkdown(h Hosts) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// paceSource says what set a pace: "policy", or the site's signal and its
+// value as the site wrote it.
+func paceSource(p gate.Pace) string {
+	if p.Source == gate.FromPolicy {
+		return p.Source
+	}
+	return p.Source + ": " + p.Text
 }
 
 // anchor is the id GitHub gives the heading "### name".

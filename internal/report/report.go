@@ -11,6 +11,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 // Where the reports are in the repository: the directory the bot commits
@@ -42,6 +43,13 @@ type Entry struct {
 	// Noisy is set for a source without a declared view that blinks: new
 	// bytes at each of its last fetches, the same text.
 	Noisy *Noisy `json:"noisy,omitempty"`
+
+	// FRBR places the held bytes in FRBR's levels, when the manifest
+	// knows the work (legal_id) or the expression (edition).
+	FRBR *manifest.FRBR `json:"frbr,omitempty"`
+	// Usage is what the publisher said about the use of the bytes held
+	// (see AddUsage); nil when nothing was said.
+	Usage *usage.Prefs `json:"usage,omitempty"`
 }
 
 // Noisy is when a source started blinking and the view suggested for its
@@ -56,9 +64,18 @@ type Noisy struct {
 	Matched bool     `json:"matched,omitempty"`
 }
 
-// Report is the whole coverage report: {"sources": [...]} in JSON.
+// Report is the whole coverage report: {"week": …, "hosts": [...],
+// "sources": [...]} in JSON.
 type Report struct {
-	Sources []Entry `json:"sources"`
+	// Week is the last complete ISO week the hosts' requests are counted
+	// to ("2026-W48"); the pages are rendered as of the Monday after it
+	// (AsOf). Empty in a report no run has observed yet.
+	Week string `json:"week,omitempty"`
+	// Hosts is what the state and the ledgers say of each host the
+	// pages name, sorted by host: with the sources, the report is all the
+	// pages show that the manifests do not say.
+	Hosts   []HostSeen `json:"hosts,omitempty"`
+	Sources []Entry    `json:"sources"`
 }
 
 // Build makes the report of every source in set (sorted by jurisdiction
@@ -91,6 +108,7 @@ func Build(set *manifest.Set, st *state.State) *Report {
 			Encodes:      slices.Clone(src.Encodes),
 			Gaps:         slices.Clone(src.Gaps),
 		}
+		e.FRBR = src.FRBR(s.ContentType, string(s.SHA256))
 		if e.Status == "" {
 			e.Status = state.Pending
 		}
@@ -108,6 +126,45 @@ func Build(set *manifest.Set, st *state.State) *Report {
 	return r
 }
 
+// AddUsage sets each held source's Usage to what of says was said about
+// the use of its bytes when they were captured (store.Index.Usage), and
+// returns r. An entry of says nothing of keeps its Usage: one Keep took
+// from the committed report says what that report said.
+func (r *Report) AddUsage(of func(id, sha256 string) *usage.Prefs) *Report {
+	for i := range r.Sources {
+		if e := &r.Sources[i]; e.SHA256 != "" {
+			if p := of(e.ID, e.SHA256); p != nil {
+				e.Usage = p
+			}
+		}
+	}
+	return r
+}
+
+// Keep gives a source rep has no word on (pending) the entry onMain (the
+// committed report, nil for none) records for the same URL: a lost or
+// younger state is no reason to say a checked document was never
+// checked. What the manifests say of the source (its jurisdiction, kind,
+// title, what it encodes and its gaps) stays rep's.
+func Keep(rep, onMain *Report) *Report {
+	if onMain == nil {
+		return rep
+	}
+	known := make(map[string]Entry, len(onMain.Sources))
+	for _, m := range onMain.Sources {
+		known[m.ID] = m
+	}
+	for i, e := range rep.Sources {
+		m, ok := known[e.ID]
+		if e.Status != state.Pending || !ok || m.Status == state.Pending || m.URL != e.URL {
+			continue
+		}
+		m.Jurisdiction, m.Kind, m.Title, m.Encodes, m.Gaps = e.Jurisdiction, e.Kind, e.Title, e.Encodes, e.Gaps
+		rep.Sources[i] = m
+	}
+	return rep
+}
+
 // JSON renders the report as indented JSON with a final newline.
 func (r *Report) JSON() ([]byte, error) {
 	// One source per line: a change to a source is a one-line diff a
@@ -117,7 +174,24 @@ func (r *Report) JSON() ([]byte, error) {
 	// '&' in query strings stays readable.
 	w := newJSONWriter()
 	w.b = make([]byte, 0, 64+len(r.Sources)*512) // about an entry's length: one growth at most
-	w.b = append(w.b, "{\n  \"sources\": ["...)
+	w.b = append(w.b, "{\n"...)
+	if r.Week != "" {
+		w.b = append(w.b, "  \"week\": "...)
+		w.quote(r.Week)
+		w.b = append(w.b, ",\n"...)
+	}
+	if len(r.Hosts) > 0 {
+		w.b = append(w.b, "  \"hosts\": ["...)
+		for i := range r.Hosts {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = append(w.b, "\n    "...)
+			w.host(&r.Hosts[i])
+		}
+		w.b = append(w.b, "\n  ],\n"...)
+	}
+	w.b = append(w.b, "  \"sources\": ["...)
 	for i := range r.Sources {
 		if i > 0 {
 			w.b = append(w.b, ',')
