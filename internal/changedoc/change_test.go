@@ -1,4 +1,4 @@
-package change
+package changedoc
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(p)
 	if err != nil {
-		t.Fatalf("%v (run go test ./internal/change -run %s -update)", err, t.Name())
+		t.Fatalf("%v (run go test ./internal/changedoc -run %s -update)", err, t.Name())
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from what Of writes now; if the change is meant, run with -update and review the diff\ngot:\n%s", p, got)

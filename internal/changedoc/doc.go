@@ -1,4 +1,4 @@
-// Package change gives each recorded change of a document a
+// Package changedoc gives each recorded change of a document a
 // machine-readable form: the source, the two versions (old → new
 // sha256), the text hunks with their line numbers, and each figure that
 // changed (a number, a percentage, an amount), old → new, with its line
@@ -18,4 +18,4 @@
 // A change document is a pure function of the two index entries and their
 // derived texts, so the copy the public site serves beside the feeds and
 // the one a dataset ships are the same bytes.
-package change
+package changedoc
