@@ -99,6 +99,7 @@ type verifyCounts struct {
 	Documents int `json:"documents"`
 	Responses int `json:"responses"`
 	Texts     int `json:"texts"`
+	Changes   int `json:"changes"` // change documents of a dataset
 }
 
 type verifyProblem struct {

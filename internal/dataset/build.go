@@ -55,6 +55,10 @@ type Input struct {
 	Period    Period
 	// Limits bound the extraction of a text the record does not keep yet.
 	Limits textview.Limits
+	// URLs maps a source id to its URL in the manifests, which the change
+	// documents name (as the feeds' do); a source not in it is named by
+	// the final URL of its new bytes.
+	URLs map[string]string
 }
 
 // File is one file of a built dataset.
@@ -71,6 +75,7 @@ type Summary struct {
 	Sources   int
 	warc.Counts
 	Derived int // texts the record did not keep, derived for the dataset
+	Changes int // change documents (ChangeDir)
 }
 
 // Build writes the dataset of in.Period into dir: a new or empty
@@ -126,6 +131,9 @@ func Build(ctx context.Context, in Input, dir string) (Summary, error) {
 		return sum, err
 	}
 	if sum.Derived, err = w.texts(ctx, in, ix); err != nil {
+		return sum, err
+	}
+	if sum.Changes, err = w.changes(ctx, in); err != nil {
 		return sum, err
 	}
 	if err := w.put(ReadmeName, readme(in.Period, ix, sum.Counts)); err != nil {
@@ -375,7 +383,7 @@ func checkDir(dir string, p Period) ([]string, error) {
 		rel, _ := filepath.Rel(dir, fp)
 		rel = filepath.ToSlash(rel)
 		switch {
-		case d.IsDir() && (rel == TextDir || strings.HasPrefix(rel, TextDir+"/")):
+		case d.IsDir() && (rel == TextDir || strings.HasPrefix(rel, TextDir+"/") || inChanges(rel)):
 			return nil
 		case d.Type().IsRegular() && (belongs(rel, p) || strings.HasPrefix(path.Base(rel), atomicfile.TempPrefix)):
 			return nil
@@ -391,5 +399,5 @@ func belongs(rel string, p Period) bool {
 	case SumsName, IndexName, CoverageName, ReadmeName, p.WarcName():
 		return true
 	}
-	return textFile.MatchString(rel)
+	return textFile.MatchString(rel) || changeName.MatchString(rel)
 }

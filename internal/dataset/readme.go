@@ -21,6 +21,7 @@ func readme(p Period, ix *store.Index, n warc.Counts) []byte {
 	fmt.Fprintf(&b, "- `%s`: for each source id, its documents: `sha256`, `size`, `content_type`, `final_url`, `first_seen` (the UTC date it was first fetched), `returned` (dates it was served again after other bytes), and the response's `status`, `fetched` time and `header`, and `sent` (`sha256`, `size`, `encoding`) for a document that came under a Content-Encoding. The format of the repository's `snapshots/index.json`.\n", IndexName)
 	fmt.Fprintf(&b, "- `%s`: the coverage report given to the build (the repository's `reports/coverage.json`; the release workflow takes the one `main` held at the period's end): each source's status, gaps and what it encodes.\n", CoverageName)
 	fmt.Fprintf(&b, "- `%s/<version>/<first two hex>/<sha256>.txt`: the text derived from each document; `.engine` beside it names the extractor, `.reason` says why a text is missing or partial.\n", TextDir)
+	fmt.Fprintf(&b, "- `%s/<source>/<date>_<old sha256, 12 hex>..<new sha256, 12 hex>.json`: each change in the period as data: the two versions, the text hunks with their line numbers, and each changed figure old → new with its row (the format of the feeds' change documents, `schemas/change.schema.json`).\n", ChangeDir)
 	fmt.Fprintf(&b, "- `%s`: the SHA-256 of every other file.\n\n", SumsName)
 	b.WriteString("## Verify\n\n")
 	b.WriteString("In this directory, offline:\n\n```sh\n")
