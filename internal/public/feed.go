@@ -386,9 +386,11 @@ func renderEntry(in FeedInput, c *change, site entrySite) ([]byte, []byte, error
 	e := (&feeds.Atom{Feed: &feeds.Feed{Items: []*feeds.Item{item}}}).AtomFeed().Entries[0]
 	if dataLink != "" {
 		// The change as data: an alternate of the entry in another type
-		// (RFC 4287 allows one alternate link per type), after the live
-		// page's, which readers take as the entry's link.
-		e.Links = append(e.Links, feeds.AtomLink{Href: dataLink, Rel: "alternate", Type: "application/json"})
+		// (RFC 4287 allows one alternate link per type). Before the live
+		// page's, which readers must still take as the entry's link: the
+		// JavaScript feedparser takes the last alternate, Python's
+		// feedparser the first of an HTML type (the default).
+		e.Links = append([]feeds.AtomLink{{Href: dataLink, Rel: "alternate", Type: "application/json"}}, e.Links...)
 	}
 	x, err := xml.MarshalIndent(e, "  ", "  ")
 	return x, doc, err

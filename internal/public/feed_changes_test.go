@@ -36,7 +36,8 @@ func entryLinks(t *testing.T, data []byte) [][]struct{ Href, Rel, Type string } 
 }
 
 // TestFeedChangeDocuments: each change entry links its change document,
-// as an alternate of type application/json after the live page, and the
+// as an alternate of type application/json before the live page (which
+// feed readers take as the entry's link: TestInteropFeedparser), and the
 // document is among the files, under the name the link says, naming the
 // change: the figure £37,700 → £37,500 on line 2. A first copy has none.
 func TestFeedChangeDocuments(t *testing.T) {
@@ -53,12 +54,12 @@ func TestFeedChangeDocuments(t *testing.T) {
 			}
 			continue
 		}
-		if len(ls) != 2 || ls[0].Href != "https://www.example.gov/rates" || ls[0].Type != "" ||
-			ls[1].Rel != "alternate" || ls[1].Type != "application/json" || !strings.HasPrefix(ls[1].Href, site+changedoc.Dir+"/xa-rates/") {
-			t.Errorf("entry %d links %+v, want the live page then the change document", i, ls)
+		if len(ls) != 2 || ls[1].Href != "https://www.example.gov/rates" || ls[1].Type != "" ||
+			ls[0].Rel != "alternate" || ls[0].Type != "application/json" || !strings.HasPrefix(ls[0].Href, site+changedoc.Dir+"/xa-rates/") {
+			t.Errorf("entry %d links %+v, want the change document then the live page", i, ls)
 			continue
 		}
-		name := strings.TrimPrefix(ls[1].Href, site)
+		name := strings.TrimPrefix(ls[0].Href, site)
 		data, ok := files[name]
 		if !ok {
 			t.Errorf("entry %d links %s, which is not among the files", i, name)
