@@ -111,7 +111,9 @@ func (w *writer) text(ctx context.Context, in Input, e store.Entry) (string, boo
 
 // checkChanges checks the change documents of a dataset: each is named
 // as one, reads as one, and names two documents of its source in the
-// index, under its own name; and each change of the period has one.
+// index, under its own name; and, in a dataset that has any (those built
+// before there were change documents have none, and verify still),
+// each change of the period has one.
 func checkChanges(dir string, files []string, ix *store.Index, warcName string, c *Checked) []Problem {
 	var probs []Problem
 	add := func(where, format string, args ...any) {
@@ -145,8 +147,8 @@ func checkChanges(dir string, files []string, ix *store.Index, warcName string, 
 		c.Changes++
 	}
 	p, ok := periodOf(warcName)
-	if !ok {
-		return probs // the WARC's name is reported where it is read
+	if !ok || len(have) == 0 {
+		return probs
 	}
 	_ = periodChanges(ix, p, func(id string, old, new store.Change) error {
 		if name := changedoc.Path(id, new.Date, old.Entry.SHA256, new.Entry.SHA256); !have[name] {

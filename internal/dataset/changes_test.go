@@ -57,6 +57,8 @@ func TestVerifyChangeDocuments(t *testing.T) {
 	f := newFixture(t)
 	v1, v2 := f.sums["<html><p>Basic rate 20%</p></html>\n"], f.sums["<html><p>Basic rate 19%</p></html>\n"]
 	name := changedoc.Path("uk-rates", "2026-11-04", v1, v2)
+	// And back to the first rate on the 20th: a second change.
+	f.in.Index.Add("uk-rates", store.Entry{SHA256: v1, FirstSeen: "2026-11-20"}, v2)
 	for _, tc := range []struct {
 		what string
 		edit func(dir string)
@@ -146,5 +148,28 @@ func TestChangeDocumentsAreTheFeeds(t *testing.T) {
 	}
 	if !strings.Contains(string(fromDataset), `"row": "Basic rate"`) || !strings.Contains(string(fromDataset), `"column": "Rate"`) {
 		t.Errorf("the table row and column are not named:\n%s", fromDataset)
+	}
+}
+
+// TestVerifyWithoutChangeDocuments: a dataset built before there were
+// change documents (none in it, nor in its SHA256SUMS) still verifies.
+func TestVerifyWithoutChangeDocuments(t *testing.T) {
+	f := newFixture(t)
+	dir, _ := build(t, f.in)
+	must(t, os.RemoveAll(filepath.Join(dir, ChangeDir)))
+	list, err := os.ReadFile(filepath.Join(dir, SumsName))
+	must(t, err)
+	var kept []string
+	for _, l := range strings.SplitAfter(string(list), "\n") {
+		if !strings.Contains(l, "  "+ChangeDir+"/") {
+			kept = append(kept, l)
+		}
+	}
+	if len(kept) == len(strings.SplitAfter(string(list), "\n")) {
+		t.Fatalf("%s lists no change document:\n%s", SumsName, list)
+	}
+	must(t, os.WriteFile(filepath.Join(dir, SumsName), []byte(strings.Join(kept, "")), 0o644))
+	if probs := verify(t, dir); len(probs) != 0 {
+		t.Errorf("an older dataset does not verify: %v", probs)
 	}
 }

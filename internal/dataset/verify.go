@@ -41,8 +41,8 @@ var sumLine = regexp.MustCompile(`^([0-9a-f]{64}) [ *](.+)$`)
 // response archived as sent, under a Content-Encoding), under their hash;
 // each text names a
 // document of the index, and each document has a text; each change
-// document names two documents of its source, and each change of the
-// period has one. It returns every
+// document names two documents of its source, and, if it has any, each
+// change of the period has one. It returns every
 // problem found; the error is for a dataset it could not read at all.
 func Verify(ctx context.Context, dir string) ([]Problem, Checked, error) {
 	var c Checked
