@@ -45,6 +45,7 @@ var (
 // dec is ',' or '.', else as thousands grouping.
 func scan(line string, dec byte) []figure {
 	var out []figure
+	floor := 0 // where the last figure, with its unit, ended
 	for i := 0; i < len(line); {
 		c := line[i]
 		if c < '0' || c > '9' {
@@ -54,12 +55,12 @@ func scan(line string, dec byte) []figure {
 		// A digit after a letter is part of a word or a code (S4,
 		// C2004A05138), not a figure.
 		if r, _ := utf8.DecodeLastRuneInString(line[:i]); i > 0 && (unicode.IsLetter(r) || r == '_') {
-			_, i = number(line, i, dec) // v2.1 is no figure, nor its 1
+			_, i = number(line, i, i, dec) // v2.1 is no figure, nor its 1
 			continue
 		}
-		f, end := number(line, i, dec)
+		f, end := number(line, floor, i, dec)
 		out = append(out, f)
-		i = end
+		i, floor = max(end, f.end), f.end
 	}
 	return out
 }
@@ -71,9 +72,10 @@ func skipDigits(s string, i int) int {
 	return i
 }
 
-// number reads the figure whose first digit is at i, and returns it and
-// the offset after its digits (its unit, if any, is in f.end).
-func number(line string, i int, dec byte) (figure, int) {
+// number reads the figure whose first digit is at i, its currency and
+// sign at floor or after, and returns it and the offset after its digits
+// (its unit, if any, ends at f.end).
+func number(line string, floor, i int, dec byte) (figure, int) {
 	// The groups of digits and the one-rune separators between them.
 	var groups []string
 	var seps []rune
@@ -106,14 +108,14 @@ func number(line string, i int, dec byte) (figure, int) {
 	// A currency before, and a sign before that.
 	start := i
 	if f.unit == "" || f.unit == "%" || f.unit == "‰" {
-		if u, n := prefix(line[:i]); n > 0 {
+		if u, n := prefix(line[floor:i]); n > 0 {
 			if f.unit == "" {
 				f.unit = u
 			}
 			start = i - n
 		}
 	}
-	if r, size := utf8.DecodeLastRuneInString(line[:start]); (r == '-' || r == '−') && leftBoundary(line[:start-size]) {
+	if r, size := utf8.DecodeLastRuneInString(line[floor:start]); (r == '-' || r == '−') && leftBoundary(line[:start-size]) {
 		start -= size
 		if f.value != "" {
 			f.value = "-" + f.value

@@ -2,6 +2,7 @@ package changedoc
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -90,4 +91,30 @@ func TestRowLabel(t *testing.T) {
 			t.Errorf("rowLabel(%q) = %q, want %q", tc.line, got, tc.want)
 		}
 	}
+}
+
+var valuePattern = regexp.MustCompile(`^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?$`)
+
+// FuzzScan: on any line, scan's figures are pieces of it, in order,
+// apart, each with a value as the schema says (or none), and a document
+// of two such lines is made without a panic.
+func FuzzScan(f *testing.F) {
+	for _, s := range []string{"Basic rate | £12,571 to £50,270 | 20%", "1.234,56 € | −3 %", "CHF 1'250'000.50", "v2.1 2.1.3 01.04.2026", "1 000,5 EUR", "-$-5", "US$"} {
+		f.Add(s, s+"1")
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		for _, dec := range []byte{0, ',', '.'} {
+			end := 0
+			for _, fg := range scan(a, dec) {
+				if fg.start < end || fg.start >= fg.end || fg.end > len(a) || a[fg.start:fg.end] != fg.text {
+					t.Fatalf("scan(%q): figure %+v is not a piece of the line after %d", a, fg, end)
+				}
+				if fg.value != "" && !valuePattern.MatchString(fg.value) {
+					t.Fatalf("scan(%q): value %q", a, fg.value)
+				}
+				end = fg.end
+			}
+		}
+		Of(Input{Source: "x", Date: "2026-11-01", OldText: a, NewText: b, TextOK: true})
+	})
 }

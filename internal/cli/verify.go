@@ -18,7 +18,7 @@ func cmdVerify(ctx context.Context, io IO, args []string) error {
 	opts := verifyOptions{IO: io}
 	fs := newFlags("verify", "[flags] | --dataset DIR", io)
 	opts.register(fs, "snapshots")
-	fs.StringVar(&opts.Dataset, "dataset", "", "verify the dataset in `DIR` offline instead (SHA256SUMS, every index entry in the WARC, the texts)")
+	fs.StringVar(&opts.Dataset, "dataset", "", "verify the dataset in `DIR` offline instead (SHA256SUMS, every index entry in the WARC, the texts, the change documents)")
 	fs.BoolVar(&opts.JSON, "json", false, "print the result as one JSON document (see below)")
 	if err := parse(fs, args); err != nil {
 		return err
