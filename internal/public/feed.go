@@ -194,28 +194,52 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 	// Done: their entries are in the memo.
 	site := r.entrySite()
 	named := map[string]bool{}
-	for i := range bySource {
-		ptrs := make([]*change, len(bySource[i]))
-		for k := range bySource[i] {
-			ptrs[k] = &bySource[i][k]
+	write := func(c *change) error {
+		if c.old.SHA256 == "" {
+			return nil
 		}
-		for _, c := range newestFirst(ptrs) {
-			if c.old.SHA256 == "" {
-				continue
+		name := c.dataPath()
+		if named[name] {
+			return nil // the same two versions on the same day: one document
+		}
+		named[name] = true
+		data, err := in.doc(c, site)
+		if err != nil {
+			return fmt.Errorf("render %s: %w", name, err)
+		}
+		files = append(files, File{Name: name, Data: data})
+		return nil
+	}
+	for i := range bySource {
+		cs := bySource[i]
+		if len(cs) <= FeedEntries {
+			for k := range cs {
+				if err := write(&cs[k]); err != nil {
+					return nil, err
+				}
 			}
-			name := c.dataPath()
-			if named[name] {
-				continue // the same two versions on the same day: one document
+			continue
+		}
+		ptrs := make([]*change, len(cs))
+		for k := range cs {
+			ptrs[k] = &cs[k]
+		}
+		for _, c := range newestFirst(ptrs) { // those the source's feed shows
+			if err := write(c); err != nil {
+				return nil, err
 			}
-			named[name] = true
-			_, data, err := in.entry(c, site)
-			if err != nil {
-				return nil, fmt.Errorf("render %s: %w", name, err)
-			}
-			files = append(files, File{Name: name, Data: data})
 		}
 	}
 	return files, nil
+}
+
+// doc is c's change document, from in.Entries when an entry rendered it.
+func (in FeedInput) doc(c *change, site entrySite) ([]byte, error) {
+	if d, ok := in.Entries.m.Load(c.key()); ok {
+		return d.([]byte), nil
+	}
+	_, d, err := in.entry(c, site)
+	return d, err
 }
 
 // dataPath is where c's change document is, under the reports directory.
