@@ -319,11 +319,15 @@ func wordStart(s string) bool {
 
 // decimalMark is the decimal mark the texts show beyond doubt (12,5 or
 // 1.000.000 for a comma; 12.5 or 1,000,000 for a point), the more often
-// shown of the two, 0 if neither.
+// shown of the two among the first maxVotes figures that show one, 0 if
+// neither.
 func decimalMark(texts ...string) byte {
 	var comma, point int
 	for _, t := range texts {
 		for line := range strings.Lines(t) {
+			if comma+point >= maxVotes {
+				break
+			}
 			if !strings.ContainsAny(line, ",.") {
 				continue
 			}
@@ -345,3 +349,7 @@ func decimalMark(texts ...string) byte {
 	}
 	return 0
 }
+
+// maxVotes bounds the figures decimalMark reads: a document keeps to one
+// convention, which its first figures show as well as all of them.
+const maxVotes = 200

@@ -69,6 +69,8 @@ func TestDecimalMark(t *testing.T) {
 		{"rate 12.5%\nlimit 1,000,000\n", '.'},
 		{"1,000\n1.000\n", 0},
 		{"am 01.04.2026\n", 0},
+		// The first figures that show a mark decide.
+		{strings.Repeat("Satz 14,5 %\n", maxVotes) + strings.Repeat("rate 12.5%\n", 2*maxVotes), ','},
 	} {
 		if got := decimalMark(tc.text); got != tc.want {
 			t.Errorf("decimalMark(%q) = %q, want %q", tc.text, got, tc.want)
