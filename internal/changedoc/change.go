@@ -98,7 +98,7 @@ type Line struct {
 // only the new text has (a row added), New for one only the old had.
 type Figure struct {
 	// Row is the label of the figure's line read as a table row: its
-	// first cell with a word, or the few words before its first figure.
+	// first cell of words, or the few words before its first figure.
 	// Column is the heading of the figure's cell in the table, when one
 	// is found above it.
 	Row    string `json:"row,omitempty"`
