@@ -94,8 +94,9 @@ func number(line string, floor, i int, dec byte) (figure, int) {
 	keep, intPart, frac, decimal, ok := parseGroups(groups, seps, dec, false)
 	end := endOf(groups[:keep], seps, i)
 	if unitAfter(line, end) == "%" {
-		// A percentage is rarely a thousand: 1,375% is read again.
-		keep, intPart, frac, decimal, ok = parseGroups(groups, seps, dec, true)
+		// A percentage is rarely a thousand: 1,375% is read again (the
+		// same digits: only an ambiguous mark reads otherwise).
+		_, intPart, frac, decimal, ok = parseGroups(groups, seps, dec, true)
 	}
 	f := figure{start: i, end: end, decimal: decimal}
 	if ok {
