@@ -137,7 +137,8 @@ type change struct {
 // reader can subscribe before the first change. Nothing in them comes
 // from the clock: an entry's id and date are its source, its hash and the
 // date of the index, and a feed's date is its newest entry's. A quiet day
-// renders the same bytes.
+// renders the same bytes. After the feeds come the change documents of
+// their entries (changedoc), each entry's linked from it.
 func (r Rules) Feeds(in FeedInput) ([]File, error) {
 	if in.Entries == nil {
 		// An entry is in the feed of every document, of its
