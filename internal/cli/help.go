@@ -72,7 +72,7 @@ var helpMore = map[string]string{
   target        "snapshots", "dataset" or "attestation"
   dir           the directory verified
   ok            true when no problem was found
-  counts        {problems, sources, blobs, files, documents, responses, texts}: sources and blobs for the store,
+  counts        {problems, sources, blobs, files, documents, responses, texts, changes}: sources and blobs for the store,
                 the others for a dataset (0 for the other target)
   problems      [{path, message}], sorted
   attestation   with --attestation, when it verified: {key (the signing key's kid), statement}: the in-toto

@@ -92,8 +92,8 @@ type verifyReport struct {
 }
 
 // verifyCounts: what was checked. Sources and blobs are the store's;
-// files, documents, responses and texts a dataset's (0 for the other
-// target).
+// files, documents, responses, texts and change documents a dataset's (0
+// for the other target).
 type verifyCounts struct {
 	Problems  int `json:"problems"`
 	Sources   int `json:"sources"`
@@ -102,6 +102,7 @@ type verifyCounts struct {
 	Documents int `json:"documents"`
 	Responses int `json:"responses"`
 	Texts     int `json:"texts"`
+	Changes   int `json:"changes"`
 }
 
 type verifyProblem struct {

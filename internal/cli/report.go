@@ -148,8 +148,8 @@ func reportBasis(opts reportOptions, set *manifest.Set, now time.Time) (*report.
 
 // ownedDirs are the folders under the reports directory whose every file
 // report writes: a file there that report no longer renders (the feed of
-// a source since removed) is left over.
-var ownedDirs = []string{"feeds", report.SplitDir}
+// a source since removed, the changes of one) is left over.
+var ownedDirs = []string{"feeds", "changes", report.SplitDir}
 
 // compareReports returns the names of files whose bytes dir does not
 // hold, and of the files in the folders report owns that it no longer

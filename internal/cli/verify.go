@@ -24,7 +24,7 @@ func cmdVerify(ctx context.Context, io IO, args []string) error {
 	opts := verifyOptions{IO: io}
 	fs := newFlags("verify", "[flags] | --dataset DIR | --attestation FILE [--directory FILE | --public JWK-FILE]", io)
 	opts.register(fs, "snapshots")
-	fs.StringVar(&opts.Dataset, "dataset", "", "verify the dataset in `DIR` offline instead (SHA256SUMS, every index entry in the WARC, the texts)")
+	fs.StringVar(&opts.Dataset, "dataset", "", "verify the dataset in `DIR` offline instead (SHA256SUMS, every index entry in the WARC, the texts, the change documents)")
 	fs.BoolVar(&opts.JSON, "json", false, "print the result as one JSON document (see below)")
 	fs.StringVar(&opts.Attestation, "attestation", "", "check the statement `FILE` that cite --attest wrote instead, offline: its signature, by a key the key directory lists and that was valid when it was signed")
 	fs.StringVar(&opts.KeyDirectory, "directory", filepath.Join(".well-known", "http-message-signatures-directory"), "the key directory (`FILE`, as published) to check --attestation against")

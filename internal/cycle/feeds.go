@@ -3,7 +3,9 @@ package cycle
 import (
 	"context"
 	"io/fs"
+	"path"
 
+	"github.com/taxkernel/taxkernelbot/internal/changedoc"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/review"
@@ -68,4 +70,32 @@ func (c *Cycle) feeds(ctx context.Context, cache fs.FS, v *view, local *store.In
 	return public.RulesOf(c.o.Set).Feeds(public.FeedInput{
 		Set: c.o.Set, Index: ix, Text: text, Blob: review.BlobLink(c.o.Links.FileURL(BaseBranch)),
 	})
+}
+
+// changeDocsIn lists the change documents a tree holds under reports/
+// that pages (this cycle's rendering) does not name. Their names follow
+// the index, unlike the other pages': a cycle that read an older index
+// renders fewer, and what a branch proposes must still count those a
+// newer cycle put on it.
+func changeDocsIn(tree fs.FS, pages map[string][]byte) []string {
+	root := path.Join("reports", changedoc.Dir)
+	srcs, _ := fs.ReadDir(tree, root) // none yet: nothing to add
+	var out []string
+	for _, s := range srcs {
+		if !s.IsDir() {
+			continue
+		}
+		files, _ := fs.ReadDir(tree, path.Join(root, s.Name()))
+		for _, f := range files {
+			if p := path.Join(root, s.Name(), f.Name()); !f.IsDir() && !inPages(pages, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func inPages(pages map[string][]byte, p string) bool {
+	_, ok := pages[p]
+	return ok
 }

@@ -441,6 +441,8 @@ func proposalIn(ctx context.Context, v *view, tree *gitstore.Tree, pages map[str
 	for p := range pages {
 		paths = append(paths, p)
 	}
+	docs := changeDocsIn(tree, pages)
+	paths = append(paths, docs...)
 	if err := tree.Fetch(ctx, paths...); err != nil {
 		return nil, err
 	}
@@ -452,7 +454,7 @@ func proposalIn(ctx context.Context, v *view, tree *gitstore.Tree, pages map[str
 		return nil, nil
 	}
 	held := map[string][]byte{}
-	for p := range pages {
+	for _, p := range paths[1:] {
 		if data, err := fs.ReadFile(tree, p); err == nil {
 			held[p] = data
 		}

@@ -60,6 +60,10 @@ type Input struct {
 	// its manifest names neither its work nor its edition), for FRBRName;
 	// nil for none.
 	FRBR func(id string, e store.Entry) *manifest.FRBR
+	// URLs maps a source id to its URL in the manifests, which the change
+	// documents name (as the feeds' do); a source not in it is named by
+	// the final URL of its new bytes.
+	URLs map[string]string
 }
 
 // File is one file of a built dataset.
@@ -76,6 +80,7 @@ type Summary struct {
 	Sources   int
 	warc.Counts
 	Derived int // texts the record did not keep, derived for the dataset
+	Changes int // change documents (ChangeDir)
 }
 
 // Build writes the dataset of in.Period into dir: a new or empty
@@ -140,6 +145,9 @@ func Build(ctx context.Context, in Input, dir string) (Summary, error) {
 		}
 	}
 	if sum.Derived, err = w.texts(ctx, in, ix); err != nil {
+		return sum, err
+	}
+	if sum.Changes, err = w.changes(ctx, in); err != nil {
 		return sum, err
 	}
 	if err := w.put(ReadmeName, readme(in.Period, ix, sum.Counts, frbr != nil)); err != nil {
@@ -389,7 +397,7 @@ func checkDir(dir string, p Period) ([]string, error) {
 		rel, _ := filepath.Rel(dir, fp)
 		rel = filepath.ToSlash(rel)
 		switch {
-		case d.IsDir() && (rel == TextDir || strings.HasPrefix(rel, TextDir+"/")):
+		case d.IsDir() && (rel == TextDir || strings.HasPrefix(rel, TextDir+"/") || inChanges(rel)):
 			return nil
 		case d.Type().IsRegular() && (belongs(rel, p) || strings.HasPrefix(path.Base(rel), atomicfile.TempPrefix)):
 			return nil
@@ -405,5 +413,5 @@ func belongs(rel string, p Period) bool {
 	case SumsName, IndexName, CoverageName, ReadmeName, FRBRName, p.WarcName():
 		return true
 	}
-	return textFile.MatchString(rel)
+	return textFile.MatchString(rel) || changeName.MatchString(rel)
 }

@@ -179,7 +179,9 @@ func TestFeedsHostileTitle(t *testing.T) {
 		if bytes.Contains(f.Data, []byte("<script>")) || bytes.Contains(f.Data, []byte("]]>")) {
 			t.Errorf("%s carries the title's markup raw:\n%s", f.Name, f.Data)
 		}
-		parseFeed(t, f.Data)
+		if strings.HasSuffix(f.Name, ".atom") {
+			parseFeed(t, f.Data)
+		}
 	}
 }
 
@@ -222,7 +224,8 @@ func TestEntryMemoRendersAnEntryOnce(t *testing.T) {
 }
 
 // With an EntryMemo the feeds are the same bytes, and each entry's texts
-// are read once however many feeds show it.
+// are read once however many feeds show it; without one, Feeds keeps its
+// own for the feeds and change documents it renders.
 func TestFeedsWithAnEntryMemo(t *testing.T) {
 	set := loadSet(t, "testdata/manifests")
 	ix, texts := feedExample()
@@ -242,8 +245,9 @@ func TestFeedsWithAnEntryMemo(t *testing.T) {
 	if diff := cmp.Diff(plain, memo); diff != "" {
 		t.Errorf("feeds (-without +with the memo):\n%s", diff)
 	}
-	// xa-rates's two changes, each two texts, shown in three feeds.
-	if reads != 4 || plainReads != 12 {
-		t.Errorf("texts read %d times with the memo, %d without; want 4 and 12", reads, plainReads)
+	// xa-rates's two changes, each two texts, shown in three feeds and
+	// a change document each.
+	if reads != 4 || plainReads != 4 {
+		t.Errorf("texts read %d times with the memo, %d without; want 4 and 4", reads, plainReads)
 	}
 }
