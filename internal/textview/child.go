@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/view"
 )
 
 // Each extraction runs in a child process: this program started again with
@@ -94,7 +96,7 @@ func childMain(spec string) int {
 				st = childStatus{Code: "panic", Err: fmt.Sprint(p)}
 			}
 		}()
-		v, err := Compile(Spec{Drop: req.Drop})
+		v, err := Compile(view.Spec{Drop: req.Drop})
 		if err != nil {
 			st = childStatus{Code: "error", Err: err.Error()}
 			return
