@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
@@ -132,11 +133,12 @@ type feedWriter struct {
 	dir   string
 	st    *state.State
 	byID  map[string]manifest.Source // Set.Source looks through them all
-	// after is the writer's timer, time.After unless a test injects its
-	// own. Not the run's clock: the pauses space our own disk work from
-	// our requests on this machine's CPU, and no outcome depends on them,
-	// while a fake clock's Sleep would move the hosts' time.
-	after func(time.Duration) <-chan time.Time
+	// timers is the machine's clock unless a test drives its own. Not
+	// the run's clock: the pauses space our own disk work from our
+	// requests on this machine's CPU, and no outcome depends on them,
+	// while a fake run clock's timers would fire only as the hosts'
+	// waits move its time.
+	timers clock.Clock
 
 	adds atomic.Int64  // add calls so far, to see the answers pause
 	now  chan struct{} // write without waiting: a host's turn is over
@@ -166,8 +168,8 @@ func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *
 func newFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index, st *state.State) *feedWriter {
 	w := &feedWriter{
 		in: feedInput(p, getenv, set, ix), rules: public.RulesOf(set), dir: p.Reports, st: st,
-		after: time.After,
-		now:   make(chan struct{}, 1), halt: make(chan struct{}),
+		timers: clock.Real{},
+		now:    make(chan struct{}, 1), halt: make(chan struct{}),
 		written: map[string]bool{}, wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 	}
 	// The end's feeds of every document and of each jurisdiction show the
@@ -196,11 +198,11 @@ func (w *feedWriter) start() {
 // settle waits until no answer has come for feedQuiet, a host's turn is
 // over, the writer stops, or feedHoldMax has passed.
 func (w *feedWriter) settle() {
-	hold := w.after(feedHoldMax)
+	hold := w.timers.After(feedHoldMax)
 	for {
 		n := w.adds.Load()
 		select {
-		case <-w.after(feedQuiet):
+		case <-w.timers.After(feedQuiet):
 			if w.adds.Load() == n {
 				return
 			}

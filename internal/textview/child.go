@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/view"
 )
 
@@ -145,7 +146,7 @@ func watchMemory(bound int64) {
 			fmt.Fprintf(os.Stderr, "\n%s%s\n", statusPrefix, js)
 			os.Exit(0)
 		}
-		time.Sleep(2 * time.Millisecond)
+		<-clock.Real{}.After(2 * time.Millisecond)
 	}
 }
 
