@@ -2,7 +2,10 @@
 // the bot: reports/POLICY.md (the rules, from the values the gate
 // enforces), reports/hosts.md (each host's settings and how much it was
 // asked for), reports/index.html (the page the User-Agent's URL leads
-// to) and reports/.well-known/security.txt (RFC 9116: who runs the bot
-// and how to reach them). It only renders: the command line gathers the
-// manifests, the state and the ledger counts and hands them in.
+// to), reports/.well-known/security.txt (RFC 9116: who runs the bot and
+// how to reach them) and the Atom feeds of changes under reports/feeds/,
+// and writes them (Write). It gathers nothing itself: its callers (the
+// session's end and its feed writer, cycle's publisher and the policy
+// command) hand in the manifests, the state, the index and the ledger
+// counts.
 package public
