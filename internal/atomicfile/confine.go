@@ -40,18 +40,28 @@ func Confine(dirs ...string) {
 	}
 }
 
-// LinkError is a write refused because it would go through a link.
+// LinkError is a write refused because it would lead out of the directory
+// written into, through a symbolic link or "..".
 type LinkError struct {
 	Path string // what was to be written
-	Link string // the symbolic link on the way
+	Link string // Check: the symbolic link on the way
+	Dir  string // a Dir: the directory it must stay in
+	Err  error  // a Dir: as os.Root said it
 }
 
 func (e *LinkError) Error() string {
-	if e.Link == e.Path {
+	switch {
+	case e.Dir != "" && e.Path == e.Dir:
+		return fmt.Sprintf("refusing to write into %s: it is a symbolic link out of its parent directory; files are written only inside the repository and the state directory, never through a link that leads out", e.Path)
+	case e.Dir != "":
+		return fmt.Sprintf("refusing to write %s: the way to it leads out of %s (a symbolic link or ..); files are written only inside the repository and the state directory, never through a link that leads out", e.Path, e.Dir)
+	case e.Link == e.Path:
 		return fmt.Sprintf("refusing to write %s: it is a symbolic link; files are written only inside the repository and the state directory, never through a link", e.Path)
 	}
 	return fmt.Sprintf("refusing to write %s: %s is a symbolic link; files are written only inside the repository and the state directory, never through a link", e.Path, e.Link)
 }
+
+func (e *LinkError) Unwrap() error { return e.Err }
 
 // Check returns a *LinkError when path is beneath a confined directory and
 // that directory, one between it and path, or path itself is a symbolic
