@@ -24,12 +24,8 @@ type File struct {
 
 // Create starts writing path, creating its parent directories, through a
 // root opened on its directory: the temp file and the rename stay in it.
-// Beneath a confined directory (Confine), it refuses a path reached
-// through a link.
+// For a directory that must not be left by a link, use a Dir.
 func Create(path string, perm fs.FileMode) (*File, error) {
-	if err := Check(path); err != nil {
-		return nil, err
-	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -86,6 +82,9 @@ func (f *File) commitRename() error {
 	}
 	return nil
 }
+
+// TempName is the temp file's name beneath the Dir it was created in.
+func (f *File) TempName() string { return f.tmp }
 
 // Abort discards the temp file. It is safe to call after Commit, which makes
 // `defer f.Abort()` the usual pattern.

@@ -172,10 +172,30 @@ func (d *Dir) Remove(name string) error {
 	return nil
 }
 
+// LinkError is a write refused because it would lead out of the directory
+// written into, through a symbolic link or "..".
+type LinkError struct {
+	Path string // what was to be written
+	Dir  string // the directory it must stay in
+	Err  error  // as os.Root said it
+}
+
+func (e *LinkError) Error() string {
+	if e.Path == e.Dir {
+		return fmt.Sprintf("refusing to write %s: it is a symbolic link out of its parent directory; files are written only inside the repository and the state directory, never through a link that leads out", e.Path)
+	}
+	return fmt.Sprintf("refusing to write %s: the way to it leads out of %s (a symbolic link or ..); files are written only inside the repository and the state directory, never through a link that leads out", e.Path, e.Dir)
+}
+
+func (e *LinkError) Unwrap() error { return e.Err }
+
 // linkError is err, or a *LinkError for path (in dir) when err says the
 // way led out of the root. os.Root does not export that error; its text
 // is held by TestDirRefusesWaysOut, so that a change of it fails there.
 func linkError(path, dir string, err error) error {
+	if err == nil {
+		return nil
+	}
 	if pe, ok := errors.AsType[*fs.PathError](err); ok && strings.Contains(pe.Err.Error(), "path escapes from parent") {
 		return &LinkError{Path: path, Dir: dir, Err: err}
 	}
@@ -184,4 +204,29 @@ func linkError(path, dir string, err error) error {
 
 func (d *Dir) linkError(name string, err error) error {
 	return linkError(d.Join(name), d.path, err)
+}
+
+// Lstat is os.Lstat of name beneath d.
+func (d *Dir) Lstat(name string) (fs.FileInfo, error) {
+	fi, err := d.root.Lstat(filepath.FromSlash(name))
+	return fi, d.linkError(name, err)
+}
+
+// Mkdir is os.Mkdir of name beneath d.
+func (d *Dir) Mkdir(name string, perm fs.FileMode) error {
+	return d.linkError(name, d.root.Mkdir(filepath.FromSlash(name), perm))
+}
+
+// Rename is os.Rename of oldname to newname, both beneath d: for a writer
+// that names its file only once written (a blob by its hash): it syncs,
+// closes and renames the File's TempName itself.
+func (d *Dir) Rename(oldname, newname string) error {
+	return d.linkError(newname, d.root.Rename(filepath.FromSlash(oldname), filepath.FromSlash(newname)))
+}
+
+// OpenFile is os.OpenFile of name beneath d, for a file written in place
+// (a ledger appended to, a lock) rather than replaced whole.
+func (d *Dir) OpenFile(name string, flag int, perm fs.FileMode) (*os.File, error) {
+	f, err := d.root.OpenFile(filepath.FromSlash(name), flag, perm)
+	return f, d.linkError(name, err)
 }

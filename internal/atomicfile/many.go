@@ -98,9 +98,6 @@ func syncDirs(dirs map[string]bool, flush func(string) error) error {
 
 // writeIfChanged is WriteFileIfChanged less the directory's flush.
 func writeIfChanged(path string, data []byte, perm fs.FileMode) (bool, error) {
-	if err := Check(path); err != nil {
-		return false, err
-	}
 	old, err := os.ReadFile(path)
 	switch {
 	case err == nil && bytes.Equal(old, data):

@@ -550,26 +550,31 @@ func (s *State) Save(dir string) error {
 		return err
 	}
 
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	defer d.Close()
 	var stale []string
 	var bodies []atomicfile.Named
 	for _, key := range slices.Sorted(maps.Keys(doc.Robots)) {
-		p := filepath.Join(dir, robotsDir, RobotsFileName(key))
+		name := robotsDir + "/" + RobotsFileName(key)
 		if len(doc.Robots[key].Body) == 0 {
-			stale = append(stale, p)
+			stale = append(stale, name)
 			continue
 		}
-		bodies = append(bodies, atomicfile.Named{Path: p, Data: doc.Robots[key].Body})
+		bodies = append(bodies, atomicfile.Named{Path: name, Data: doc.Robots[key].Body})
 	}
 	// At once, a host's body not waiting for another's flush; all are
 	// flushed before state.json is written.
-	if _, err := atomicfile.WriteFilesIfChanged(bodies, 0o644); err != nil {
+	if _, err := d.WriteFilesIfChanged(bodies, 0o644); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
-	if err := writeIfChanged(filepath.Join(dir, stateFile), b); err != nil {
-		return err
+	if _, err := d.WriteFileIfChanged(stateFile, b, 0o644); err != nil {
+		return fmt.Errorf("state: %w", err)
 	}
-	for _, p := range stale {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	for _, name := range stale {
+		if err := d.Remove(name); err != nil {
 			return fmt.Errorf("state: %w", err)
 		}
 	}
@@ -580,15 +585,6 @@ const (
 	stateFile = "state.json"
 	robotsDir = "robots"
 )
-
-// writeIfChanged atomically replaces path with data unless it holds data
-// already.
-func writeIfChanged(path string, data []byte) error {
-	if _, err := atomicfile.WriteFileIfChanged(path, data, 0o644); err != nil {
-		return fmt.Errorf("state: %w", err)
-	}
-	return nil
-}
 
 // RobotsFileName is the name, under <state>/robots/, of the body kept for
 // key "scheme://host[:port]": the scheme, '_', then the authority with each

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -360,7 +361,12 @@ func (ix *Index) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := atomicfile.WriteFileIfChanged(path, data, 0o644); err != nil {
+	d, err := atomicfile.OpenDir(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("store: save index: %w", err)
+	}
+	defer d.Close()
+	if _, err := d.WriteFileIfChanged(filepath.Base(path), data, 0o644); err != nil {
 		return fmt.Errorf("store: save index: %w", err)
 	}
 	return nil
