@@ -146,7 +146,6 @@ type feedWriter struct {
 
 	mu      sync.Mutex
 	queue   []string
-	encoded int // len(written) at the last preEncode
 	written map[string]bool
 	wake    chan struct{}
 	stopped chan struct{}
@@ -190,7 +189,6 @@ func (w *feedWriter) start() {
 				return
 			}
 			w.flush()
-			w.preEncode()
 		}
 	}()
 }
@@ -278,28 +276,6 @@ func (w *feedWriter) flush() {
 	}
 	w.mu.Unlock()
 }
-
-// preEncode encodes the index and state entries of the sources done so
-// far while the hosts wait, so that saving after the last answer encodes
-// only what changed since. An error here is the save's to report.
-func (w *feedWriter) preEncode() {
-	w.mu.Lock()
-	// Each call copies the whole index and state: not for every source,
-	// which would take the CPU the hosts' next requests want.
-	busy := len(w.queue) > 0 || w.halted() || len(w.written) < w.encoded+preEncodeEvery
-	if !busy {
-		w.encoded = len(w.written)
-	}
-	w.mu.Unlock()
-	if busy { // more feeds first; and once stopping, the save encodes
-		return
-	}
-	_ = w.in.Index.PreEncode()
-	_ = w.st.PreEncode()
-}
-
-// preEncodeEvery is how many sources' turns end between two preEncodes.
-const preEncodeEvery = 25
 
 // stop waits for the write under way, if any, and returns which feeds
 // the writer wrote. The feeds still queued are left to the end, which

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
-	"github.com/taxkernel/taxkernelbot/internal/jsoncache"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
@@ -173,14 +172,11 @@ type State struct {
 	sources map[string]Source
 	hosts   map[string]Host
 	robots  map[string]Robots
-	// enc keeps each source's encoding, so that a Save encodes only the
-	// sources that changed since the last encoding or PreEncode.
-	enc *jsoncache.Map[Source]
 }
 
 // New returns an empty State.
 func New() *State {
-	return &State{sources: map[string]Source{}, hosts: map[string]Host{}, robots: map[string]Robots{}, enc: newEnc()}
+	return &State{sources: map[string]Source{}, hosts: map[string]Host{}, robots: map[string]Robots{}}
 }
 
 // Clone returns a copy of s that shares nothing with it: what is put into
@@ -189,7 +185,7 @@ func New() *State {
 func (s *State) Clone() *State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &State{sources: make(map[string]Source, len(s.sources)), hosts: maps.Clone(s.hosts), robots: make(map[string]Robots, len(s.robots)), enc: newEnc()}
+	c := &State{sources: make(map[string]Source, len(s.sources)), hosts: maps.Clone(s.hosts), robots: make(map[string]Robots, len(s.robots))}
 	for id, src := range s.sources {
 		src.TextChecks = slices.Clone(src.TextChecks)
 		if src.Noisy != nil {
@@ -222,7 +218,6 @@ func (s *State) PutSource(id string, src Source) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sources[id] = src
-	s.enc.Forget(id)
 }
 
 // Host returns the memory of host (zero when never seen).
@@ -486,51 +481,19 @@ func (s *State) Files() (map[string][]byte, error) {
 }
 
 func (s *State) encode() (file, []byte, error) {
-	doc, at := s.snapshot()
-	// Byte for byte what json.MarshalIndent(doc, "", "  ") writes, with the
-	// unchanged sources' encodings reused.
-	// The hosts and robots first, so that the document is grown once.
-	tail, err := appendField(nil, "hosts", doc.Hosts)
-	if err == nil {
-		tail, err = appendField(tail, "robots", doc.Robots)
-	}
-	var b []byte
-	if err == nil {
-		b, err = s.enc.Append([]byte("{\n  \"sources\": "), doc.Sources, at, tail, []byte("\n}\n"))
-	}
+	doc := s.snapshot()
+	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return doc, nil, fmt.Errorf("state: encode %s: %w", stateFile, err)
 	}
-	return doc, b, nil
+	return doc, append(b, '\n'), nil
 }
 
-func appendField(b []byte, name string, v any) ([]byte, error) {
-	enc, err := json.MarshalIndent(v, "  ", "  ")
-	if err != nil {
-		return nil, err
-	}
-	b = append(b, ",\n  \""+name+"\": "...)
-	return append(b, enc...), nil
-}
-
-// PreEncode encodes the sources that changed since the last encoding, so
-// that a Save soon after has only the later changes left to encode: a run
-// calls it while its hosts wait.
-func (s *State) PreEncode() error {
-	doc, at := s.snapshot()
-	if err := s.enc.Fill(doc.Sources, at); err != nil {
-		return fmt.Errorf("state: encode %s: %w", stateFile, err)
-	}
-	return nil
-}
-
-func (s *State) snapshot() (file, uint64) {
+func (s *State) snapshot() file {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return file{Sources: maps.Clone(s.sources), Hosts: maps.Clone(s.hosts), Robots: maps.Clone(s.robots)}, s.enc.Stamp()
+	return file{Sources: maps.Clone(s.sources), Hosts: maps.Clone(s.hosts), Robots: maps.Clone(s.robots)}
 }
-
-func newEnc() *jsoncache.Map[Source] { return jsoncache.New[Source](1, true) }
 
 // Save writes dir/state.json and the robots copies atomically, in a
 // deterministic order (sorted keys, indented JSON).
