@@ -17,10 +17,10 @@
 // between shards.
 //
 // At the bottom, policy, clock, atomicfile, view (a source's view, as its
-// manifest writes it), answer, robots, sign and escape import no package
-// of the bot's; manifest imports only policy, view and escape; ledger and
-// store import atomicfile, and state imports store. None of them imports
-// textview.
+// manifest writes it), answer, usage, sign, escape, robots, manifest,
+// ledger, store and state import only one another, and none of them
+// imports textview (internal/repotest holds manifest, ledger, store and
+// state to that).
 //
 // The binary is also the extraction child: textview reads PDFs, workbooks
 // and big texts in a child process bounded in memory and CPU time, which
