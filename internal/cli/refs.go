@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
+	"github.com/taxkernel/taxkernelbot/internal/refs"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
+)
+
+type refsOptions struct {
+	paths
+	Dir string
+	// JSON prints one refsReport (or, with Suggest, the suggestions).
+	JSON bool
+	// Suggest drafts manifest entries for the most-cited documents not held.
+	Suggest bool
+	// Top is how many of the most-cited documents to list (and suggest).
+	Top int
+	// Exclude lists paths under Dir not to read.
+	Exclude []string
+	// Jurisdiction prefixes suggested ids ("" guesses from the host).
+	Jurisdiction string
+	// NoGit skips dating lines with git blame.
+	NoGit bool
+	IO    IO
+}
+
+func cmdRefs(ctx context.Context, io IO, args []string) error {
+	opts := refsOptions{IO: io}
+	fs := newFlags("refs", "[flags] DIR", io).withArgs()
+	opts.register(fs, "manifests", "snapshots", "state")
+	fs.BoolVar(&opts.JSON, "json", false, "print one JSON document (see below)")
+	fs.BoolVar(&opts.Suggest, "suggest", false, "draft manifest entries for the most-cited documents not held, whole texts rather than their parts")
+	fs.IntVar(&opts.Top, "top", 30, "how many of the most-cited documents to list, and to suggest")
+	exclude := fs.String("exclude", "", "comma-separated paths under DIR not to read (e.g. a repository's state parameters)")
+	fs.StringVar(&opts.Jurisdiction, "jurisdiction", "", "the prefix of suggested ids (default: guessed from each host)")
+	fs.BoolVar(&opts.NoGit, "no-git", false, "do not ask git when each reference's line was written")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	rest := fs.Args()
+	if len(rest) > 1 {
+		if err := parse(fs, rest[1:]); err != nil {
+			return err
+		}
+		rest = append(rest[:1], fs.Args()...)
+	}
+	if len(rest) != 1 {
+		return usageError("refs takes exactly one directory, a rules repository's checkout\n%s", fs.usageLine())
+	}
+	opts.Dir = rest[0]
+	for _, e := range strings.Split(*exclude, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			opts.Exclude = append(opts.Exclude, e)
+		}
+	}
+	return runRefs(ctx, opts)
+}
+
+// runRefs reads the references of a rules repository's parameter files
+// and matches each to the documents the manifests list and the index
+// holds.
+func runRefs(ctx context.Context, opts refsOptions) error {
+	if opts.Top <= 0 {
+		return usageError("--top %d: give a positive number of documents", opts.Top)
+	}
+	if fi, err := os.Stat(opts.Dir); err != nil || !fi.IsDir() {
+		return usageError("%s is not a directory: give the checkout of a rules repository (e.g. policyengine-uk)", opts.Dir)
+	}
+	set, err := loadManifests(opts.Manifests, opts.IO)
+	if err != nil {
+		return err
+	}
+	ix, err := store.LoadIndex(opts.indexPath())
+	if err != nil {
+		return cannotRun("%w", err)
+	}
+	st, err := state.Load(opts.State)
+	if err != nil {
+		return cannotRun("%w", err)
+	}
+	var sources []refs.Source
+	for _, src := range set.Sources {
+		s := refs.Source{ID: src.ID, URL: src.URL, Kind: string(src.Kind), Title: src.Title}
+		for _, ch := range ix.History(src.ID) {
+			s.History = append(s.History, refs.Version{Date: ch.Date, SHA256: ch.Entry.SHA256.String()})
+		}
+		if n := len(s.History); n > 0 {
+			newest := s.History[n-1].SHA256
+			if cur := st.Source(src.ID); cur.SHA256.String() == newest && !cur.LastGood.IsZero() {
+				s.Checked = cur.LastGood.UTC().Format("2006-01-02")
+			}
+			s.Text = func() (string, bool) {
+				r, ok, err := textview.Load(opts.Snapshots, newest)
+				if err != nil || !ok {
+					return "", false
+				}
+				return r.Text, true
+			}
+		}
+		sources = append(sources, s)
+	}
+	found, problems, err := refs.Scan(opts.Dir, refs.ScanOptions{Exclude: opts.Exclude})
+	if err != nil {
+		return usageError("%w", err)
+	}
+	var dater refs.Dater
+	if !opts.NoGit {
+		dater = refs.GitDates(ctx, opts.Dir)
+	}
+	if opts.Suggest {
+		dater = nil // a suggestion needs no dates
+	}
+	rep, err := refs.Build(found, refs.NewArchive(sources), opts.Top, dater)
+	if err != nil {
+		return cannotRun("%w", err)
+	}
+	rep.Problems = problems
+	w := opts.IO.Out
+	if opts.Suggest {
+		ss := refs.Suggest(rep.Rows, opts.Top, opts.Jurisdiction)
+		if opts.JSON {
+			return writeJSON(w, refsSuggestions{Dir: opts.Dir, Suggestions: ss})
+		}
+		fmt.Fprintf(w, "# %d documents not held that %s cites most (files citing them), as manifest entries to review\n\n", len(ss), terminal.Text(opts.Dir))
+		// What the repository wrote is escaped field by field; the YAML's
+		// own line breaks stay.
+		for i := range ss {
+			ss[i].ID, ss[i].URL, ss[i].Title = terminal.Text(ss[i].ID), terminal.Text(ss[i].URL), terminal.Text(ss[i].Title)
+		}
+		fmt.Fprint(w, refs.SuggestYAML(ss))
+		return nil
+	}
+	if opts.JSON {
+		return writeJSON(w, refsReport{Dir: opts.Dir, Report: rep})
+	}
+	printRefs(w, opts.Dir, rep)
+	return nil
+}
+
+// refsReport is `refs --json`.
+type refsReport struct {
+	Dir string `json:"dir"`
+	refs.Report
+}
+
+// refsSuggestions is `refs --suggest --json`.
+type refsSuggestions struct {
+	Dir         string            `json:"dir"`
+	Suggestions []refs.Suggestion `json:"suggestions"`
+}
+
+func printRefs(w interface{ Write([]byte) (int, error) }, dir string, rep refs.Report) {
+	t := terminal.Text
+	fmt.Fprintf(w, "%s: %d references in %d files, %d distinct URLs\n", t(dir), rep.References, rep.Files, rep.URLs)
+	held := 0
+	for _, c := range rep.Matched {
+		if refs.Held(c.Kind) {
+			held += c.References
+		}
+	}
+	fmt.Fprintf(w, "held (exact, normalised, same provision, edition, inside, within): %d references\n", held)
+	for _, c := range rep.Matched {
+		fmt.Fprintf(w, "  %-15s %6d references, %5d URLs\n", c.Kind, c.References, c.URLs)
+	}
+	fmt.Fprintf(w, "\nthe %d documents cited by most files: %d held\n", len(rep.Top), rep.TopHeld)
+	for i, d := range rep.Top {
+		mark := " "
+		if d.Held {
+			mark = "*"
+		}
+		fmt.Fprintf(w, "%3d %s %4d files  %-14s %s\n", i+1, mark, d.Files, d.Match.Kind, t(d.URL))
+		if d.Match.Source != "" {
+			fmt.Fprintf(w, "                         %s: %s\n", d.Match.Source, t(d.Match.How))
+		}
+	}
+	changed := 0
+	for _, r := range rep.Rows {
+		if r.Held != nil && r.Held.ChangedAfter == "yes" {
+			changed++
+		}
+	}
+	if changed > 0 {
+		fmt.Fprintf(w, "\n%d references cite a document that changed after their date:\n", changed)
+		for _, r := range rep.Rows {
+			if r.Held != nil && r.Held.ChangedAfter == "yes" {
+				fmt.Fprintf(w, "  %s:%d %s (%s, %s from %s): %s changed on %s\n", t(r.File), r.Line, t(r.Parameter), r.Held.RefDate, "date", r.Held.RefDateFrom, r.Match.Source, r.Held.ChangedOn)
+			}
+		}
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "warning: %s\n", t(p.String()))
+	}
+}
