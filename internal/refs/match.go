@@ -145,7 +145,11 @@ func (a *Archive) Match(href string) Match {
 			return a.hit(Edition, edition, fmt.Sprintf("another edition of %s: cited %s, held %s", workName(d), editionName(d.Edition), editionName(a.docs[edition].Edition)))
 		}
 		if within >= 0 {
-			return a.hit(Within, within, fmt.Sprintf("%s is part of the held whole text of %s", d.Part, d.Work))
+			how := fmt.Sprintf("%s is part of the held whole text of %s", d.Part, d.Work)
+			if e := a.docs[within].Edition; e != d.Edition {
+				how += fmt.Sprintf(" (cited %s, held %s)", editionName(d.Edition), editionName(e))
+			}
+			return a.hit(Within, within, how)
 		}
 		if strings.HasPrefix(d.Work, "cfr/") {
 			// A CFR section lies within its held part.

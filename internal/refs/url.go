@@ -137,6 +137,8 @@ var (
 	ukLeg       = regexp.MustCompile(`^legislation\.gov\.uk/([a-z]+)/(\d{4}|[A-Za-z0-9]+/\d{4}|[A-Z][a-z]+\d?/[0-9-]+)/(\d+)(/.*)?$`)
 	nzLeg       = regexp.MustCompile(`^legislation\.govt\.nz/(act|regulation|bill)/([a-z]+)/(\d{4})/0*(\d+)(?:/en)?(?:/([^/]+))?(?:/([^/]+))?$`)
 	caLeg       = regexp.MustCompile(`^laws-lois\.justice\.gc\.ca/(eng|fra)/(acts|regulations|lois|reglements)/([^/]+)(?:/(.*))?$`)
+	caPDF       = regexp.MustCompile(`^laws-lois\.justice\.gc\.ca/(PDF|pdf)/([^/]+)\.pdf$`)
+	caDated     = regexp.MustCompile(`^(.*)-(\d{4})(\d{2})(\d{2})$`)
 	irsPDF      = regexp.MustCompile(`^irs\.gov/pub/irs-pdf/([a-z0-9]+)\.pdf$`)
 	irsPrior    = regexp.MustCompile(`^irs\.gov/pub/irs-prior/([a-z0-9]+)--(\d{4})\.pdf$`)
 	irsDrop     = regexp.MustCompile(`^irs\.gov/pub/irs-drop/(rp|rr|n|a)-(\d{2})-(\d+)\.pdf$`)
@@ -170,8 +172,10 @@ var dropKinds = map[string]string{"rp": "Rev. Proc.", "rr": "Rev. Rul.", "n": "N
 //     (the number without leading zeros, old and new address forms alike);
 //     latest or a version (59.0) the edition; whole.html or the new form's
 //     bare address the whole text, DLM…/LMS… pages its parts.
-//   - laws-lois.justice.gc.ca: /eng/acts/CHAPTER is the work; FullText.html
-//     the whole text, page-N.html and section-N.html its parts.
+//   - laws-lois.justice.gc.ca: /eng/acts/CHAPTER (or regulations) is the
+//     work; FullText.html and /PDF/CHAPTER.pdf the whole text, page-N.html
+//     and section-N.html its parts, section-N-YYYYMMDD.html the version
+//     of section N from that date.
 //   - IRS: irs-pdf/X.pdf is the current edition of irs/X, irs-prior/X--YYYY.pdf
 //     the YYYY edition; irs-drop/rp-YY-N.pdf is Rev. Proc. 20YY-N (rr Rev. Rul.,
 //     n Notice, a Announcement), published inside an Internal Revenue Bulletin.
@@ -217,6 +221,9 @@ func Describe(canon string) Doc {
 		return nzDoc(nzLeg.FindStringSubmatch(noQuery))
 	case caLeg.MatchString(noQuery):
 		return caDoc(caLeg.FindStringSubmatch(noQuery))
+	case caPDF.MatchString(noQuery):
+		m := caPDF.FindStringSubmatch(noQuery)
+		return Doc{Work: "ca/" + m[2], container: true, Whole: "https://laws-lois.justice.gc.ca/PDF/" + m[2] + ".pdf"}
 	case irsPDF.MatchString(noQuery):
 		return Doc{Work: "irs/" + irsPDF.FindStringSubmatch(noQuery)[1]}
 	case irsPrior.MatchString(noQuery):
@@ -324,8 +331,11 @@ func nzDoc(m []string) Doc {
 }
 
 func caDoc(m []string) Doc {
-	d := Doc{Work: "ca/" + m[2] + "/" + m[3]}
-	d.Whole = fmt.Sprintf("https://laws-lois.justice.gc.ca/%s/%s/%s/FullText.html", m[1], m[2], m[3])
+	// A chapter (I-3.3, C.R.C.,_c._945) names one act or regulation.
+	d := Doc{Work: "ca/" + m[3]}
+	// The whole text as one PDF: the FullText page of a large act is over
+	// the body limit.
+	d.Whole = "https://laws-lois.justice.gc.ca/PDF/" + m[3] + ".pdf"
 	rest := strings.Trim(m[4], "/")
 	switch {
 	case rest == "FullText.html" || rest == "TexteComplet.html":
@@ -334,6 +344,11 @@ func caDoc(m []string) Doc {
 		d.Part = "contents"
 	default:
 		d.Part = strings.TrimSuffix(rest, ".html")
+		// section-66-20130307: the version of section 66 from that date.
+		if v := caDated.FindStringSubmatch(d.Part); v != nil {
+			d.Part, d.Date = v[1], v[2]+"-"+v[3]+"-"+v[4]
+			d.Edition = d.Date
+		}
 	}
 	return d
 }
