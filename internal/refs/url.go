@@ -125,11 +125,11 @@ type Doc struct {
 }
 
 var (
-	cornellUSC  = regexp.MustCompile(`^law\.cornell\.edu/uscode/text/(\d+[a-z]?)/([0-9a-z\-]+)$`)
+	cornellUSC  = regexp.MustCompile(`(?i)^law\.cornell\.edu/uscode/text/(\d+[a-z]?)/([0-9a-z\-]+)$`)
 	cornellCFR  = regexp.MustCompile(`^law\.cornell\.edu/cfr/text/(\d+)/(part-)?([0-9a-z.()\-]+)$`)
 	houseUSC    = regexp.MustCompile(`(?i)usc-(?:prelim|\d{4})-title(\d+[a-z]?)-section([0-9a-z\-]+)`)
 	houseUSC2   = regexp.MustCompile(`(?i)title[:=](\d+[a-z]?)[\s+&]+section[:=]([0-9a-z\-]+)`)
-	govinfoLink = regexp.MustCompile(`^govinfo\.gov/link/uscode/(\d+[a-z]?)/([0-9a-z\-]+)$`)
+	govinfoLink = regexp.MustCompile(`(?i)^govinfo\.gov/link/uscode/(\d+[a-z]?)/([0-9a-z\-]+)$`)
 	govinfoUSC  = regexp.MustCompile(`(?i)uscode-(\d{4})-title(\d+[a-z]?)-.*-sec([0-9a-z\-]+?)(?:\.htm|\.pdf|$)`)
 	ecfr        = regexp.MustCompile(`^ecfr\.gov/(?:current|on/(\d{4}-\d{2}-\d{2}))/title-(\d+)(?:/.*?)?/(section|part)-([0-9a-z.()\-]+)$`)
 	frDoc       = regexp.MustCompile(`^federalregister\.gov/(?:documents|d)/(?:\d{4}/\d{2}/\d{2}/)?(\d{4}-\d{4,6})(?:/|$)`)
@@ -252,6 +252,8 @@ func Describe(canon string) Doc {
 }
 
 func uscDoc(title, section, edition string) Doc {
+	// Section numbers are written 36B and 36b alike.
+	title, section = strings.ToUpper(title), strings.ToUpper(section)
 	return Doc{Work: "usc/" + title + "/" + section, Edition: edition,
 		Whole: fmt.Sprintf("https://www.govinfo.gov/link/uscode/%s/%s?link-type=html", title, section)}
 }
