@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -121,7 +122,9 @@ func runRefs(ctx context.Context, opts refsOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	rep.Problems = problems
+	if problems != nil {
+		rep.Problems = problems
+	}
 	w := opts.IO.Out
 	if opts.Suggest {
 		ss := refs.Suggest(rep.Rows, opts.Top, opts.Jurisdiction)
@@ -140,7 +143,7 @@ func runRefs(ctx context.Context, opts refsOptions) error {
 	if opts.JSON {
 		return writeJSON(w, refsReport{Dir: opts.Dir, Report: rep})
 	}
-	printRefs(w, opts.Dir, rep)
+	printRefs(w, opts.Dir, opts.indexPath(), rep)
 	return nil
 }
 
@@ -156,16 +159,21 @@ type refsSuggestions struct {
 	Suggestions []refs.Suggestion `json:"suggestions"`
 }
 
-func printRefs(w interface{ Write([]byte) (int, error) }, dir string, rep refs.Report) {
+func printRefs(w io.Writer, dir, index string, rep refs.Report) {
 	t := terminal.Text
 	fmt.Fprintf(w, "%s: %d references in %d files, %d distinct URLs\n", t(dir), rep.References, rep.Files, rep.URLs)
-	held := 0
+	held, fetched := 0, 0
 	for _, c := range rep.Matched {
 		if refs.Held(c.Kind) {
 			held += c.References
 		}
 	}
-	fmt.Fprintf(w, "held (exact, normalised, same provision, edition, inside, within): %d references\n", held)
+	for _, r := range rep.Rows {
+		if r.Held != nil && r.Held.Status == "held" {
+			fetched++
+		}
+	}
+	fmt.Fprintf(w, "held (exact, normalised, same provision, edition, inside, within): %d references, %d of them with bytes in %s (the rest are listed in the manifests, not fetched yet)\n", held, fetched, t(index))
 	for _, c := range rep.Matched {
 		fmt.Fprintf(w, "  %-15s %6d references, %5d URLs\n", c.Kind, c.References, c.URLs)
 	}
@@ -190,7 +198,7 @@ func printRefs(w interface{ Write([]byte) (int, error) }, dir string, rep refs.R
 		fmt.Fprintf(w, "\n%d references cite a document that changed after their date:\n", changed)
 		for _, r := range rep.Rows {
 			if r.Held != nil && r.Held.ChangedAfter == "yes" {
-				fmt.Fprintf(w, "  %s:%d %s (%s, %s from %s): %s changed on %s\n", t(r.File), r.Line, t(r.Parameter), r.Held.RefDate, "date", r.Held.RefDateFrom, r.Match.Source, r.Held.ChangedOn)
+				fmt.Fprintf(w, "  %s:%d %s (dated %s, from the %s): %s changed on %s\n", t(r.File), r.Line, t(r.Parameter), r.Held.RefDate, r.Held.RefDateFrom, r.Match.Source, r.Held.ChangedOn)
 			}
 		}
 	}

@@ -88,7 +88,8 @@ type Report struct {
 // most-cited documents to list; dater, when not nil, dates the lines of
 // matched references that neither pin a version nor sit under a date.
 func Build(refs []Ref, a *Archive, top int, dater Dater) (Report, error) {
-	r := Report{References: len(refs), Rows: make([]Row, len(refs))}
+	// Lists are empty, never null, in the JSON a script reads.
+	r := Report{References: len(refs), Rows: make([]Row, len(refs)), Matched: []Count{}, Problems: []Problem{}}
 	byURL := map[string]Match{}
 	files := map[string]bool{}
 	for i, ref := range refs {
