@@ -361,7 +361,10 @@ func TestCoverageSchema(t *testing.T) {
 			t.Errorf("%s: %v", path, err)
 		}
 	}
-	rep := &report.Report{}
+	rep := &report.Report{Week: "2026-W48", Hosts: []report.HostSeen{
+		{Host: "www.gov.uk", Robots: "read, obeyed; 1 source(s) disallowed", Requests: []int{0, 4, 1, 12}},
+		{Host: "x.gov.uk", Robots: "none (HTTP 404): everything allowed"},
+	}}
 	for i, s := range statuses {
 		rep.Sources = append(rep.Sources, report.Entry{
 			Jurisdiction: "uk", ID: fmt.Sprintf("uk-%02d", i), URL: "https://www.gov.uk/x?a=1&b=2", Kind: "rates-page", Title: "T <&>",

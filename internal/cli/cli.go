@@ -23,7 +23,7 @@ import (
 // Exit codes. Each has one meaning.
 const (
 	ExitOK       = 0 // done
-	ExitFailures = 1 // failures found and recorded (a run's failing sources, a stopped run, verify's problems)
+	ExitFailures = 1 // failures found and recorded (a run's failing sources, a stopped run, verify's problems, report --check's differences)
 	ExitUsage    = 2 // bad command line (an unknown source id too) or invalid manifests
 	ExitCannot   = 3 // no answer: could not run (lease held, store unwritable), or nothing to answer from yet (cite, robots, ledger, warc, dataset before a run brings it)
 )
@@ -88,7 +88,7 @@ func init() {
 	commands = map[string]command{
 		"run":      {"fetch the due sources, then write snapshots, state and reports", cmdRun},
 		"validate": {"check the manifests (no network)", cmdValidate},
-		"report":   {"rewrite reports/ from the manifests, the state and the index (no network)", cmdReport},
+		"report":   {"rewrite reports/ from the manifests, the state and the index (no network); --check: fail when they differ", cmdReport},
 		"cite":     {"print the citation of a source's held bytes (exit 3 while none are held yet)", cmdCite},
 		"verify":   {"re-hash every blob and check the index against the store", cmdVerify},
 		"robots":   {"explain the robots.txt decision for a URL from the kept copy (exit 3 while none is kept)", cmdRobots},
@@ -298,7 +298,8 @@ func usage(w io.Writer) {
 // command.
 const exitCodesHelp = `Exit codes, the same for every command:
   0  ok
-  1  failures found and recorded: a run's failing sources (or a run stopped by a signal), verify's problems
+  1  failures found and recorded: a run's failing sources (or a run stopped by a signal), verify's problems,
+     report --check's differences
   2  bad command line (an unknown source id too), or invalid manifests; nothing was sent
   3  no answer: could not run (lease held, store unwritable, no network), or nothing to answer from yet
      (cite, robots, ledger, warc or dataset before a run has fetched what they read); the message says which run brings it

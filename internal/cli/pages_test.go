@@ -44,7 +44,9 @@ func TestRunWritesPolicyAndHostsPagesAndLedgerListsEveryRequest(t *testing.T) {
 	l, err := ledger.Open(w.ledgerDir())
 	must(t, err)
 	defer l.Close()
-	files, err := public.Pages(set, st, report.Build(set, st), l.CountDispatches, time.Now().AddDate(0, 0, 7))
+	rep := report.Build(set, st)
+	must(t, public.Observe(rep, set, st, l.CountDispatches, time.Now().AddDate(0, 0, 7)))
+	files, err := public.Pages(set, rep, time.Now())
 	must(t, err)
 	n := w.dispatches(a.host()) // robots.txt, /rates, /missing
 	if n != 3 {

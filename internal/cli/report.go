@@ -1,10 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/session"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -12,7 +22,10 @@ import (
 
 type reportOptions struct {
 	paths
-	Clock clock.Clock // the public pages' "generated" time; default clock.Real
+	// Check writes nothing: it says which files under Reports differ
+	// from what report would write, and fails when any does.
+	Check bool
+	Clock clock.Clock // the week a report never observed is rendered as of; default clock.Real
 	IO    IO
 }
 
@@ -20,12 +33,24 @@ func cmdReport(ctx context.Context, io IO, args []string) error {
 	opts := reportOptions{IO: io, Clock: clock.Real{}}
 	fs := newFlags("report", "[flags]", io)
 	opts.register(fs, "manifests", "snapshots", "reports", "state")
+	fs.BoolVar(&opts.Check, "check", false, "write nothing; exit 1, naming each file, when reports/ differ from what report writes (CI runs this)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	return runReport(ctx, opts)
 }
 
+// runReport renders every file report owns under the reports directory
+// (coverage.json and coverage.md, the pages, the feeds) and writes them,
+// or with Check compares them with what is there.
+//
+// With a local state (a run's, or the demo's), the statuses, robots.txt
+// meanings and request counts are the state's and its ledgers'. Without
+// one (a fresh clone), they are the committed coverage.json's: the bot's
+// last pull request wrote them from the cache branch, and a change to the
+// manifests keeps them for every source whose URL it leaves alone. So
+// report on a clone of main writes what main holds, and CI can tell when
+// a change to the manifests or the code left reports/ behind.
 func runReport(_ context.Context, opts reportOptions) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
@@ -34,22 +59,129 @@ func runReport(_ context.Context, opts reportOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := state.Load(opts.State)
+	now := opts.Clock.Now()
+	rep, st, basis, err := reportBasis(opts, set, now)
+	if err != nil {
+		return err
+	}
+	files, err := session.RenderReports(opts.dirs(), opts.IO.Getenv, set, st, rep, nil, now)
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	rep := report.Build(set, st)
-	changed, err := rep.Write(opts.Reports)
+	differ, stale, err := compareReports(opts.Reports, files)
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	if err := session.WritePages(opts.dirs(), opts.IO.Getenv, set, st, rep, nil, opts.Clock.Now()); err != nil {
+	if opts.Check {
+		for _, name := range differ {
+			fmt.Fprintf(opts.IO.Out, "%s differs from what report writes\n", filepath.Join(opts.Reports, name))
+		}
+		for _, name := range stale {
+			fmt.Fprintf(opts.IO.Out, "%s is left over: report no longer writes it\n", filepath.Join(opts.Reports, name))
+		}
+		if n := len(differ) + len(stale); n > 0 {
+			return withCode(ExitFailures, fmt.Errorf("%d file(s) under %s are not what report writes for these manifests (%s): run `taxkernelbot report` and commit %s",
+				n, opts.Reports, basis, opts.Reports))
+		}
+		fmt.Fprintf(opts.IO.Out, "%s is what report writes (%d files; %s)\n", opts.Reports, len(files), basis)
+		return nil
+	}
+	if _, err := public.Write(opts.Reports, files...); err != nil {
 		return cannotRun("%w", err)
 	}
-	what := "unchanged"
-	if changed {
-		what = "written"
+	for _, name := range stale {
+		if err := os.Remove(filepath.Join(opts.Reports, filepath.FromSlash(name))); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return cannotRun("%w", err)
+		}
 	}
-	fmt.Fprintf(opts.IO.Out, "%s/coverage.json and coverage.md %s\n", opts.Reports, what)
+	if len(differ)+len(stale) == 0 {
+		fmt.Fprintf(opts.IO.Out, "%s unchanged (%s)\n", opts.Reports, basis)
+		return nil
+	}
+	fmt.Fprintf(opts.IO.Out, "%s: %d file(s) written, %d removed (%s)\n", opts.Reports, len(differ), len(stale), basis)
 	return nil
+}
+
+// reportBasis is what the report is made of: a local state (st not nil),
+// or the committed report's statuses and hosts (st nil), and words saying
+// which.
+func reportBasis(opts reportOptions, set *manifest.Set, now time.Time) (*report.Report, *state.State, string, error) {
+	if _, err := os.Stat(filepath.Join(opts.State, state.FileName)); err == nil {
+		st, err := state.Load(opts.State)
+		if err != nil {
+			return nil, nil, "", cannotRun("%w", err)
+		}
+		return report.Build(set, st), st, "from the state in " + opts.State, nil
+	}
+	committed := filepath.Join(opts.Reports, report.JSONName)
+	data, err := os.ReadFile(committed)
+	if errors.Is(err, fs.ErrNotExist) {
+		return report.Build(set, state.New()), state.New(), "nothing fetched yet", nil
+	}
+	if err != nil {
+		return nil, nil, "", cannotRun("%w", err)
+	}
+	onMain, err := report.Parse(data)
+	if err != nil {
+		return nil, nil, "", cannotRun("%s does not parse (%v): restore it with `git checkout -- %s`", committed, err, committed)
+	}
+	if _, err := onMain.AsOf(now); err != nil {
+		return nil, nil, "", cannotRun("%s: %v", committed, err)
+	}
+	rep := report.Keep(report.Build(set, state.New()), onMain)
+	rep.Week = onMain.Week
+	if rep.Week == "" {
+		rep.Week = report.WeekLabel(now)
+	}
+	for _, h := range onMain.Hosts {
+		if _, named := set.Hosts[h.Host]; named {
+			rep.Hosts = append(rep.Hosts, h)
+		}
+	}
+	return rep, nil, fmt.Sprintf("no state in %s: statuses and requests as %s records them, week %s", opts.State, committed, rep.Week), nil
+}
+
+// ownedDirs are the folders under the reports directory whose every file
+// report writes: a file there that report no longer renders (the feed of
+// a source since removed) is left over.
+var ownedDirs = []string{"feeds", report.SplitDir}
+
+// compareReports returns the names of files whose bytes dir does not
+// hold, and of the files in the folders report owns that it no longer
+// renders.
+func compareReports(dir string, files []public.File) (differ, stale []string, err error) {
+	rendered := make(map[string]bool, len(files))
+	for _, f := range files {
+		rendered[f.Name] = true
+		held, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Name)))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+		if err != nil || !bytes.Equal(held, f.Data) {
+			differ = append(differ, f.Name)
+		}
+	}
+	for _, sub := range ownedDirs {
+		err := filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err != nil || d.IsDir() {
+				return err
+			}
+			rel, err := filepath.Rel(dir, path)
+			if err != nil {
+				return err
+			}
+			if name := filepath.ToSlash(rel); !rendered[name] && !strings.HasPrefix(d.Name(), ".") {
+				stale = append(stale, name)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	slices.Sort(stale)
+	return differ, stale, nil
 }

@@ -72,28 +72,6 @@ func checkRecord(mainIx, ix *store.Index, onMain, rep *report.Report, held func(
 	return fmt.Errorf("%w: %s%s. Nothing was pushed; the cache branch keeps what was fetched", ErrBrokenRecord, strings.Join(problems, "; "), more)
 }
 
-// keepWhatMainKnows gives a source the state has no word on (pending) the
-// entry main's report records for the same URL: a lost or younger state
-// is no reason to say a checked document was never checked.
-func keepWhatMainKnows(rep, onMain *report.Report) *report.Report {
-	if onMain == nil {
-		return rep
-	}
-	known := make(map[string]report.Entry, len(onMain.Sources))
-	for _, m := range onMain.Sources {
-		known[m.ID] = m
-	}
-	for i, e := range rep.Sources {
-		m, ok := known[e.ID]
-		if e.Status != state.Pending || !ok || m.Status == state.Pending || m.URL != e.URL {
-			continue
-		}
-		m.Jurisdiction, m.Kind, m.Title, m.Encodes, m.Gaps = e.Jurisdiction, e.Kind, e.Title, e.Encodes, e.Gaps
-		rep.Sources[i] = m
-	}
-	return rep
-}
-
 // unitedIndex is the index a bot commit proposes: main's, the bot
 // branch's, the cache branch's pending entries and this runner's, united:
 // nothing served is ever dropped.

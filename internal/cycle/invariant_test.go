@@ -56,26 +56,6 @@ func TestCheckRecordRefuses(t *testing.T) {
 	}
 }
 
-// TestKeepWhatMainKnows: a source the state never saw keeps main's entry
-// (same URL), with the manifest's current title.
-func TestKeepWhatMainKnows(t *testing.T) {
-	onMain := &report.Report{Sources: []report.Entry{
-		{ID: "s1", URL: "https://x.gov/1", Title: "old", Status: state.Fresh, SHA256: "aa"},
-		{ID: "s2", URL: "https://x.gov/old", Status: state.Fresh, SHA256: "bb"},
-	}}
-	rep := &report.Report{Sources: []report.Entry{
-		{ID: "s1", URL: "https://x.gov/1", Title: "new", Status: state.Pending},
-		{ID: "s2", URL: "https://x.gov/2", Status: state.Pending},
-	}}
-	got := keepWhatMainKnows(rep, onMain).Sources
-	if got[0].Status != state.Fresh || got[0].SHA256 != "aa" || got[0].Title != "new" {
-		t.Errorf("s1: %+v, want main's fresh entry with the manifest's title", got[0])
-	}
-	if got[1].Status != state.Pending {
-		t.Errorf("s2, whose URL changed: %+v, want pending", got[1])
-	}
-}
-
 func sumOf(s string) store.Sum {
 	h := sha256.Sum256([]byte(s))
 	return store.Sum(hex.EncodeToString(h[:]))

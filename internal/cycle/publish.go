@@ -142,7 +142,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	}
 
 	// What the bot branch should propose now.
-	rep := dropUnheld(keepWhatMainKnows(report.Build(c.o.Set, st), v.onMain), v.onMain, c.holder(v, cache))
+	rep := dropUnheld(report.Keep(report.Build(c.o.Set, st), v.onMain), v.onMain, c.holder(v, cache))
 	changes := report.Diff(v.onMain, rep)
 	pages, err := c.pages(ctx, cache, st, rep, v, local)
 	if err != nil {
@@ -460,10 +460,11 @@ func proposalIn(ctx context.Context, v *view, tree *gitstore.Tree, pages map[str
 	return proposal(report.Diff(v.onMain, rep), differing(ctx, v.mainTree, held)), nil
 }
 
-// pages renders the public pages (the rules, the hosts and their requests
-// per week, the index page, the change feeds) from the cache branch's
-// state and ledgers and the index the bot commit proposes: the same
-// picture whichever runner renders them.
+// pages records in rep what the cache branch's state and ledgers say of
+// each host, and renders the public pages (the rules, the hosts and their
+// requests per week, the index page, the change feeds) from rep and the
+// index the bot commit proposes: the same picture whichever runner
+// renders them.
 func (c *Cycle) pages(ctx context.Context, cache fs.FS, st *state.State, rep *report.Report, v *view, local *store.Index) (map[string][]byte, error) {
 	count := func(host, since, until string) (map[string]int, error) {
 		ledgers, err := fs.Sub(cache, "ledgers")
@@ -472,7 +473,11 @@ func (c *Cycle) pages(ctx context.Context, cache fs.FS, st *state.State, rep *re
 		}
 		return ledger.CountDaysFS(ledgers, host, since, until)
 	}
-	files, err := public.Pages(c.o.Set, st, rep, count, c.o.Clock.Now())
+	now := c.o.Clock.Now()
+	if err := public.Observe(rep, c.o.Set, st, count, now); err != nil {
+		return nil, err
+	}
+	files, err := public.Pages(c.o.Set, rep, now)
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 	"strings"
-	"time"
 )
 
 // Week is one ISO week (Monday to Sunday, UTC) of request counts.
@@ -15,31 +14,12 @@ type Week struct {
 	Requests map[string]int // host → dispatches
 }
 
-// CompleteWeeks returns the n ISO weeks that ended before now's week began,
-// oldest first, with no counts yet. Only complete weeks are shown, so the
-// hosts page changes at most once a week for its counts.
-func CompleteWeeks(now time.Time, n int) []Week {
-	d := now.UTC()
-	d = time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
-	monday := d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
-	weeks := make([]Week, n)
-	for i := range n {
-		start := monday.AddDate(0, 0, -7*(n-i))
-		y, w := start.ISOWeek()
-		weeks[i] = Week{
-			Label: fmt.Sprintf("%d-W%02d", y, w),
-			From:  start.Format(time.DateOnly),
-			To:    start.AddDate(0, 0, 6).Format(time.DateOnly),
-		}
-	}
-	return weeks
-}
-
 // Hosts is what the hosts page shows beside the rules: the robots.txt
 // state of each host and the requests counted per week.
 type Hosts struct {
 	// Robots says, per host, what its kept robots.txt means ("read",
-	// "not read yet", …), without dates.
+	// "none (HTTP 404): everything allowed", …), without dates; a host
+	// without one was never contacted: robots.txt is the first request.
 	Robots map[string]string
 	Weeks  []Week
 }
@@ -72,7 +52,7 @@ func (r Rules) HostsMarkdown(h Hosts) []byte {
 		name := hr.Host.Name
 		robots := h.Robots[name]
 		if robots == "" {
-			robots = "not read yet"
+			robots = "not contacted yet"
 		}
 		if hr.Host.Override != nil {
 			robots += "; Disallow lifted by a written permission (see POLICY.md)"

@@ -2,6 +2,8 @@ package public
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
@@ -11,35 +13,72 @@ import (
 )
 
 // WeeksShown is how many complete weeks of request counts hosts.md shows.
-const WeeksShown = 4
+const WeeksShown = report.WeeksShown
 
 // CountFunc returns the dispatches to host per UTC day from since to
 // until ("YYYY-MM-DD", both included): ledger.Ledger.CountDispatches, or
 // the same read from the cache branch.
 type CountFunc func(host, since, until string) (map[string]int, error)
 
-// Pages renders every public page, as the reports directory holds them:
-// POLICY.md, hosts.md, index.html and .well-known/security.txt. now picks
-// the weeks counted and the step security.txt's Expires is in.
-func Pages(set *manifest.Set, st *state.State, rep *report.Report, count CountFunc, now time.Time) ([]File, error) {
-	rules := RulesOf(set)
-	weeks := CompleteWeeks(now, WeeksShown)
-	since, until := weeks[0].From, weeks[0].To
-	for i := range weeks {
-		weeks[i].Requests = map[string]int{}
-		since, until = min(since, weeks[i].From), max(until, weeks[i].To)
-	}
-	for _, h := range rules.Hosts {
+// Observe records in rep what the state and the ledgers say of each host
+// the manifests name, as of now: the last complete week (rep.Week), and
+// per host the meaning of its kept robots.txt and its requests in each of
+// the WeeksShown weeks to it (rep.Hosts). The pages are then rendered from
+// rep alone, so the committed report is enough to render them again.
+func Observe(rep *report.Report, set *manifest.Set, st *state.State, count CountFunc, now time.Time) error {
+	weeks := report.CompleteWeeks(now, WeeksShown)
+	since, until := weeks[0].From, weeks[len(weeks)-1].To
+	robots := RobotsStates(set, st)
+	var hosts []report.HostSeen
+	for _, h := range RulesOf(set).Hosts {
+		name := h.Host.Name
 		// One count per host over all the weeks, then shared out by day.
-		days, err := count(h.Host.Name, since, until)
+		days, err := count(name, since, until)
 		if err != nil {
-			return nil, fmt.Errorf("count the requests to %s: %w", h.Host.Name, err)
+			return fmt.Errorf("count the requests to %s: %w", name, err)
 		}
-		for day, n := range days {
-			for i := range weeks {
-				if weeks[i].From <= day && day <= weeks[i].To {
-					weeks[i].Requests[h.Host.Name] += n
+		seen := report.HostSeen{Host: name, Robots: robots[name]}
+		if len(days) > 0 {
+			seen.Requests = make([]int, len(weeks))
+			for day, n := range days {
+				for i, w := range weeks {
+					if w.From <= day && day <= w.To {
+						seen.Requests[i] += n
+					}
 				}
+			}
+		}
+		if seen.Robots != "" || slices.ContainsFunc(seen.Requests, func(n int) bool { return n != 0 }) {
+			hosts = append(hosts, seen)
+		}
+	}
+	slices.SortFunc(hosts, func(a, b report.HostSeen) int { return strings.Compare(a.Host, b.Host) })
+	rep.Week, rep.Hosts = weeks[len(weeks)-1].Label, hosts
+	return nil
+}
+
+// Pages renders every public page, as the reports directory holds them:
+// POLICY.md, hosts.md, index.html and .well-known/security.txt, from the
+// manifests and rep (which Observe filled, or which was read back from
+// the repository). The weeks counted and the step security.txt's Expires
+// is in follow rep's week; now stands in only for a report that names
+// none.
+func Pages(set *manifest.Set, rep *report.Report, now time.Time) ([]File, error) {
+	asOf, err := rep.AsOf(now)
+	if err != nil {
+		return nil, err
+	}
+	rules := RulesOf(set)
+	robots := map[string]string{}
+	weeks := make([]Week, 0, WeeksShown)
+	for _, w := range report.CompleteWeeks(asOf, WeeksShown) {
+		weeks = append(weeks, Week{Label: w.Label, From: w.From, To: w.To, Requests: map[string]int{}})
+	}
+	for _, h := range rep.Hosts {
+		robots[h.Host] = h.Robots
+		for i, n := range h.Requests {
+			if i < len(weeks) {
+				weeks[i].Requests[h.Host] = n
 			}
 		}
 	}
@@ -49,9 +88,9 @@ func Pages(set *manifest.Set, st *state.State, rep *report.Report, count CountFu
 	}
 	return []File{
 		{Name: "POLICY.md", Data: rules.PolicyMarkdown()},
-		{Name: "hosts.md", Data: rules.HostsMarkdown(Hosts{Robots: RobotsStates(set, st), Weeks: weeks})},
+		{Name: "hosts.md", Data: rules.HostsMarkdown(Hosts{Robots: robots, Weeks: weeks})},
 		{Name: "index.html", Data: index},
-		{Name: SecurityTxt, Data: rules.SecurityTxtFile(now)},
+		{Name: SecurityTxt, Data: rules.SecurityTxtFile(asOf)},
 	}, nil
 }
 

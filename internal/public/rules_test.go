@@ -18,6 +18,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/public"
+	"github.com/taxkernel/taxkernelbot/internal/report"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -279,12 +280,14 @@ func TestPolicyPageMatchesGate(t *testing.T) {
 
 func TestHostsGolden(t *testing.T) {
 	set := loadSet(t, "testdata/manifests")
-	weeks := public.CompleteWeeks(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), 2)
-	if weeks[0].Label != "2026-W47" || weeks[1].Label != "2026-W48" || weeks[1].From != "2026-11-23" || weeks[1].To != "2026-11-29" {
-		t.Fatalf("CompleteWeeks(Monday 2026-11-30, 2) = %+v", weeks)
+	complete := report.CompleteWeeks(time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), 2)
+	if complete[0].Label != "2026-W47" || complete[1].Label != "2026-W48" || complete[1].From != "2026-11-23" || complete[1].To != "2026-11-29" {
+		t.Fatalf("CompleteWeeks(Monday 2026-11-30, 2) = %+v", complete)
 	}
-	weeks[0].Requests = map[string]int{"www.example.gov": 14}
-	weeks[1].Requests = map[string]int{"www.example.gov": 21, "law.example.gov": 3}
+	weeks := []public.Week{
+		{Label: complete[0].Label, From: complete[0].From, To: complete[0].To, Requests: map[string]int{"www.example.gov": 14}},
+		{Label: complete[1].Label, From: complete[1].From, To: complete[1].To, Requests: map[string]int{"www.example.gov": 21, "law.example.gov": 3}},
+	}
 	page := public.RulesOf(set).HostsMarkdown(public.Hosts{
 		Robots: map[string]string{"www.example.gov": "read, obeyed; 1 source(s) disallowed", "law.example.gov": "read, obeyed"},
 		Weeks:  weeks,

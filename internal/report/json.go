@@ -61,6 +61,25 @@ func (w *jsonWriter) entry(e *Entry) error {
 	return w.err
 }
 
+// host writes h in the order of HostSeen's fields.
+func (w *jsonWriter) host(h *HostSeen) {
+	w.open()
+	w.str("host", h.Host, false)
+	w.str("robots", h.Robots, true)
+	if len(h.Requests) > 0 {
+		w.key("requests")
+		w.b = append(w.b, '[')
+		for i, n := range h.Requests {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = strconv.AppendInt(w.b, int64(n), 10)
+		}
+		w.b = append(w.b, ']')
+	}
+	w.b = append(w.b, '}')
+}
+
 func (w *jsonWriter) open() {
 	w.b = append(w.b, '{')
 	w.first = true

@@ -56,9 +56,18 @@ type Noisy struct {
 	Matched bool     `json:"matched,omitempty"`
 }
 
-// Report is the whole coverage report: {"sources": [...]} in JSON.
+// Report is the whole coverage report: {"week": …, "hosts": [...],
+// "sources": [...]} in JSON.
 type Report struct {
-	Sources []Entry `json:"sources"`
+	// Week is the last complete ISO week the hosts' requests are counted
+	// to ("2026-W48"); the pages are rendered as of the Monday after it
+	// (AsOf). Empty in a report no run has observed yet.
+	Week string `json:"week,omitempty"`
+	// Hosts is what the state and the ledgers say of each host the
+	// pages name, sorted by host: with the sources, the report is all the
+	// pages show that the manifests do not say.
+	Hosts   []HostSeen `json:"hosts,omitempty"`
+	Sources []Entry    `json:"sources"`
 }
 
 // Build makes the report of every source in set (sorted by jurisdiction
@@ -108,6 +117,30 @@ func Build(set *manifest.Set, st *state.State) *Report {
 	return r
 }
 
+// Keep gives a source rep has no word on (pending) the entry onMain (the
+// committed report, nil for none) records for the same URL: a lost or
+// younger state is no reason to say a checked document was never
+// checked. What the manifests say of the source (its jurisdiction, kind,
+// title, what it encodes and its gaps) stays rep's.
+func Keep(rep, onMain *Report) *Report {
+	if onMain == nil {
+		return rep
+	}
+	known := make(map[string]Entry, len(onMain.Sources))
+	for _, m := range onMain.Sources {
+		known[m.ID] = m
+	}
+	for i, e := range rep.Sources {
+		m, ok := known[e.ID]
+		if e.Status != state.Pending || !ok || m.Status == state.Pending || m.URL != e.URL {
+			continue
+		}
+		m.Jurisdiction, m.Kind, m.Title, m.Encodes, m.Gaps = e.Jurisdiction, e.Kind, e.Title, e.Encodes, e.Gaps
+		rep.Sources[i] = m
+	}
+	return rep
+}
+
 // JSON renders the report as indented JSON with a final newline.
 func (r *Report) JSON() ([]byte, error) {
 	// One source per line: a change to a source is a one-line diff a
@@ -117,7 +150,24 @@ func (r *Report) JSON() ([]byte, error) {
 	// '&' in query strings stays readable.
 	w := newJSONWriter()
 	w.b = make([]byte, 0, 64+len(r.Sources)*512) // about an entry's length: one growth at most
-	w.b = append(w.b, "{\n  \"sources\": ["...)
+	w.b = append(w.b, "{\n"...)
+	if r.Week != "" {
+		w.b = append(w.b, "  \"week\": "...)
+		w.quote(r.Week)
+		w.b = append(w.b, ",\n"...)
+	}
+	if len(r.Hosts) > 0 {
+		w.b = append(w.b, "  \"hosts\": ["...)
+		for i := range r.Hosts {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = append(w.b, "\n    "...)
+			w.host(&r.Hosts[i])
+		}
+		w.b = append(w.b, "\n  ],\n"...)
+	}
+	w.b = append(w.b, "  \"sources\": ["...)
 	for i := range r.Sources {
 		if i > 0 {
 			w.b = append(w.b, ',')

@@ -617,3 +617,47 @@ func TestWorkflowActionsPinned(t *testing.T) {
 		}
 	}
 }
+
+// TestReportsDriftFailsCI: the committed reports/ cannot drift from the
+// manifests unseen. validate.yml runs `taxkernelbot report --check` on
+// every pull request that touches manifests/ or reports/, and .ci/run
+// (which ci.yml runs) checks the same on every push.
+func TestReportsDriftFailsCI(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(root(t), ".github", "workflows", "validate.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var on struct {
+		On struct {
+			PullRequest struct {
+				Paths []string `yaml:"paths"`
+			} `yaml:"pull_request"`
+		} `yaml:"on"`
+	}
+	if err := yaml.Unmarshal(data, &on); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"manifests/**", "reports/**"} {
+		if !slices.Contains(on.On.PullRequest.Paths, want) {
+			t.Errorf("validate.yml does not run on pull requests that touch %s (paths: %q)", want, on.On.PullRequest.Paths)
+		}
+	}
+	checked := false
+	for _, j := range loadWorkflow(t, "validate.yml").jobs() {
+		for _, s := range j.Steps {
+			for _, l := range s.runLines() {
+				checked = checked || strings.Contains(l, "taxkernelbot report --check")
+			}
+		}
+	}
+	if !checked {
+		t.Error("validate.yml: no step runs `taxkernelbot report --check`")
+	}
+	run, err := os.ReadFile(filepath.Join(root(t), ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^go run \./cmd/taxkernelbot report --check$`).Match(run) {
+		t.Error(".ci/run does not run `go run ./cmd/taxkernelbot report --check`")
+	}
+}

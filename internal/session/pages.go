@@ -24,42 +24,88 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
-// WritePages regenerates the public pages under the reports
-// directory from the local ledgers, and the change feeds from the local
-// index and derived texts, each only when it changed, so they change in
-// the bot's pull request exactly when what they show does. ix is the
-// index in memory, nil to read the one on disk.
-func WritePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time) error {
-	return writePages(p, getenv, set, st, rep, ix, now, nil)
+// WriteReports writes the coverage report and regenerates the public
+// pages under the reports directory: it records in rep what the state
+// and the local ledgers say of each host as of now (public.Observe), then
+// writes coverage.json and coverage.md, the pages and the change feeds
+// (from the local index and derived texts), each only when it changed, so
+// they change in the bot's pull request exactly when what they show does.
+// ix is the index in memory, nil to read the one on disk.
+func WriteReports(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time) error {
+	return writeReports(p, getenv, set, st, rep, ix, now, nil)
 }
 
-// writePages is WritePages but for the feeds the writer w (nil: none)
-// wrote during the run; the pages are rendered while w finishes.
-func writePages(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time, w *feedWriter) error {
-	var files []public.File
-	var pagesErr error
+// writeReports is WriteReports but for the feeds the writer w (nil:
+// none) wrote during the run; the reports and pages are rendered while w
+// finishes.
+func writeReports(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time, w *feedWriter) error {
+	var repErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { files, pagesErr = pages(p, set, st, rep, now) })
+	wg.Go(func() {
+		if repErr = observe(p, set, st, rep, now); repErr != nil {
+			return
+		}
+		var files []public.File
+		if files, repErr = public.Pages(set, rep, now); repErr != nil {
+			return
+		}
+		if _, repErr = rep.Write(p.Reports); repErr != nil {
+			return
+		}
+		_, repErr = public.Write(p.Reports, files...)
+	})
 	feeds, err := feedFiles(p, getenv, set, ix, w)
-	wg.Wait()
-	if err = errors.Join(pagesErr, err); err != nil {
-		return err
+	if err == nil {
+		_, err = public.Write(p.Reports, feeds...)
 	}
-	_, err = public.Write(p.Reports, append(files, feeds...)...)
-	return err
+	wg.Wait()
+	return errors.Join(repErr, err)
 }
 
-func pages(p Dirs, set *manifest.Set, st *state.State, rep *report.Report, now time.Time) ([]public.File, error) {
+// RenderReports is what WriteReports writes, in memory: coverage.json,
+// the coverage Markdown files, the pages and the feeds, named as under
+// the reports directory, sorted by name. st nil says rep already holds
+// what the hosts page shows (rep.Week, rep.Hosts: a committed report read
+// back), so no ledger is read.
+func RenderReports(p Dirs, getenv func(string) string, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time) ([]public.File, error) {
+	if st != nil {
+		if err := observe(p, set, st, rep, now); err != nil {
+			return nil, err
+		}
+	}
+	js, err := rep.JSON()
+	if err != nil {
+		return nil, err
+	}
+	files := []public.File{{Name: report.JSONName, Data: js}}
+	for name, data := range rep.MarkdownFiles() {
+		files = append(files, public.File{Name: name, Data: data})
+	}
+	pages, err := public.Pages(set, rep, now)
+	if err != nil {
+		return nil, err
+	}
+	feeds, err := feedFiles(p, getenv, set, ix, nil)
+	if err != nil {
+		return nil, err
+	}
+	files = append(append(files, pages...), feeds...)
+	slices.SortFunc(files, func(a, b public.File) int { return strings.Compare(a.Name, b.Name) })
+	return files, nil
+}
+
+// observe records in rep what the local ledgers count of each host.
+func observe(p Dirs, set *manifest.Set, st *state.State, rep *report.Report, now time.Time) error {
 	count := public.CountFunc(func(string, string, string) (map[string]int, error) { return nil, nil })
 	if _, err := os.Stat(p.LedgerDir()); err == nil { // no ledgers yet: no requests, and nothing to create
 		l, err := ledger.Open(p.LedgerDir())
 		if err != nil {
-			return nil, err
+			return err
 		}
 		defer l.Close()
 		count = l.CountDispatches
 	}
-	return public.Pages(set, st, rep, count, now)
+	return public.Observe(rep, set, st, count, now)
 }
 
 // feedFiles renders the feeds, but those w wrote, reusing the entries w

@@ -282,11 +282,10 @@ func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, settl
 		},
 		func() error { return ix.Save(o.IndexPath()) },
 		func() error { return st.Save(o.State) },
-		func() error { _, err := rep.Write(o.Reports); return err },
 		func() error {
 			// The last feeds the writer has under way are waited for
 			// here, beside the other writes, not before them.
-			return writePages(o.Dirs, o.Getenv, o.Set, st, rep, ix, o.Clock.Now(), feeds)
+			return writeReports(o.Dirs, o.Getenv, o.Set, st, rep, ix, o.Clock.Now(), feeds)
 		},
 	)
 }

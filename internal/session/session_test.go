@@ -350,7 +350,7 @@ func TestFeedsWrittenDuringTheRunAreTheEndsOwn(t *testing.T) {
 	must(t, err)
 	ix, err := store.LoadIndex(o.IndexPath())
 	must(t, err)
-	must(t, WritePages(o.Dirs, nil, o.Set, st, report.Build(o.Set, st), ix, clk.Now()))
+	must(t, WriteReports(o.Dirs, nil, o.Set, st, report.Build(o.Set, st), ix, clk.Now()))
 	after := feeds()
 	if len(after) != len(before) {
 		t.Fatalf("%d feeds after the run, %d rewritten", len(before), len(after))

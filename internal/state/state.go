@@ -576,8 +576,12 @@ func (s *State) Save(dir string) error {
 	return nil
 }
 
+// FileName is the state's file in its directory; a directory without it
+// holds no state yet.
+const FileName = "state.json"
+
 const (
-	stateFile = "state.json"
+	stateFile = FileName
 	robotsDir = "robots"
 )
 

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"bytes"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+)
+
+// reportsTree reads every file under dir, by slash path.
+func reportsTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	must(t, filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		rel, _ := filepath.Rel(dir, path)
+		out[filepath.ToSlash(rel)] = string(data)
+		return err
+	}))
+	return out
+}
+
+func (w *workspace) reportCmd(now time.Time, check bool) (int, string) {
+	w.t.Helper()
+	var out bytes.Buffer
+	err := runReport(ctx, reportOptions{paths: w.paths, Check: check, Clock: clock.NewFake(now), IO: IO{Out: &out, Err: &out, Getenv: func(string) string { return "" }}})
+	if err != nil {
+		out.WriteString(err.Error())
+	}
+	return exitCode(err), out.String()
+}
+
+// TestReportOnACloneWritesWhatIsCommitted: the reports a run committed
+// are written again, byte for byte, by report in a clone that has no
+// state, on any later day: what the hosts page counts and the statuses
+// are the committed report's, not an empty state's, and its weeks and
+// security.txt's Expires follow the report's week, not the wall clock.
+// Before, a clone's report put every source back to pending, dropped
+// the robots.txt states and request counts, and moved the weeks.
+func TestReportOnACloneWritesWhatIsCommitted(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": text("User-agent: *\nDisallow: /private\n"),
+		"/rates":      text("rates"),
+		"/missing":    status(404),
+	})
+	w := newWorkspace(t, testPolicy, "", src{"t-rates", a.url("/rates"), ""}, src{"t-missing", a.url("/missing"), ""}, src{"t-private", a.url("/private"), ""})
+	if code := w.run(ctx); code != ExitOK && code != ExitFailures {
+		t.Fatalf("run: exit %d\n%s", code, w.out.String())
+	}
+	// The pull request of a week later: its counts are in the last
+	// complete week.
+	later := time.Now().AddDate(0, 0, 7)
+	if code, out := w.reportCmd(later, false); code != ExitOK {
+		t.Fatalf("report: exit %d\n%s", code, out)
+	}
+	committed := reportsTree(t, w.Reports)
+	hosts := committed["hosts.md"]
+	if !strings.Contains(hosts, "read, obeyed; 1 source(s) disallowed | 0 | 0 | 0 | 3 |") {
+		t.Fatalf("hosts.md before the clone lacks the run's robots.txt state and its 3 requests:\n%s", hosts)
+	}
+	if !strings.Contains(committed["coverage.json"], `"status":"fresh"`) {
+		t.Fatalf("coverage.json lacks the fresh source:\n%s", committed["coverage.json"])
+	}
+
+	// A clone: the same files, no state. Checked and written on later
+	// days, report holds what is committed.
+	must(t, os.RemoveAll(w.State))
+	for _, day := range []time.Time{later, later.AddDate(0, 0, 9), later.AddDate(1, 0, 0)} {
+		if code, out := w.reportCmd(day, true); code != ExitOK || !strings.Contains(out, "is what report writes") {
+			t.Fatalf("report --check on %s in a clone: exit %d\n%s", day.Format(time.DateOnly), code, out)
+		}
+		if code, out := w.reportCmd(day, false); code != ExitOK || !strings.Contains(out, "unchanged") {
+			t.Fatalf("report on %s in a clone: exit %d\n%s", day.Format(time.DateOnly), code, out)
+		}
+		if got := reportsTree(t, w.Reports); len(got) != len(committed) {
+			t.Fatalf("report on %s: %d files, %d committed", day.Format(time.DateOnly), len(got), len(committed))
+		} else {
+			for name, data := range committed {
+				if got[name] != data {
+					t.Errorf("report on %s in a clone rewrote %s:\n%s", day.Format(time.DateOnly), name, got[name])
+				}
+			}
+		}
+	}
+}
+
+// TestReportCheckCatchesManifestsAheadOfReports: a source added to the
+// manifests, or removed from them, without the reports written again is
+// named file by file, with the command that fixes it; report then
+// writes what is missing and removes the left-over feed.
+func TestReportCheckCatchesManifestsAheadOfReports(t *testing.T) {
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	public := "user_agent: \"TaxKernelBot/1.0 (+https://taxkernel.com/bot)\"\nfrom: contact@taxkernel.com\n"
+	w := newWorkspace(t, public, "", src{"t-a", "https://a.example/rates", ""}, src{"t-b", "https://b.example/rates", ""})
+	if code, out := w.reportCmd(now, false); code != ExitOK {
+		t.Fatalf("report: exit %d\n%s", code, out)
+	}
+	if code, out := w.reportCmd(now, true); code != ExitOK {
+		t.Fatalf("report --check right after report: exit %d\n%s", code, out)
+	}
+
+	// t-b leaves, t-c and its host arrive.
+	w.writeManifest("", src{"t-a", "https://a.example/rates", ""}, src{"t-c", "https://c.example/rates", ""})
+	code, out := w.reportCmd(now, true)
+	if code != ExitFailures {
+		t.Fatalf("report --check with a changed manifest: exit %d, want %d\n%s", code, ExitFailures, out)
+	}
+	for _, want := range []string{
+		filepath.Join(w.Reports, "coverage.json") + " differs",
+		filepath.Join(w.Reports, "hosts.md") + " differs",
+		filepath.Join(w.Reports, "POLICY.md") + " differs",
+		filepath.Join(w.Reports, "feeds/sources/t-c.atom") + " differs",
+		filepath.Join(w.Reports, "feeds/sources/t-b.atom") + " is left over",
+		"run `taxkernelbot report` and commit",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report --check says nothing of %q:\n%s", want, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(w.Reports, "feeds/sources/t-b.atom")); err != nil {
+		t.Fatalf("--check removed a file: %v", err)
+	}
+
+	if code, out := w.reportCmd(now, false); code != ExitOK || !strings.Contains(out, "1 removed") {
+		t.Fatalf("report: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(w.Reports, "feeds/sources/t-b.atom")); !os.IsNotExist(err) {
+		t.Errorf("the feed of the removed source is still there: %v", err)
+	}
+	hosts, err := os.ReadFile(filepath.Join(w.Reports, "hosts.md"))
+	must(t, err)
+	if !strings.Contains(string(hosts), "`c.example`") || strings.Contains(string(hosts), "`b.example`") {
+		t.Errorf("hosts.md does not follow the manifests:\n%s", hosts)
+	}
+	if !strings.Contains(string(hosts), "| any time | not contacted yet | 0 | 0 | 0 | 0 |") {
+		t.Errorf("hosts.md does not say the new host was never contacted:\n%s", hosts)
+	}
+	for _, page := range []string{"POLICY.md", "index.html"} {
+		data, err := os.ReadFile(filepath.Join(w.Reports, page))
+		must(t, err)
+		if !strings.Contains(string(data), "c.example") {
+			t.Errorf("%s leaves out the new host c.example", page)
+		}
+	}
+	if code, out := w.reportCmd(now, true); code != ExitOK {
+		t.Fatalf("report --check after report: exit %d\n%s", code, out)
+	}
+}
+
+// TestRepositoryReportsAreWhatReportWrites: the reports committed in this
+// repository are what report writes for its manifests, as CI checks.
+func TestRepositoryReportsAreWhatReportWrites(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	must(t, err)
+	code, stdout, stderr := runMain(t, nil, "report", "--check",
+		"--manifests", filepath.Join(root, "manifests"), "--snapshots", filepath.Join(root, "snapshots"),
+		"--reports", filepath.Join(root, "reports"), "--state", filepath.Join(t.TempDir(), "no-state"))
+	if code != ExitOK {
+		t.Fatalf("report --check on the repository: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
