@@ -133,11 +133,11 @@ func (a *Archive) Match(href string) Match {
 				if edition < 0 {
 					edition = i
 				}
-			case h.container && d.Part != "" && d.Part != "contents":
+			case h.container && d.Part != "" && d.Part != "contents" && !(h.bodyOnly && strings.HasPrefix(d.Part, "schedule")):
 				if within < 0 {
 					within = i
 				}
-			case h.Part == "contents" && contents < 0:
+			case (h.Part == "contents" || h.bodyOnly) && contents < 0:
 				contents = i
 			}
 		}
@@ -162,7 +162,11 @@ func (a *Archive) Match(href string) Match {
 			}
 		}
 		if contents >= 0 {
-			return a.hit(Sibling, contents, fmt.Sprintf("the held document is %s's contents page, which does not hold the text of %s: hold the whole text (%s)", d.Work, d.Part, d.Whole))
+			what := "contents page"
+			if a.docs[contents].bodyOnly {
+				what = "body without its schedules"
+			}
+			return a.hit(Sibling, contents, fmt.Sprintf("the held document is %s's %s, which does not hold the text of %s: hold the whole text (%s)", d.Work, what, d.Part, d.Whole))
 		}
 	}
 	if d.Designation != "" {

@@ -115,8 +115,9 @@ type Doc struct {
 	// Date is the edition's date when the URL pins one (YYYY-MM-DD).
 	Date string
 	// container marks a whole text (or a CFR part), which holds the
-	// parts of its work.
-	container bool
+	// parts of its work; bodyOnly one without its schedules (a
+	// legislation.gov.uk /body).
+	container, bodyOnly bool
 	// Designation names a document published inside another (a Revenue
 	// Procedure: "Rev. Proc. 2024-40").
 	Designation string
@@ -167,7 +168,8 @@ var dropKinds = map[string]string{"rp": "Rev. Proc.", "rr": "Rev. Rul.", "n": "N
 //   - legislation.gov.uk: /TYPE/YEAR/NUMBER is the work; what follows
 //     (section/35, regulation/4, schedule/2, part/1) the part, ending in an
 //     edition (enacted, made, or a date); /contents a contents page;
-//     /body, /data.pdf, /data.xml, /data.htm and the bare work the whole text.
+//     /data.pdf, /data.xml, /data.htm and the bare work the whole text,
+//     /body the whole text without its schedules.
 //   - legislation.govt.nz: /act|regulation/public/YEAR/NUMBER is the work
 //     (the number without leading zeros, old and new address forms alike);
 //     latest or a version (59.0) the edition; whole.html or the new form's
@@ -297,7 +299,7 @@ func ukDoc(m []string) Doc {
 	d.Whole = base + "/data.pdf"
 	switch {
 	case part == "" || part == "body" || strings.HasPrefix(part, "data."):
-		d.container = true
+		d.container, d.bodyOnly = true, part == "body"
 	case strings.HasPrefix(part, "pdfs/"):
 		d.container = true
 		if d.Edition == "" {
