@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
+	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/refs"
+	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -29,7 +32,13 @@ type refsOptions struct {
 	Jurisdiction string
 	// NoGit skips dating lines with git blame.
 	NoGit bool
-	IO    IO
+	// Issue keeps one issue in the repository named by the GitHub Actions
+	// environment listing the references whose documents changed.
+	Issue bool
+	// Archive names the record matched against, in the issue.
+	Archive    string
+	HTTPClient *http.Client // for the GitHub API; nil: http.DefaultClient
+	IO         IO
 }
 
 func cmdRefs(ctx context.Context, io IO, args []string) error {
@@ -42,6 +51,8 @@ func cmdRefs(ctx context.Context, io IO, args []string) error {
 	exclude := fs.String("exclude", "", "comma-separated paths under DIR not to read (e.g. a repository's state parameters)")
 	fs.StringVar(&opts.Jurisdiction, "jurisdiction", "", "the prefix of suggested ids (default: guessed from each host)")
 	fs.BoolVar(&opts.NoGit, "no-git", false, "do not ask git when each reference's line was written")
+	fs.BoolVar(&opts.Issue, "issue", false, "in GitHub Actions: open or update one issue in GITHUB_REPOSITORY listing the references whose documents changed after their date (closed when none are left; quiet when nothing changed)")
+	fs.StringVar(&opts.Archive, "archive", "TaxKernelBot's published record", "how the issue names the record matched against (e.g. the archive repository and its commit)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -73,6 +84,21 @@ func runRefs(ctx context.Context, opts refsOptions) error {
 	}
 	if fi, err := os.Stat(opts.Dir); err != nil || !fi.IsDir() {
 		return usageError("%s is not a directory: give the checkout of a rules repository (e.g. policyengine-uk)", opts.Dir)
+	}
+	if opts.Suggest && opts.Issue {
+		return usageError("--suggest and --issue do not go together: --issue needs the references' dates, --suggest the documents not held")
+	}
+	var gh *github.Client
+	if opts.Issue {
+		// The environment is checked before the scan, so that a workflow
+		// missing its token fails at once.
+		cfg, err := github.ConfigFromEnv(opts.IO.Getenv)
+		if err != nil {
+			return usageError("--issue: %w", err)
+		}
+		if gh, err = github.NewClient(cfg, opts.HTTPClient); err != nil {
+			return usageError("--issue: %w", err)
+		}
 	}
 	set, err := loadManifests(opts.Manifests, opts.IO)
 	if err != nil {
@@ -139,6 +165,24 @@ func runRefs(ctx context.Context, opts refsOptions) error {
 		}
 		fmt.Fprint(w, refs.SuggestYAML(ss))
 		return nil
+	}
+	if opts.Issue {
+		title, body := review.CitedChanged(rep.Rows, opts.Archive)
+		done, err := gh.SyncNotice(ctx, github.Notice{Key: "cited-changed", Title: title, Body: body,
+			Resolved: "No document cited here has changed since the date of its reference any more (the references were brought up to date, or left the parameters). Closing; a new issue is opened when one changes."})
+		if err != nil {
+			return cannotRun("--issue: %w", err)
+		}
+		switch {
+		case done.Opened:
+			fmt.Fprintf(opts.IO.Err, "refs: opened issue #%d: %s\n", done.Number, title)
+		case done.Updated:
+			fmt.Fprintf(opts.IO.Err, "refs: updated issue #%d: %s\n", done.Number, title)
+		case done.Closed:
+			fmt.Fprintf(opts.IO.Err, "refs: closed issue #%d: nothing cited changed any more\n", done.Number)
+		default:
+			fmt.Fprintln(opts.IO.Err, "refs: the issue is as it should be; nothing sent")
+		}
 	}
 	if opts.JSON {
 		return writeJSON(w, refsReport{Dir: opts.Dir, Report: rep})

@@ -2,11 +2,16 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 )
 
 // refs reads a rules repository's parameters and matches each reference to
@@ -88,5 +93,66 @@ func TestRefsRefusesWhatIsNotACheckout(t *testing.T) {
 		if code, stdout, stderr := runMain(t, nil, args...); code != ExitUsage || stdout != "" || stderr == "" {
 			t.Errorf("%v: exit %d, want 2 with a message\nstdout %q\nstderr %q", args, code, stdout, stderr)
 		}
+	}
+}
+
+// refs --issue keeps one issue in the rules repository (the GitHub fake
+// held to GitHub's REST description): opened when a cited document changed
+// after the reference's date, left alone when nothing changed, closed once
+// the reference is brought up to date.
+func TestRefsIssue(t *testing.T) {
+	bodies := []string{"<p>Basic rate 20%</p>", "<p>Basic rate 21%</p>"}
+	var day int
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": status(404),
+		"/rates":      func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, bodies[day]) },
+	})
+	w := newWorkspace(t, testPolicy, "", src{"t-rates", a.url("/rates"), ""})
+	clk := clock.NewFake(time.Date(2026, 10, 1, 10, 0, 0, 0, time.UTC))
+	w.clock = clk
+	for day = range bodies {
+		if code := w.run(t.Context()); code != ExitOK {
+			t.Fatalf("run on day %d: exit %d\n%s", day, code, w.out.String())
+		}
+		clk.Advance(24 * time.Hour)
+	}
+	repo := t.TempDir()
+	write := func(date string) {
+		must(t, os.WriteFile(filepath.Join(repo, "rate.yaml"), []byte(`description: The basic rate.
+values:
+  `+date+`:
+    value: 0.2
+    metadata:
+      reference:
+        title: Rates @maintainer <img src=x>
+        href: `+a.url("/rates")+`
+`), 0o644))
+	}
+	write("2026-10-01")
+	gh := githubtest.New(t, "rules", "engine", "tok")
+	env := map[string]string{"GITHUB_REPOSITORY": "rules/engine", "GITHUB_API_URL": gh.URL, "GITHUB_TOKEN": "tok"}
+	args := []string{"refs", repo, "--issue", "--archive", "taxkernel/taxkernelbot@abc123", "--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State}
+
+	code, _, stderr := runMain(t, env, args...)
+	is := gh.Issues()
+	if code != ExitOK || len(is) != 1 || is[0].State != "open" || !strings.Contains(stderr, "opened issue") {
+		t.Fatalf("a document changed after its reference: exit %d, issues %+v\n%s", code, is, stderr)
+	}
+	for _, want := range []string{"### `t-rates`", "| `rate` | `rate.yaml:8` | 2026-10-01 (date-key) |", "| 2026-10-02 |", "taxkernel/taxkernelbot\\@&#8203;abc123", "Rates \\@maintainer \\<img src=x\\>"} {
+		if !strings.Contains(is[0].Body, want) {
+			t.Errorf("the issue lacks %q:\n%s", want, is[0].Body)
+		}
+	}
+	writes := len(gh.Writes())
+	if code, _, stderr := runMain(t, env, args...); code != ExitOK || len(gh.Writes()) != writes || !strings.Contains(stderr, "nothing sent") {
+		t.Errorf("nothing changed: exit %d, writes %v\n%s", code, gh.Writes()[writes:], stderr)
+	}
+	write("2026-10-02") // the reference brought up to date
+	if code, _, stderr := runMain(t, env, args...); code != ExitOK || gh.Issues()[0].State != "closed" {
+		t.Errorf("the reference brought up to date: exit %d, issue %+v\n%s", code, gh.Issues()[0], stderr)
+	}
+	// Without the Actions environment, --issue says what is missing.
+	if code, stdout, stderr := runMain(t, nil, args...); code != ExitUsage || stdout != "" || !strings.Contains(stderr, "GITHUB_REPOSITORY") {
+		t.Errorf("--issue outside Actions: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
