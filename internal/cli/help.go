@@ -44,6 +44,7 @@ var examples = map[string][]string{
 		"taxkernelbot refs ../policyengine-uk                 # every reference, matched to the archive",
 		"taxkernelbot refs ../policyengine-us --exclude policyengine_us/parameters/gov/states --json",
 		"taxkernelbot refs ../openfisca-aotearoa --suggest --top 20 --jurisdiction nz   # manifest entries to review",
+		"taxkernelbot refs ../policyengine-uk --issue   # in GitHub Actions: the one issue of cited documents that changed",
 	},
 	"warc": {
 		"taxkernelbot warc -o archive.warc.gz",
