@@ -14,6 +14,7 @@
 // and public render what reviewers and operators read from the state;
 // review renders the pull request and failure issue texts, which github
 // sends; gitstore is the git remote; lease shares a host's daily cap
-// between shards. Leaves (policy, manifest, store, ledger, state, clock,
+// between shards. refs matches what a rules repository's parameters cite
+// to the archive, for cli's refs. Leaves (policy, manifest, store, ledger, state, clock,
 // atomicfile) import none of the packages above them.
 package main
