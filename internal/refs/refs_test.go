@@ -135,6 +135,7 @@ func TestMatchKinds(t *testing.T) {
 	for _, c := range []struct{ href, kind, source string }{
 		{"https://www.irs.gov/pub/irs-pdf/i1040gi.pdf", Exact, "t-i1040gi"},
 		{"http://irs.gov/pub/irs-pdf/i1040gi.pdf#page=12", Normalised, "t-i1040gi"},
+		{"www.irs.gov/pub/irs-pdf/i1040gi.pdf", Normalised, "t-i1040gi"},
 		{"https://www.gov.uk/income-tax-rates/?utm_source=x&highlight=rate", Normalised, "t-gov-uk"},
 		{"https://www.irs.gov/pub/irs-prior/i1040gi--2009.pdf", Edition, "t-i1040gi"},
 		{"https://www.irs.gov/pub/irs-drop/rp-24-40.pdf", Inside, "t-irb-2024-45"},

@@ -59,7 +59,10 @@ type ScanOptions struct {
 	Exclude []string
 }
 
-var dateKey = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var (
+	dateKey     = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+	yamlErrLine = regexp.MustCompile(`line (\d+)`)
+)
 
 // Scan reads every .yaml and .yml file under dir (not under .git or an
 // excluded path) and returns the references they write, in file then line
@@ -173,7 +176,7 @@ func (s *scanner) file(dir, rel string, inherited []Ref) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		line := 0
-		if m := regexp.MustCompile(`line (\d+)`).FindStringSubmatch(err.Error()); m != nil {
+		if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
 			line, _ = strconv.Atoi(m[1])
 		}
 		s.problems = append(s.problems, Problem{File: rel, Line: line, Message: "not YAML: " + strings.TrimPrefix(err.Error(), "yaml: ") + "; its references are not counted"})

@@ -73,12 +73,15 @@ func Clean(raw string) string {
 	return u.String()
 }
 
+// bareHost is an address written without its scheme (www.irs.gov/…).
+var bareHost = regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)+/`)
+
 func parse(raw string) (*url.URL, bool) {
 	raw = strings.TrimSpace(strings.Trim(strings.TrimSpace(raw), `<>"'`))
 	if raw == "" {
 		return nil, false
 	}
-	if !strings.Contains(raw, "://") && regexp.MustCompile(`^[a-z0-9-]+(\.[a-z0-9-]+)+/`).MatchString(strings.ToLower(raw)) {
+	if !strings.Contains(raw, "://") && bareHost.MatchString(strings.ToLower(raw)) {
 		raw = "https://" + raw
 	}
 	u, err := url.Parse(raw)
