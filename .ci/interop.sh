@@ -3,12 +3,19 @@
 # registry (called by .ci/run; needs node, npm and the npm registry):
 #   - http-message-sig (RFC 9421) and Cloudflare's web-bot-auth verify
 #     requests that our fetcher signed and sent to a loopback server;
+#   - the same two read our Signature Agent Card as a verifier would: the
+#     draft's types, each key's thumbprint its kid, the keys those of the
+#     key directory, and signed requests verified with keys from the card
+#     alone (a card left behind by a key rotation must fail);
 #   - warcio (Webrecorder's JavaScript WARC reader) reads back a WARC file
 #     written by `taxkernelbot warc` and a dataset's (`taxkernelbot dataset`),
 #     every payload digest equal to our SHA-256.
 #   - feedparser (a JavaScript feed reader) reads the change feeds: the
 #     example index's and the repository's reports/feeds/, every one an
 #     Atom feed with the entries, ids, dates, links and text diffs we wrote.
+#   - jose (panva's JOSE library) verifies an attestation that `cite --attest`
+#     would write against the key directory as `keys directory` writes it,
+#     and refuses a tampered one.
 #   - yaml-language-server (the YAML language server editors run) opens the
 #     manifests through their schema comment: the repository's are clean,
 #     a contributor's mistakes are underlined where they are, and it agrees
@@ -28,10 +35,10 @@ trap 'rm -rf "$npm_dir"' EXIT
 echo "== npm install (into $npm_dir)"
 npm install --prefix "$npm_dir" --no-audit --no-fund --silent \
   http-message-sig@0.3.0 web-bot-auth@0.1.3 warcio@2.4.11 feedparser@2.6.0 \
-  yaml-language-server@2.0.0
+  yaml-language-server@2.0.0 jose@5.9.6
 npm ls --prefix "$npm_dir" --depth=0
 
 echo "== interoperability tests"
-TAXKERNELBOT_NPM_DIR="$npm_dir" go test -count=1 -v -run 'Interop' ./internal/fetch/ ./internal/warc/ ./internal/dataset/ ./internal/public/ ./schemas/
+TAXKERNELBOT_NPM_DIR="$npm_dir" go test -count=1 -v -run 'Interop' ./internal/fetch/ ./internal/warc/ ./internal/dataset/ ./internal/public/ ./internal/sign/ ./schemas/
 
 echo "== interop ok"

@@ -26,6 +26,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 // schema compiles one schema of this directory, with format assertions on
@@ -107,6 +108,7 @@ var onlyValidate = map[string]string{
 	"dup-id/uk.yaml":              "ids are unique across all manifests: a schema sees one file",
 	"dup-url/uk.yaml":             "URLs are unique across all manifests (after normalisation): a schema sees one file",
 	"faster-than-policy/uk.yaml":  "a host may only be slower than policy.yaml, another file; and min ≤ max compares two durations, which JSON Schema cannot",
+	"legal-id-url/nz.yaml":        "a jurisdiction's own identifier scheme starts with the jurisdiction, and a written edition must agree with the one the URL pins: both compare two values, which JSON Schema cannot",
 	"private-allowed/policy.yaml": "allow_private_networks is refused when a manifest names a public host: another file",
 	"stem-mismatch/gb.yaml":       "the jurisdiction must equal the file name, which a schema never sees",
 }
@@ -319,6 +321,7 @@ func TestIndexSchema(t *testing.T) {
 	ix.Add("uk-rates", store.Entry{SHA256: b, Size: 1, FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-02",
 		Sent: &store.Sent{SHA256: sumOf([]byte("b, gzipped")), Size: 10, Encoding: "gzip"}}, a)
 	ix.Add("uk-rates", store.Entry{SHA256: a, Size: 1, FinalURL: "https://www.gov.uk/rates", FirstSeen: "2026-11-03"}, b)
+	ix.Add("uk-other", store.Entry{SHA256: a, Size: 1, FinalURL: "https://www.gov.uk/other", FirstSeen: "2026-11-03", Usage: examplePrefs}, "")
 	if got := ix.Entries("uk-rates"); len(got) != 2 || len(got[0].Returned) != 1 {
 		t.Fatalf("the example index is not what it is meant to be: %+v", got)
 	}
@@ -335,6 +338,7 @@ func TestIndexSchema(t *testing.T) {
 		`{"sources": {"uk-rates": [{"sha256": "` + string(a) + `", "size": 1, "final_url": "u", "first_seen": "1 Nov 2026"}]}}`,
 		`{"sources": {"uk-rates": [{"sha256": "` + string(a) + `", "size": 1, "final_url": "u", "first_seen": "2026-11-01", "extra": 1}]}}`,
 		`{"sources": {}, "version": 2}`,
+		`{"sources": {"uk-rates": [{"sha256": "` + string(a) + `", "size": 1, "final_url": "u", "first_seen": "2026-11-01", "usage": {"content_usage": {"train-ai": "n"}}}]}}`,
 		`{"sources": {"uk-rates": [{"sha256": "` + string(a) + `", "size": 1, "final_url": "u", "first_seen": "2026-11-01", "sent": {"sha256": "` + string(b) + `", "size": 1}}]}}`,
 	} {
 		if err := sch.Validate(jsonBytes(t, []byte(bad))); err == nil {
@@ -342,6 +346,13 @@ func TestIndexSchema(t *testing.T) {
 		}
 	}
 }
+
+// examplePrefs has every field preferences can have.
+var examplePrefs = usage.Combine([]usage.Statement{
+	{Field: usage.ContentUsage, From: "robots.txt line 4", Path: "/ai-ok/", Value: "train-ai=y, new-label=?0"},
+	{Field: usage.ContentSignal, From: "robots.txt line 2", Value: "search=yes, ai-train=no"},
+	{Field: usage.ContentUsage, From: "header", Value: "Train-AI=n"},
+})
 
 // statuses are every status a report entry can have.
 var statuses = []state.Status{
@@ -371,6 +382,9 @@ func TestCoverageSchema(t *testing.T) {
 			Status: s, Since: "2026-11-01", HTTPStatus: 200, SHA256: string(sumOf([]byte{byte(i)})), Size: 10,
 			ContentType: "text/html", FinalURL: "https://www.gov.uk/y", Detail: "d", Encodes: []string{"uk.x"}, Gaps: []string{"g"},
 			Noisy: &report.Noisy{Since: "2026-11-02", Drop: []string{".ts"}, Ignore: []string{"at .*"}, Matched: true},
+			FRBR: manifest.Source{Legal: &manifest.LegalID{Scheme: "eli", ID: "http://www.legislation.gov.uk/id/ukpga/2007/3"},
+				Edition: &manifest.Edition{Type: "point-in-time", Date: "2024-04-06", FromURL: true}}.FRBR("text/html; charset=utf-8", string(sumOf([]byte{byte(i)}))),
+			Usage: examplePrefs,
 		})
 	}
 	data, err := rep.JSON()

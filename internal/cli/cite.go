@@ -7,11 +7,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/sign"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
+	usagepref "github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 type citeOptions struct {
@@ -22,15 +25,20 @@ type citeOptions struct {
 	// At (YYYY-MM-DD) cites the bytes held on that UTC date, from the
 	// index's history, instead of the newest.
 	At string
-	IO IO
+	// Attest is the file to write a signed statement of what the URL
+	// served to; Clock stamps it (nil: the real clock).
+	Attest string
+	Clock  clock.Clock
+	IO     IO
 }
 
 func cmdCite(ctx context.Context, io IO, args []string) error {
 	opts := citeOptions{IO: io}
 	fs := newFlags("cite", "[flags] SOURCE", io).withArgs()
 	opts.register(fs, "manifests", "snapshots", "state")
-	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size, content_type, blob, text)")
+	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size, content_type, blob, text, …, first_confirmed, last_confirmed, confirmations, frbr, usage)")
 	fs.StringVar(&opts.At, "at", "", "cite the bytes held on this UTC date (YYYY-MM-DD), from snapshots/index.json's history")
+	fs.StringVar(&opts.Attest, "attest", "", "also write to `FILE` a statement that the URL served these bytes from first_confirmed to last_confirmed, signed with the key in "+sign.KeyEnv+" (a JWS; verify --attestation checks it)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -77,6 +85,22 @@ type citation struct {
 	// first served other bytes after it, if it has.
 	At        string `json:"at,omitempty"`
 	HeldUntil string `json:"held_until,omitempty"`
+	// FirstConfirmed and LastConfirmed are the UTC dates of the first and
+	// last checks in the ledgers that found these bytes (the same bytes,
+	// or a 304) while they were held, Confirmations how many did.
+	FirstConfirmed string `json:"first_confirmed,omitempty"`
+	LastConfirmed  string `json:"last_confirmed,omitempty"`
+	Confirmations  int    `json:"confirmations,omitempty"`
+	// FRBR places the bytes in FRBR's levels (work: the legal identifier,
+	// expression: the edition, manifestation: the media type, item: the
+	// sha256) when the manifest knows the work or the edition.
+	FRBR *manifest.FRBR `json:"frbr,omitempty"`
+	// Usage is what the publisher said about the use of these bytes when
+	// they were captured (Content-Usage, Content-Signal); absent when
+	// nothing was said.
+	Usage *usagepref.Prefs `json:"usage,omitempty"`
+	// heldFrom is the date these bytes became the ones held.
+	heldFrom string
 }
 
 // runCite prints what a rules engine needs to cite a source: the URL, the
@@ -113,10 +137,18 @@ func runCite(_ context.Context, opts citeOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := confirm(opts, src, history, &c); err != nil {
+		return err
+	}
 	c.JurisdictionName = src.Jurisdiction
 	for _, m := range set.Manifests {
 		if m.Jurisdiction == src.Jurisdiction && m.Name != "" {
 			c.JurisdictionName = m.Name
+		}
+	}
+	if opts.Attest != "" {
+		if err := attest(opts, c); err != nil {
+			return err
 		}
 	}
 	w := opts.IO.Out
@@ -142,6 +174,9 @@ func runCite(_ context.Context, opts citeOptions) error {
 	if c.HeldUntil != "" {
 		fmt.Fprintf(w, "held_until:   %s\n", c.HeldUntil)
 	}
+	if c.Confirmations > 0 {
+		fmt.Fprintf(w, "confirmed:    %s to %s (%d check(s))\n", c.FirstConfirmed, c.LastConfirmed, c.Confirmations)
+	}
 	fmt.Fprintf(w, "sha256:       %s\n", c.SHA256)
 	fmt.Fprintf(w, "size:         %d\n", c.Size)
 	fmt.Fprintf(w, "content_type: %s\n", c.ContentType)
@@ -154,6 +189,15 @@ func runCite(_ context.Context, opts citeOptions) error {
 	}
 	if c.TextReason != "" {
 		fmt.Fprintf(w, "text_reason:  %s\n", c.TextReason)
+	}
+	if f := c.FRBR; f != nil && f.Work != nil {
+		fmt.Fprintf(w, "legal_id:     %s (%s)\n", t(f.Work.ID), f.Work.Scheme)
+	}
+	if f := c.FRBR; f != nil && f.Expression != nil {
+		fmt.Fprintf(w, "edition:      %s\n", f.Expression)
+	}
+	if c.Usage != nil {
+		fmt.Fprintf(w, "usage:        %s\n", t(c.Usage.String()))
 	}
 	return nil
 }
@@ -185,7 +229,7 @@ func cite(opts citeOptions, src manifest.Source, history []store.Change, cur sta
 	c := citation{
 		Source: src.ID, Jurisdiction: src.Jurisdiction, Title: src.Title,
 		URL: src.URL, FinalURL: e.FinalURL, Retrieved: history[i].Date, FirstSeen: e.FirstSeen,
-		SHA256: e.SHA256, Size: e.Size, ContentType: e.ContentType, At: opts.At,
+		SHA256: e.SHA256, Size: e.Size, ContentType: e.ContentType, At: opts.At, heldFrom: history[i].Date,
 		Blob: filepath.ToSlash(store.ReadOnly(opts.Snapshots).Path(e.SHA256)),
 	}
 	if opts.At == "" && cur.SHA256 == e.SHA256 && !cur.LastGood.IsZero() {
@@ -194,6 +238,7 @@ func cite(opts citeOptions, src manifest.Source, history []store.Change, cur sta
 	if i+1 < len(history) {
 		c.HeldUntil = history[i+1].Date
 	}
+	c.Usage = e.Usage
 	text, ok, err := textview.Load(opts.Snapshots, e.SHA256.String())
 	switch {
 	case err != nil:

@@ -97,7 +97,7 @@ func init() {
 		"publish":  {"push the state to the cache branch and open or update the bot's pull request", cmdPublish},
 		"dataset":  {"build the release of a month's record: WARC, index, coverage, texts, SHA256SUMS (dataset -o DIR)", cmdDataset},
 		"warc":     {"export the fetched versions as a WARC file for web archives (warc -o FILE.warc.gz)", cmdWarc},
-		"keys":     {"generate a request-signing key, or write the public key directory (keys generate | keys directory)", cmdKeys},
+		"keys":     {"generate a request-signing key, or write the public key directory or the agent card (keys generate | keys directory | keys card)", cmdKeys},
 		"ledger":   {"print every request made to a host, from the ledgers in the state or on the cache branch", cmdLedger},
 		"version":  {"print the version, the commit and the Go version this binary was built from", cmdVersion},
 		"policy":   {"render reports/POLICY.md, the rules the code enforces, from the manifests", cmdPolicy},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/dataset"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 	"github.com/taxkernel/taxkernelbot/internal/warc"
@@ -97,7 +98,17 @@ func runDataset(ctx context.Context, opts datasetOptions) error {
 	in := dataset.Input{
 		Index: ix, Store: store.ReadOnly(opts.Snapshots), Snapshots: opts.Snapshots, LedgerDir: opts.ledgerDir(),
 		Coverage: coverage, Identity: warc.Identity{UserAgent: set.Policy.UserAgent, From: set.Policy.From}, Period: p,
-		Limits: textview.Limits{},
+		Limits: textview.Limits{}, URLs: make(map[string]string, len(set.Sources)),
+		FRBR: func(id string, e store.Entry) *manifest.FRBR {
+			src, ok := set.Source(id)
+			if !ok {
+				return nil
+			}
+			return src.FRBR(e.ContentType, string(e.SHA256))
+		},
+	}
+	for _, src := range set.Sources {
+		in.URLs[src.ID] = src.URL
 	}
 	sum, err := dataset.Build(ctx, in, opts.Out)
 	switch {
@@ -114,8 +125,8 @@ func runDataset(ctx context.Context, opts datasetOptions) error {
 	for _, f := range sum.Files {
 		bytes += f.Size
 	}
-	fmt.Fprintf(opts.IO.Err, "dataset %s: wrote %s: %d file(s), %d bytes; %d document(s) of %d source(s), %d revisit(s), %d text(s) derived for it\n",
-		p.Name(), opts.Out, len(sum.Files), bytes, sum.Documents, sum.Sources, sum.Revisits, sum.Derived)
+	fmt.Fprintf(opts.IO.Err, "dataset %s: wrote %s: %d file(s), %d bytes; %d document(s) of %d source(s), %d revisit(s), %d text(s) derived for it, %d change document(s)\n",
+		p.Name(), opts.Out, len(sum.Files), bytes, sum.Documents, sum.Sources, sum.Revisits, sum.Derived, sum.Changes)
 	fmt.Fprintf(opts.IO.Err, "check it with: (cd %s && sha256sum -c SHA256SUMS) && taxkernelbot verify --dataset %s\n", opts.Out, opts.Out)
 	return nil
 }
@@ -127,7 +138,7 @@ func runVerifyDataset(ctx context.Context, opts verifyOptions) error {
 	}
 	if opts.JSON {
 		rep := verifyReport{Target: "dataset", Dir: opts.Dataset, OK: len(probs) == 0, Problems: []verifyProblem{},
-			Counts: verifyCounts{Problems: len(probs), Files: c.Files, Documents: c.Documents, Responses: c.Responses, Texts: c.Texts}}
+			Counts: verifyCounts{Problems: len(probs), Files: c.Files, Documents: c.Documents, Responses: c.Responses, Texts: c.Texts, Changes: c.Changes}}
 		for _, p := range probs {
 			rep.Problems = append(rep.Problems, verifyProblem{Path: filepath.ToSlash(filepath.Clean(opts.Dataset)) + "/" + p.Where, Message: p.Message})
 		}
@@ -145,7 +156,7 @@ func runVerifyDataset(ctx context.Context, opts verifyOptions) error {
 	if opts.JSON {
 		return nil
 	}
-	fmt.Fprintf(opts.IO.Out, "%s: %d file(s) match SHA256SUMS; %d document(s), each the payload of a response or conversion record under its SHA-256; %d text(s), each naming a document\n",
-		opts.Dataset, c.Files, c.Documents, c.Texts)
+	fmt.Fprintf(opts.IO.Out, "%s: %d file(s) match SHA256SUMS; %d document(s), each the payload of a response or conversion record under its SHA-256; %d text(s), each naming a document; %d change document(s), each naming two\n",
+		opts.Dataset, c.Files, c.Documents, c.Texts, c.Changes)
 	return nil
 }

@@ -24,8 +24,8 @@ var examples = map[string][]string{
 		"taxkernelbot validate --base origin/main --cache-branch origin/fetch-cache   # robots.txt as the bot keeps it",
 	},
 	"report": {"taxkernelbot report", "taxkernelbot report --check                 # CI: exit 1, naming each file, when reports/ are not what report writes", "taxkernelbot report --state .taxkernelbot/state --reports reports"},
-	"cite":   {"taxkernelbot cite uk-income-tax-rates", "taxkernelbot cite uk-income-tax-rates --json", "taxkernelbot cite uk-income-tax-rates --at 2026-06-30"},
-	"verify": {"taxkernelbot verify", "taxkernelbot verify --json", "taxkernelbot verify --snapshots snapshots", "taxkernelbot verify --dataset taxkernelbot-dataset-2026-11   # a release, offline"},
+	"cite":   {"taxkernelbot cite uk-income-tax-rates", "taxkernelbot cite uk-income-tax-rates --json", "taxkernelbot cite uk-income-tax-rates --at 2026-06-30", "taxkernelbot cite uk-ita-2007 --attest uk-ita-2007.jws   # signed: served from D1 to D2"},
+	"verify": {"taxkernelbot verify", "taxkernelbot verify --json", "taxkernelbot verify --snapshots snapshots", "taxkernelbot verify --dataset taxkernelbot-dataset-2026-11   # a release, offline", "taxkernelbot verify --attestation uk-ita-2007.jws --directory http-message-signatures-directory"},
 	"dataset": {
 		"taxkernelbot dataset -o dist/2026-11 --month 2026-11",
 		"taxkernelbot dataset -o dist/last-month            # the month before this one (UTC)",
@@ -53,6 +53,7 @@ var examples = map[string][]string{
 	"keys": {
 		"taxkernelbot keys generate > key.pem          # then store it as the secret TAXKERNELBOT_SIGNING_KEY",
 		"TAXKERNELBOT_SIGNING_KEY=\"$(cat key.pem)\" taxkernelbot keys directory -o reports/.well-known/http-message-signatures-directory",
+		"taxkernelbot keys card --directory reports/.well-known/http-message-signatures-directory   # the agent card beside it",
 	},
 }
 
@@ -74,12 +75,15 @@ var helpMore = map[string]string{
     sources     [{id, url, action, why, at_ms}]: action "request" (at at_ms), "deferred", "skipped" or "excluded", and why
 `,
 	"verify": `--json prints one object, its fields in this order:
-  target        "snapshots" or "dataset"
+  target        "snapshots", "dataset" or "attestation"
   dir           the directory verified
   ok            true when no problem was found
-  counts        {problems, sources, blobs, files, documents, responses, texts}: sources and blobs for the store,
+  counts        {problems, sources, blobs, files, documents, responses, texts, changes}: sources and blobs for the store,
                 the others for a dataset (0 for the other target)
   problems      [{path, message}], sorted
+  attestation   with --attestation, when it verified: {key (the signing key's kid), statement}: the in-toto
+                Statement {_type, subject [{name, digest}], predicateType, predicate {url, final_url, claim,
+                from, until, checks, size, content_type, source, title, frbr, issued}}; target "attestation"
 `,
 	"robots": `--json prints one object, its fields in this order:
   url, agent    the URL decided and the product token matched against User-agent lines
@@ -87,6 +91,10 @@ var helpMore = map[string]string{
   reason        why, in words; group: the user-agent group that applied ("*" or the agent's)
   rule          {directive ("Allow" or "Disallow"), pattern, line}: the line that decided; null when none matched
   crawl_delay_seconds   the group's Crawl-delay, 0 when none
+  max_crawl_rate        the group's max-crawl-rate as written ("10/m"), when it has one
+  usage         what the copy's Content-Usage and Content-Signal rules say of the URL, when they say anything:
+                content_usage, content_signal and statements ({field, from, path, value, invalid}), as cite
+                --json gives them
   override      the host's robots_override permission when it lifts this Disallow
   copy          {url, fetched (RFC 3339, UTC), http_status, outcome, current, stale}: the kept copy decided from;
                 current false when a run would fetch robots.txt again first, and stale says why
@@ -94,6 +102,14 @@ var helpMore = map[string]string{
 	"cite": `--json prints one object, its fields in this order:
   source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size,
   content_type, blob, text, text_reason, text_missing, at, held_until (the last five only when set)
+  first_confirmed, last_confirmed, confirmations   the UTC dates of the first and last checks in the ledgers that
+                found these bytes (the same bytes, or a 304) while they were held, and how many did; absent when none
+  frbr          the bytes in FRBR's levels, when the manifest knows the work or the edition:
+                {work: {scheme, id}, expression: {edition ("current", "as-enacted" or "point-in-time"), date,
+                from_url (read from the URL)}, manifestation: {media_type}, item: {sha256}}
+  usage         only when the publisher said something about the use of the bytes: content_usage and
+                content_signal, each key's most restrictive value; statements, each with field, from, path,
+                value and invalid, as written
 `,
 	"refs": `--json prints one object, its fields in this order:
   dir           the directory read

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
+	usagepref "github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 // What the commands print with --json: one JSON document on stdout, its
@@ -81,16 +82,18 @@ type plannedSource struct {
 // verifyReport is what `verify --json` prints, for the store or, with
 // --dataset, for a dataset.
 type verifyReport struct {
-	Target   string          `json:"target"` // "snapshots" or "dataset"
+	Target   string          `json:"target"` // "snapshots", "dataset" or "attestation"
 	Dir      string          `json:"dir"`    // the directory verified
 	OK       bool            `json:"ok"`     // no problem found
 	Counts   verifyCounts    `json:"counts"`
 	Problems []verifyProblem `json:"problems"` // sorted; [] when none
+	// Attestation is the statement --attestation checked, when it verified.
+	Attestation *attestationResult `json:"attestation,omitempty"`
 }
 
 // verifyCounts: what was checked. Sources and blobs are the store's;
-// files, documents, responses and texts a dataset's (0 for the other
-// target).
+// files, documents, responses, texts and change documents a dataset's (0
+// for the other target).
 type verifyCounts struct {
 	Problems  int `json:"problems"`
 	Sources   int `json:"sources"`
@@ -99,6 +102,7 @@ type verifyCounts struct {
 	Documents int `json:"documents"`
 	Responses int `json:"responses"`
 	Texts     int `json:"texts"`
+	Changes   int `json:"changes"`
 }
 
 type verifyProblem struct {
@@ -120,6 +124,12 @@ type robotsAnswer struct {
 	Rule *robotsRule `json:"rule"`
 	// CrawlDelaySeconds is the group's Crawl-delay; 0 when it has none.
 	CrawlDelaySeconds float64 `json:"crawl_delay_seconds"`
+	// MaxCrawlRate is the group's max-crawl-rate as written ("10/m"); ""
+	// when it has none.
+	MaxCrawlRate string `json:"max_crawl_rate,omitempty"`
+	// Usage is what the copy's Content-Usage and Content-Signal rules say
+	// about the use of the URL's content; nil when they say nothing.
+	Usage *usagepref.Prefs `json:"usage,omitempty"`
 	// Override is the permission of the host's robots_override when it
 	// lifts this Disallow; "" otherwise.
 	Override string     `json:"override,omitempty"`

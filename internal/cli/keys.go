@@ -9,13 +9,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/taxkernel/taxkernelbot/internal/agentcard"
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/sign"
 )
 
-// cmdKeys is `keys generate` and `keys directory`.
+// cmdKeys is `keys generate`, `keys directory` and `keys card`.
 func cmdKeys(_ context.Context, io IO, args []string) error {
 	return runKeys(io, clock.Real{}, args)
 }
@@ -34,14 +35,16 @@ func runKeys(io IO, clk clock.Clock, args []string) error {
 		return keysGenerate(io)
 	case "directory":
 		return keysDirectory(io, clk, args)
+	case "card":
+		return keysCard(io, args)
 	case "":
-		fs := newFlags("keys", "generate | directory [-o FILE] [--public JWK-FILE] [--keep DURATION]", io)
+		fs := newFlags("keys", "generate | directory [-o FILE] [--public JWK-FILE] [--keep DURATION] | "+keysCardArgs, io)
 		if err := parse(fs, args); err != nil {
 			return err
 		}
-		return usageError("keys needs a subcommand: generate or directory")
+		return usageError("keys needs a subcommand: generate, directory or card")
 	}
-	return usageError("unknown subcommand %q; use generate or directory", sub)
+	return usageError("unknown subcommand %q; use generate, directory or card", sub)
 }
 
 // keysGenerate prints a new private key (for the Actions secret) and its
@@ -68,7 +71,7 @@ func keysGenerate(io IO) error {
 
 func keysDirectory(io IO, clk clock.Clock, args []string) error {
 	fs := newFlags("keys", "directory [-o FILE] [--public JWK-FILE] [--keep DURATION]", io)
-	out := fs.String("o", filepath.Join(".well-known", "http-message-signatures-directory"), "the key directory `FILE` to update (read first, so rotated-out keys stay listed until they expire)")
+	out := fs.String("o", defaultDirectoryFile, "the key directory `FILE` to update (read first, so rotated-out keys stay listed until they expire)")
 	pubFile := fs.String("public", "", "read the current public key from this JWK `FILE` instead of the private key in "+sign.KeyEnv)
 	keep := fs.String("keep", "7d", "how long a rotated-out key stays listed (`DURATION`, e.g. 7d); longer than any verifier's cache of the directory")
 	if err := parse(fs, args); err != nil {
@@ -106,6 +109,9 @@ func keysDirectory(io IO, clk clock.Clock, args []string) error {
 	}
 	fmt.Fprintf(io.Err, "keys: wrote %s (%d key(s), current %s); serve it at %s of the origin named in policy.yaml's sign directory, with Content-Type: %s\n",
 		*out, len(d.Keys), current.Thumbprint(), sign.WellKnownPath, sign.DirectoryMediaType)
+	if card := filepath.Join(filepath.Dir(*out), agentcard.FileName); fileExists(card) {
+		fmt.Fprintf(io.Err, "keys: %s lists the keys too: run `taxkernelbot keys card --directory %s` to bring it up to date\n", card, *out)
+	}
 	return nil
 }
 

@@ -26,7 +26,7 @@ import (
 )
 
 // buildBot builds cmd/taxkernelbot into a temp dir and returns its path.
-func buildBot(t *testing.T) string {
+func buildBot(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "taxkernelbot")
 	out, err := exec.Command("go", "build", "-o", bin, "github.com/taxkernel/taxkernelbot/cmd/taxkernelbot").CombinedOutput()

@@ -18,6 +18,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/session"
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 type reportOptions struct {
@@ -111,7 +112,11 @@ func reportBasis(opts reportOptions, set *manifest.Set, now time.Time) (*report.
 		if err != nil {
 			return nil, nil, "", cannotRun("%w", err)
 		}
-		return report.Build(set, st), st, "from the state in " + opts.State, nil
+		ix, err := store.LoadIndex(opts.indexPath())
+		if err != nil {
+			return nil, nil, "", cannotRun("%w", err)
+		}
+		return report.Build(set, st).AddUsage(ix.Usage), st, "from the state in " + opts.State, nil
 	}
 	committed := filepath.Join(opts.Reports, report.JSONName)
 	data, err := os.ReadFile(committed)
@@ -143,8 +148,8 @@ func reportBasis(opts reportOptions, set *manifest.Set, now time.Time) (*report.
 
 // ownedDirs are the folders under the reports directory whose every file
 // report writes: a file there that report no longer renders (the feed of
-// a source since removed) is left over.
-var ownedDirs = []string{"feeds", report.SplitDir}
+// a source since removed, the changes of one) is left over.
+var ownedDirs = []string{"feeds", "changes", report.SplitDir}
 
 // compareReports returns the names of files whose bytes dir does not
 // hold, and of the files in the folders report owns that it no longer

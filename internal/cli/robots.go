@@ -13,6 +13,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/robots"
 	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	usagepref "github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 type robotsOptions struct {
@@ -85,6 +86,12 @@ func runRobots(_ context.Context, opts robotsOptions) error {
 	if d := rules.CrawlDelay(token); d > 0 {
 		fmt.Fprintf(w, "crawl-delay: %s\n", d)
 	}
+	if d, text := rules.MaxCrawlRate(token); d > 0 {
+		fmt.Fprintf(w, "max-crawl-rate: %s (a request every %s at most)\n", terminal.Text(text), d)
+	}
+	if p := usagepref.Combine(rules.Preferences(token, u)); p != nil {
+		fmt.Fprintf(w, "usage preferences: %s\n", terminal.Text(p.String()))
+	}
 	if !rules.Allowed(token, u) && host.Override != nil && kept.Outcome == state.RobotsParsed {
 		fmt.Fprintf(w, "robots_override for %s lifts this Disallow: %q\n", host.Name, host.Override.Permission)
 	}
@@ -97,11 +104,13 @@ func robotsJSON(u *url.URL, token string, kept state.Robots, dec robotsdecision.
 	a := robotsAnswer{
 		URL: u.String(), Agent: token, Decision: "disallowed", Reason: v.Reason, Group: v.Group,
 		CrawlDelaySeconds: rules.CrawlDelay(token).Seconds(),
+		Usage:             usagepref.Combine(rules.Preferences(token, u)),
 		Copy: robotsCopy{
 			URL: kept.URL, Fetched: kept.FetchedAt.UTC().Format(time.RFC3339), HTTPStatus: kept.HTTPStatus,
 			Outcome: string(kept.Outcome), Current: dec.Current, Stale: dec.Stale,
 		},
 	}
+	_, a.MaxCrawlRate = rules.MaxCrawlRate(token)
 	if v.Allowed {
 		a.Decision = "allowed"
 	}

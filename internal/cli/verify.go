@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -11,17 +12,28 @@ type verifyOptions struct {
 	paths
 	Dataset string // a dataset's directory to verify instead of the store
 	JSON    bool   // print one verifyReport on stdout instead of the text
-	IO      IO
+	// Attestation is a signed statement to check instead, against
+	// KeyDirectory (a JWK Set file) or Public (one JWK file).
+	Attestation  string
+	KeyDirectory string
+	Public       string
+	IO           IO
 }
 
 func cmdVerify(ctx context.Context, io IO, args []string) error {
 	opts := verifyOptions{IO: io}
-	fs := newFlags("verify", "[flags] | --dataset DIR", io)
+	fs := newFlags("verify", "[flags] | --dataset DIR | --attestation FILE [--directory FILE | --public JWK-FILE]", io)
 	opts.register(fs, "snapshots")
-	fs.StringVar(&opts.Dataset, "dataset", "", "verify the dataset in `DIR` offline instead (SHA256SUMS, every index entry in the WARC, the texts)")
+	fs.StringVar(&opts.Dataset, "dataset", "", "verify the dataset in `DIR` offline instead (SHA256SUMS, every index entry in the WARC, the texts, the change documents)")
 	fs.BoolVar(&opts.JSON, "json", false, "print the result as one JSON document (see below)")
+	fs.StringVar(&opts.Attestation, "attestation", "", "check the statement `FILE` that cite --attest wrote instead, offline: its signature, by a key the key directory lists and that was valid when it was signed")
+	fs.StringVar(&opts.KeyDirectory, "directory", filepath.Join(".well-known", "http-message-signatures-directory"), "the key directory (`FILE`, as published) to check --attestation against")
+	fs.StringVar(&opts.Public, "public", "", "check --attestation against this one public key (`JWK-FILE`) instead of --directory")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if opts.Attestation != "" {
+		return runVerifyAttestation(opts)
 	}
 	if opts.Dataset != "" {
 		return runVerifyDataset(ctx, opts)

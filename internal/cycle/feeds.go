@@ -3,8 +3,9 @@ package cycle
 import (
 	"context"
 	"io/fs"
-	"os"
+	"path"
 
+	"github.com/taxkernel/taxkernelbot/internal/changedoc"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/review"
@@ -47,8 +48,8 @@ func (c *Cycle) feeds(ctx context.Context, cache fs.FS, v *view, local *store.In
 	blob := blobReader(ctx, c.o.Snapshots, v.mainTree, v.botTree)
 	text := func(sum, contentType string) (string, bool) {
 		if p, err := textview.TextPath(c.o.Snapshots, sum); err == nil {
-			if data, err := os.ReadFile(p); err == nil {
-				return string(data), true
+			if text, err := textview.ReadText(p); err == nil {
+				return text, true
 			}
 		}
 		for _, t := range trees {
@@ -69,4 +70,32 @@ func (c *Cycle) feeds(ctx context.Context, cache fs.FS, v *view, local *store.In
 	return public.RulesOf(c.o.Set).Feeds(public.FeedInput{
 		Set: c.o.Set, Index: ix, Text: text, Blob: review.BlobLink(c.o.Links.FileURL(BaseBranch)),
 	})
+}
+
+// changeDocsIn lists the change documents a tree holds under reports/
+// that pages (this cycle's rendering) does not name. Their names follow
+// the index, unlike the other pages': a cycle that read an older index
+// renders fewer, and what a branch proposes must still count those a
+// newer cycle put on it.
+func changeDocsIn(tree fs.FS, pages map[string][]byte) []string {
+	root := path.Join("reports", changedoc.Dir)
+	srcs, _ := fs.ReadDir(tree, root) // none yet: nothing to add
+	var out []string
+	for _, s := range srcs {
+		if !s.IsDir() {
+			continue
+		}
+		files, _ := fs.ReadDir(tree, path.Join(root, s.Name()))
+		for _, f := range files {
+			if p := path.Join(root, s.Name(), f.Name()); !f.IsDir() && !inPages(pages, p) {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+func inPages(pages map[string][]byte, p string) bool {
+	_, ok := pages[p]
+	return ok
 }

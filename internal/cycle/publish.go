@@ -142,7 +142,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	}
 
 	// What the bot branch should propose now.
-	rep := dropUnheld(report.Keep(report.Build(c.o.Set, st), v.onMain), v.onMain, c.holder(v, cache))
+	rep := dropUnheld(report.Keep(report.Build(c.o.Set, st), v.onMain), v.onMain, c.holder(v, cache)).AddUsage(local.Usage)
 	changes := report.Diff(v.onMain, rep)
 	pages, err := c.pages(ctx, cache, st, rep, v, local)
 	if err != nil {
@@ -441,6 +441,8 @@ func proposalIn(ctx context.Context, v *view, tree *gitstore.Tree, pages map[str
 	for p := range pages {
 		paths = append(paths, p)
 	}
+	docs := changeDocsIn(tree, pages)
+	paths = append(paths, docs...)
 	if err := tree.Fetch(ctx, paths...); err != nil {
 		return nil, err
 	}
@@ -452,7 +454,7 @@ func proposalIn(ctx context.Context, v *view, tree *gitstore.Tree, pages map[str
 		return nil, nil
 	}
 	held := map[string][]byte{}
-	for p := range pages {
+	for _, p := range paths[1:] {
 		if data, err := fs.ReadFile(tree, p); err == nil {
 			held[p] = data
 		}

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 	"github.com/taxkernel/taxkernelbot/internal/warc"
@@ -55,6 +56,14 @@ type Input struct {
 	Period    Period
 	// Limits bound the extraction of a text the record does not keep yet.
 	Limits textview.Limits
+	// FRBR gives where a source's document sits in FRBR's levels (nil when
+	// its manifest names neither its work nor its edition), for FRBRName;
+	// nil for none.
+	FRBR func(id string, e store.Entry) *manifest.FRBR
+	// URLs maps a source id to its URL in the manifests, which the change
+	// documents name (as the feeds' do); a source not in it is named by
+	// the final URL of its new bytes.
+	URLs map[string]string
 }
 
 // File is one file of a built dataset.
@@ -71,6 +80,7 @@ type Summary struct {
 	Sources   int
 	warc.Counts
 	Derived int // texts the record did not keep, derived for the dataset
+	Changes int // change documents (ChangeDir)
 }
 
 // Build writes the dataset of in.Period into dir: a new or empty
@@ -125,10 +135,22 @@ func Build(ctx context.Context, in Input, dir string) (Summary, error) {
 	if err := w.put(CoverageName, in.Coverage); err != nil {
 		return sum, err
 	}
+	frbr, err := frbrFile(ix, in.FRBR)
+	if err != nil {
+		return sum, err
+	}
+	if frbr != nil {
+		if err := w.put(FRBRName, frbr); err != nil {
+			return sum, err
+		}
+	}
 	if sum.Derived, err = w.texts(ctx, in, ix); err != nil {
 		return sum, err
 	}
-	if err := w.put(ReadmeName, readme(in.Period, ix, sum.Counts)); err != nil {
+	if sum.Changes, err = w.changes(ctx, in); err != nil {
+		return sum, err
+	}
+	if err := w.put(ReadmeName, readme(in.Period, ix, sum.Counts, frbr != nil)); err != nil {
 		return sum, err
 	}
 
@@ -375,7 +397,7 @@ func checkDir(dir string, p Period) ([]string, error) {
 		rel, _ := filepath.Rel(dir, fp)
 		rel = filepath.ToSlash(rel)
 		switch {
-		case d.IsDir() && (rel == TextDir || strings.HasPrefix(rel, TextDir+"/")):
+		case d.IsDir() && (rel == TextDir || strings.HasPrefix(rel, TextDir+"/") || inChanges(rel)):
 			return nil
 		case d.Type().IsRegular() && (belongs(rel, p) || strings.HasPrefix(path.Base(rel), atomicfile.TempPrefix)):
 			return nil
@@ -388,8 +410,8 @@ func checkDir(dir string, p Period) ([]string, error) {
 // belongs reports whether rel is a name the dataset of p has.
 func belongs(rel string, p Period) bool {
 	switch rel {
-	case SumsName, IndexName, CoverageName, ReadmeName, p.WarcName():
+	case SumsName, IndexName, CoverageName, ReadmeName, FRBRName, p.WarcName():
 		return true
 	}
-	return textFile.MatchString(rel)
+	return textFile.MatchString(rel) || changeName.MatchString(rel)
 }

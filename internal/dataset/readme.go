@@ -12,15 +12,19 @@ import (
 // readme says what the dataset is, how to verify it and how to cite from
 // it. It names nothing of the build (no time, no host), so a rebuild of
 // the same record gives the same bytes.
-func readme(p Period, ix *store.Index, n warc.Counts) []byte {
+func readme(p Period, ix *store.Index, n warc.Counts, frbr bool) []byte {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# TaxKernelBot dataset %s\n\n", p.Name())
 	fmt.Fprintf(&b, "The documents TaxKernelBot held for the sources of its manifests from %s to %s (UTC dates, both included): every version a source served in that period, the one it held when the period began included, as the exact bytes its server sent (a Content-Encoding undone; the bytes as sent are in the WARC). %d document(s) of %d source(s).\n\n", p.from(), p.to(), ix.Len(), len(ix.IDs()))
 	b.WriteString("## Files\n\n")
-	fmt.Fprintf(&b, "- `%s`: WARC 1.1, one gzip member per record: a request and a response record for each document (%d), and a revisit record for each check in the period that found the same bytes (%d). Each response's `WARC-Payload-Digest` is `sha256:` and the document's SHA-256; a response its server sent under a Content-Encoding (gzip, br) is kept as sent, its digest that of the bytes as sent, and followed by a conversion record that carries the document under the document's SHA-256.\n", p.WarcName(), n.Captures, n.Revisits)
-	fmt.Fprintf(&b, "- `%s`: for each source id, its documents: `sha256`, `size`, `content_type`, `final_url`, `first_seen` (the UTC date it was first fetched), `returned` (dates it was served again after other bytes), and the response's `status`, `fetched` time and `header`, and `sent` (`sha256`, `size`, `encoding`) for a document that came under a Content-Encoding. The format of the repository's `snapshots/index.json`.\n", IndexName)
+	fmt.Fprintf(&b, "- `%s`: WARC 1.1, one gzip member per record: a request and a response record for each document (%d), and a revisit record for each check in the period that found the same bytes (%d). A document whose publisher said something about its use is followed by a metadata record that refers to its response and carries those preferences as JSON, as in the index's `usage`. Each response's `WARC-Payload-Digest` is `sha256:` and the document's SHA-256; a response its server sent under a Content-Encoding (gzip, br) is kept as sent, its digest that of the bytes as sent, and followed by a conversion record that carries the document under the document's SHA-256.\n", p.WarcName(), n.Captures, n.Revisits)
+	fmt.Fprintf(&b, "- `%s`: for each source id, its documents: `sha256`, `size`, `content_type`, `final_url`, `first_seen` (the UTC date it was first fetched), `returned` (dates it was served again after other bytes), and the response's `status`, `fetched` time and `header`, `sent` (`sha256`, `size`, `encoding`) for a document that came under a Content-Encoding, and `usage`: what the publisher said about the use of the document when it was fetched (the `Content-Usage` header, and the `Content-Usage` and `Content-Signal` rules of the robots.txt then in force; per key the most restrictive value, and the statements as written). The format of the repository's `snapshots/index.json`.\n", IndexName)
 	fmt.Fprintf(&b, "- `%s`: the coverage report given to the build (the repository's `reports/coverage.json`; the release workflow takes the one `main` held at the period's end): each source's status, gaps and what it encodes.\n", CoverageName)
+	if frbr {
+		fmt.Fprintf(&b, "- `%s`: for each source whose manifest names its work or edition, and each of its documents in `%s` in the same order, the document in FRBR's levels: `work` (the law's own identifier: `scheme`, `id`), `expression` (`edition`: current, as-enacted or point-in-time, with its `date`), `manifestation` (`media_type`) and `item` (`sha256`).\n", FRBRName, IndexName)
+	}
 	fmt.Fprintf(&b, "- `%s/<version>/<first two hex>/<sha256>.txt`: the text derived from each document; `.engine` beside it names the extractor, `.reason` says why a text is missing or partial.\n", TextDir)
+	fmt.Fprintf(&b, "- `%s/<source>/<date>_<old sha256, 12 hex>..<new sha256, 12 hex>.json`: each change in the period as data: the two versions, the text hunks with their line numbers, and each changed figure old → new with its row (the format of the feeds' change documents, `schemas/change.schema.json`).\n", ChangeDir)
 	fmt.Fprintf(&b, "- `%s`: the SHA-256 of every other file.\n\n", SumsName)
 	b.WriteString("## Verify\n\n")
 	b.WriteString("In this directory, offline:\n\n```sh\n")

@@ -30,7 +30,7 @@ func (p Problem) String() string { return p.Where + ": " + p.Message }
 
 // Checked says what Verify looked at.
 type Checked struct {
-	Files, Documents, Responses, Texts int
+	Files, Documents, Responses, Texts, Changes int
 }
 
 var sumLine = regexp.MustCompile(`^([0-9a-f]{64}) [ *](.+)$`)
@@ -40,7 +40,9 @@ var sumLine = regexp.MustCompile(`^([0-9a-f]{64}) [ *](.+)$`)
 // response record of the WARC (or of the conversion record beside a
 // response archived as sent, under a Content-Encoding), under their hash;
 // each text names a
-// document of the index, and each document has a text. It returns every
+// document of the index, and each document has a text; each change
+// document names two documents of its source, and, if it has any, each
+// change of the period has one. It returns every
 // problem found; the error is for a dataset it could not read at all.
 func Verify(ctx context.Context, dir string) ([]Problem, Checked, error) {
 	var c Checked
@@ -204,6 +206,7 @@ func Verify(ctx context.Context, dir string) ([]Problem, Checked, error) {
 			}
 		}
 	}
+	probs = append(probs, checkChanges(dir, files, ix, warcs[0], &c)...)
 	return probs, c, nil
 }
 

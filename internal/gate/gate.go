@@ -28,11 +28,22 @@ var (
 // past the run's deadline: the host is left for a later run.
 type DeferredError struct {
 	Until  time.Time
-	Reason string // "backoff", "spacing", "retry-after"
+	Reason string // "backoff", "spacing", "retry-after", "ratelimit"
+	// Pace, for "spacing", names the site's hint that set the gap
+	// ("max-crawl-rate: 10/m"); "" when the policy's delay did.
+	Pace string
 }
 
 func (e *DeferredError) Error() string {
-	return fmt.Sprintf("deferred until %s (%s)", e.Until.UTC().Format(time.RFC3339), e.Reason)
+	return fmt.Sprintf("deferred until %s (%s)", e.Until.UTC().Format(time.RFC3339), e.Why())
+}
+
+// Why is the reason in words, with the hint behind a spacing.
+func (e *DeferredError) Why() string {
+	if e.Pace != "" {
+		return e.Reason + ", " + e.Pace
+	}
+	return e.Reason
 }
 
 // Rand is the randomness the gate draws delays from; *math/rand/v2.Rand
@@ -84,10 +95,13 @@ type Config struct {
 // Event is what a gate tells Config.Notify.
 type Event struct {
 	// Wait is true when a wait begins (until Until, for Reason: "spacing",
-	// "backoff" or "retry-after"); false when a dispatch was counted.
+	// "backoff", "retry-after" or "ratelimit"); false when a dispatch was
+	// counted. Pace names the site's hint behind a spacing, as
+	// DeferredError's does.
 	Wait   bool
 	Until  time.Time
 	Reason string
+	Pace   string
 	// Left is what remains of the UTC day's budget after the dispatches
 	// counted so far.
 	Left int
@@ -113,11 +127,11 @@ type Gate struct {
 		name          string
 	}
 
-	// mu guards what State and SetCrawlDelay may reach at any time. It is
+	// mu guards what State and SetHint may reach at any time. It is
 	// never held across Sleep, Spent or Record.
-	mu         sync.Mutex
-	st         state.Host
-	crawlDelay time.Duration
+	mu    sync.Mutex
+	st    state.Host
+	hints map[string]Hint // by Source
 
 	// recordCost is how long Record has lately taken (a decaying maximum);
 	// twice it, within minRecordLead and maxRecordLead, is how far ahead of
@@ -151,20 +165,62 @@ func New(cfg Config) *Gate {
 	case cfg.Record == nil:
 		panic("gate: Config.Record is nil")
 	}
-	return &Gate{
+	g := &Gate{
 		cfg:   cfg,
 		sem:   make(chan struct{}, 1),
 		spent: make(map[string]int),
 		st:    cfg.State,
+		hints: map[string]Hint{},
 	}
+	g.keepRateLimitPolicy(cfg.State.RateLimitPolicy)
+	return g
 }
 
 // SetCrawlDelay sets the robots.txt Crawl-delay that applies to us; it is
 // the spacing whenever it is longer than the drawn delay.
-func (g *Gate) SetCrawlDelay(d time.Duration) {
+func (g *Gate) SetCrawlDelay(d time.Duration) { g.SetHint(CrawlDelayHint(d)) }
+
+// CrawlDelayHint is a Crawl-delay of d as a hint, its value in seconds.
+func CrawlDelayHint(d time.Duration) Hint {
+	return Hint{Source: FromCrawlDelay, Gap: d, Text: strconv.FormatFloat(d.Seconds(), 'f', -1, 64)}
+}
+
+// SetHint sets the site's hint from h.Source (replacing any earlier one
+// from there; a Gap of zero or less removes it). The longest hint is the
+// spacing whenever it is longer than the drawn delay.
+func (g *Gate) SetHint(h Hint) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.crawlDelay = max(d, 0)
+	if h.Gap <= 0 {
+		delete(g.hints, h.Source)
+		return
+	}
+	g.hints[h.Source] = h
+}
+
+// slowest is the longest hint. g.mu must be held.
+func (g *Gate) slowest() Hint {
+	var s Hint
+	for _, h := range g.hints {
+		if h.Gap > s.Gap {
+			s = h
+		}
+	}
+	return s
+}
+
+// keepRateLimitPolicy makes a RateLimit-Policy field the host's hint from
+// that source (none when it gives no gap). g.mu must be held, or g not yet
+// shared.
+func (g *Gate) keepRateLimitPolicy(field string) {
+	if field == "" {
+		return
+	}
+	if gap, ok := ParseRateLimitPolicy(field); ok {
+		g.hints[FromRateLimitPolicy] = Hint{Source: FromRateLimitPolicy, Gap: gap, Text: field}
+	} else {
+		delete(g.hints, FromRateLimitPolicy)
+	}
 }
 
 // Acquire waits until the host may receive r, then records the dispatch
@@ -191,7 +247,7 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 	}()
 
 	g.mu.Lock()
-	st, crawl := g.st, g.crawlDelay
+	st, hint := g.st, g.slowest()
 	g.mu.Unlock()
 
 	now := g.cfg.Clock.Now()
@@ -206,7 +262,7 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 		return nil, err
 	}
 
-	until, reason, fromDispatch := g.earliest(st, crawl)
+	until, reason, pace, fromDispatch := g.earliest(st, hint)
 	at := now
 	if wait := until.Sub(now); wait > 0 {
 		if fromDispatch {
@@ -217,9 +273,9 @@ func (g *Gate) Acquire(ctx context.Context, r Request) (_ *Permit, err error) {
 			until = until.Add(g.cfg.Cushion)
 		}
 		if !g.cfg.Deadline.IsZero() && until.After(g.cfg.Deadline) {
-			return nil, &DeferredError{Until: until, Reason: reason}
+			return nil, &DeferredError{Until: until, Reason: reason, Pace: pace}
 		}
-		g.notify(Event{Wait: true, Until: until, Reason: reason, Left: g.left(now)})
+		g.notify(Event{Wait: true, Until: until, Reason: reason, Pace: pace, Left: g.left(now)})
 		// Wake early to write the ledger line ahead, so that its fsync is
 		// done before the wait ends instead of on the way to the server.
 		lead := min(max(2*g.recordCost, minRecordLead), maxRecordLead, wait)
@@ -308,25 +364,32 @@ func (g *Gate) checkCap(t time.Time) error {
 	return nil
 }
 
-// earliest returns when the next dispatch may go, what
-// holds it back, and whether that is the spacing from the previous
-// dispatch. It draws d, so call it once per dispatch.
-func (g *Gate) earliest(st state.Host, crawl time.Duration) (time.Time, string, bool) {
+// earliest returns when the next dispatch may go, what holds it back (and,
+// for a spacing the site's hint set, that hint: "max-crawl-rate: 10/m"),
+// and whether that is the spacing from the previous dispatch. It draws d,
+// so call it once per dispatch.
+func (g *Gate) earliest(st state.Host, hint Hint) (time.Time, string, string, bool) {
 	delay := g.cfg.Host.Delay
 	d := delay.Min + g.draw(delay.Max-delay.Min)
-	d = max(d, crawl)
+	pace := ""
+	if hint.Gap > d {
+		d, pace = hint.Gap, hint.Source+": "+hint.Text
+	}
 
 	until, reason, fromDispatch := st.LastDispatch.Add(d), "spacing", true
 	if t := st.LastCompletion.Add(delay.Min); t.After(until) {
-		until, fromDispatch = t, false
+		until, fromDispatch, pace = t, false, ""
 	}
 	if st.BackoffUntil.After(until) {
-		until, reason, fromDispatch = st.BackoffUntil, "backoff", false
+		until, reason, pace, fromDispatch = st.BackoffUntil, "backoff", "", false
 		if st.BackoffFromRetryAfter {
 			reason = "retry-after"
 		}
 	}
-	return until, reason, fromDispatch
+	if st.RateLimitUntil.After(until) {
+		until, reason, pace, fromDispatch = st.RateLimitUntil, "ratelimit", "", false
+	}
+	return until, reason, pace, fromDispatch
 }
 
 // draw returns a duration uniform in [0, n]; no draw at all when n <= 0.
@@ -358,6 +421,10 @@ type Outcome struct {
 	// challenge or block page served with a 200. It counts towards the
 	// pause as a 403 does.
 	Refused bool
+	// RateLimit and RateLimitPolicy are the answer's RateLimit and
+	// RateLimit-Policy header fields, if any, each repeated field joined
+	// by ", " (draft-ietf-httpapi-ratelimit-headers).
+	RateLimit, RateLimitPolicy string
 	// SentAt is when the request really left, if known: after its
 	// connection and TLS set-up, which can take longer for one request
 	// than for the next. Spacing is counted from it when it is later than
@@ -427,6 +494,7 @@ func (g *Gate) settle(now time.Time, o Outcome) {
 	if !responded {
 		return // a network error says nothing about whether we are welcome
 	}
+	g.rateLimit(now, o)
 	if o.Status != http.StatusForbidden && !o.Refused {
 		st.Consecutive403 = 0
 		return
@@ -437,6 +505,23 @@ func (g *Gate) settle(now time.Time, o Outcome) {
 	if g.cfg.PauseAfter403 > 0 && st.Consecutive403 >= g.cfg.PauseAfter403 {
 		u := now.UTC()
 		st.PausedUntil = time.Date(u.Year(), u.Month(), u.Day()+1, 0, 0, 0, 0, time.UTC)
+	}
+}
+
+// rateLimit applies an answer's RateLimit-Policy (kept, as the host's
+// hint) and RateLimit (nothing remaining pauses the host until the
+// reset). A Retry-After the answer also carried takes precedence, as the
+// draft asks: the backoff already waits for it. g.mu must be held.
+func (g *Gate) rateLimit(now time.Time, o Outcome) {
+	st := &g.st
+	if o.RateLimitPolicy != "" && o.RateLimitPolicy != st.RateLimitPolicy {
+		if _, ok := ParseRateLimitPolicy(o.RateLimitPolicy); ok {
+			st.RateLimitPolicy = o.RateLimitPolicy
+			g.keepRateLimitPolicy(o.RateLimitPolicy)
+		}
+	}
+	if wait, ok := ParseRateLimit(o.RateLimit, st.RateLimitPolicy); ok && o.RetryAfter == "" {
+		st.RateLimitUntil = now.Add(wait)
 	}
 }
 

@@ -16,7 +16,7 @@ var (
 	manifestKeys = []string{"jurisdiction", "name", "timezone", "hosts", "sources"}
 	hostKeys     = []string{"delay", "daily_cap", "off_peak", "timezone", "robots_override"}
 	overrideKeys = []string{"permission", "delay"}
-	sourceKeys   = []string{"id", "url", "kind", "title", "recheck", "encodes", "gaps", "accept", "view"}
+	sourceKeys   = []string{"id", "url", "kind", "title", "recheck", "encodes", "gaps", "accept", "view", "legal_id", "edition"}
 	kinds        = []Kind{RatesPage, TaxTable, WithholdingSchedule, Legislation, Gazette}
 	idSyntax     = regexp.MustCompile(`^[a-z0-9-]+$`)
 )
@@ -324,6 +324,7 @@ func (f *file) source(n *yaml.Node, jurisdiction string) source {
 	if e, ok := fs["view"]; ok {
 		s.View, _ = f.view(e)
 	}
+	f.legalFields(&s, fs)
 	return s
 }
 

@@ -60,6 +60,12 @@ type Source struct {
 	View textview.Spec
 	File string // manifest path, for messages
 	Line int    // line of the source's `id:`
+
+	// Legal is the law's own identifier of the document (legal_id), nil
+	// when not given; Edition which edition the URL serves (edition, or
+	// what the URL pins), nil when unknown.
+	Legal   *LegalID
+	Edition *Edition
 }
 
 // Manifest is one jurisdiction's file.

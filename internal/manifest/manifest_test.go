@@ -151,6 +151,20 @@ func TestLoadRejects(t *testing.T) {
 			`bad-view/uk.yaml:22: view drop must be a non-empty list`,
 			`bad-view/uk.yaml:27: view is empty`,
 		}},
+		{"bad-legal-id", []string{
+			`bad-legal-id/us.yaml:9: legal_id: a US Code identifier names its title as t<number>, e.g. /us/usc/t26/s1; "/us/usc/26/1" does not`,
+			`bad-legal-id/us.yaml:14: legal_id: a Federal Register document number is like 2013-28411 (year, dash, number); "78 FR 71468" is not one`,
+			`bad-legal-id/us.yaml:19: legal_id: scheme "CELEX" is written in lower case: celex`,
+			`bad-legal-id/us.yaml:24: legal_id: an ELI is an http(s) URI with a path and no query or fragment, e.g. http://www.legislation.gov.uk/id/ukpga/2007/3 or http://data.europa.eu/eli/dir/2006/112/oj; "ukpga/2007/3" is not one`,
+			`bad-legal-id/us.yaml:29: legal_id: a URN:LEX (RFC 9676) is urn:lex:<jurisdiction>:<local name>, e.g. urn:lex:it:stato:legge:2006-05-14;52; "urn:lex:act-2" is not one`,
+			`bad-legal-id/us.yaml:34: edition "point-in-time": point-in-time needs the date the text stood at, e.g. point-in-time 2024-04-06`,
+			`bad-legal-id/us.yaml:39: legal_id is missing "scheme"; it needs scheme, id`,
+		}},
+		{"legal-id-url", []string{
+			`legal-id-url/nz.yaml:9: legal_id: scheme "uk-legislation" is not nz's: a jurisdiction's own scheme starts with its jurisdiction; write nz-legislation`,
+			`legal-id-url/nz.yaml:10: edition as-enacted contradicts the URL, which serves current; remove edition (it is read from the URL) or list the URL of the as-enacted edition`,
+			`legal-id-url/nz.yaml:16: edition point-in-time 2024-04-01 contradicts the URL, which serves point-in-time 2024-03-31; remove edition (it is read from the URL) or list the URL of the point-in-time 2024-04-01 edition`,
+		}},
 		{"private-allowed", []string{
 			"private-allowed/policy.yaml:2: allow_private_networks: true is for tests and the demo only, but 1 source(s) name public hosts (first: uk-rates at testdata/private-allowed/uk.yaml:10, host www.gov.uk); set it to false",
 		}},
@@ -197,6 +211,9 @@ func TestLoadWarnings(t *testing.T) {
 		// The dial-time guard refuses it; the run must get to show that.
 		{"private-not-allowed", []string{
 			"private-not-allowed/uk.yaml:6: warning: url https://localhost:8443/rates names a private address (localhost:8443), which the fetcher refuses to connect to",
+		}},
+		{"legal-id-mismatch", []string{
+			"legal-id-mismatch/uk.yaml:9: warning: legal_id http://www.legislation.gov.uk/id/ukpga/2007/3 differs from the eli the URL names, http://www.legislation.gov.uk/id/ukpga/2003/1: a copy of another source's? Write the URL's, or list the URL of http://www.legislation.gov.uk/id/ukpga/2007/3",
 		}},
 		{"unused-host", []string{
 			"unused-host/uk.yaml:5: warning: hosts entry www.gov.uk:443 is not the host of any source in this file",
@@ -290,6 +307,7 @@ func TestLoadGood(t *testing.T) {
 			Jurisdiction: "de", ID: "de-estg", URL: "https://www.gesetze-im-internet.de/estg/",
 			Parsed: mustURL(t, "https://www.gesetze-im-internet.de/estg/"), Host: "www.gesetze-im-internet.de",
 			Kind: Legislation, Title: "Einkommensteuergesetz", Recheck: 168 * time.Hour, File: de, Line: 12,
+			Edition: &Edition{Type: EditionNow, FromURL: true},
 		},
 		"de-uk-treaty": {
 			Jurisdiction: "de", ID: "de-uk-treaty", URL: "https://www.gov.uk/government/publications/germany-tax-treaties",
@@ -299,7 +317,7 @@ func TestLoadGood(t *testing.T) {
 		"uk-gazette": {
 			Jurisdiction: "uk", ID: "uk-gazette", URL: "https://www.thegazette.co.uk:8443/?notice=1",
 			Parsed: mustURL(t, "https://www.thegazette.co.uk:8443/?notice=1"), Host: "www.thegazette.co.uk:8443",
-			Kind: Gazette, Title: "The Gazette notice", Never: true, File: uk, Line: 31,
+			Kind: Gazette, Title: "The Gazette notice", Never: true, File: uk, Line: 32,
 		},
 		"uk-income-tax-rates": {
 			Jurisdiction: "uk", ID: "uk-income-tax-rates", URL: "https://www.gov.uk/income-tax-rates",
@@ -313,6 +331,8 @@ func TestLoadGood(t *testing.T) {
 			Jurisdiction: "uk", ID: "uk-ita-2007", URL: "https://www.legislation.gov.uk/ukpga/2007/3",
 			Parsed: mustURL(t, "https://www.legislation.gov.uk/ukpga/2007/3"), Host: "www.legislation.gov.uk",
 			Kind: Legislation, Title: "Income Tax Act 2007", Recheck: 7 * 24 * time.Hour, File: uk, Line: 26,
+			Legal:   &LegalID{Scheme: SchemeELI, ID: "http://www.legislation.gov.uk/id/ukpga/2007/3"},
+			Edition: &Edition{Type: EditionNow, FromURL: true},
 		},
 	}
 	override := &policy.RobotsOverride{

@@ -23,6 +23,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
+	"github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 // errUnreachable ends a host's turn when a document request could not reach
@@ -105,7 +106,7 @@ func (r *run) why(host string, err error) string {
 	case errors.Is(err, gate.ErrCapReached):
 		return fmt.Sprintf("daily cap of %d reached until the next UTC day", h.DailyCap)
 	case errors.As(err, &deferred):
-		return fmt.Sprintf("%s until %s, past this run's end", deferred.Reason, at(deferred.Until))
+		return fmt.Sprintf("%s until %s, past this run's end", deferred.Why(), at(deferred.Until))
 	}
 	return err.Error()
 }
@@ -220,7 +221,11 @@ func (r *run) fetchSource(ctx context.Context, src manifest.Source) error {
 			r.cancel(err)
 			return err
 		}
-		next, done := r.outcome(ctx, src, prior, u, hop, resp, ferr, verdict, overridden)
+		var prefs *usage.Prefs
+		if resp != nil {
+			prefs = usage.Combine(preferences(dec.rules, r.token, u, resp.Header))
+		}
+		next, done := r.outcome(ctx, src, prior, u, hop, resp, ferr, verdict, overridden, prefs)
 		r.keepSent(src, resp)
 		if why, ok := fetch.Unreachable(ferr); ok && resp == nil && ctx.Err() == nil && host == src.Host {
 			// The host cannot be reached: its other sources are not tried
@@ -264,7 +269,7 @@ func storeFailed(ctx context.Context, resp *fetch.Response, ferr error, sink *st
 
 // outcome records what one response means for src. It returns the next URL
 // when a redirect is to be followed.
-func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Source, u *url.URL, hop int, resp *fetch.Response, ferr error, verdict answer.Verdict, overridden string) (*url.URL, bool) {
+func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Source, u *url.URL, hop int, resp *fetch.Response, ferr error, verdict answer.Verdict, overridden string, prefs *usage.Prefs) (*url.URL, bool) {
 	host := manifest.HostOf(u)
 	now := r.o.Clock.Now()
 	checked := func(s *state.Source) {
@@ -334,7 +339,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		fail(state.Failing, fmt.Sprintf("HTTP %d %s to a plain GET: only a 200 carries the whole document, nothing stored", code, http.StatusText(code)))
 		return nil, true
 	case code == 200 && !verdict.IsDocument():
-		r.notDocument(src, prior, u, resp, verdict, checked, overridden)
+		r.notDocument(src, prior, u, resp, verdict, checked, overridden, prefs)
 		return nil, true
 	case code == 200:
 		held := prior.SHA256 != "" && r.o.Store.Has(prior.SHA256)
@@ -348,7 +353,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
 			Status: code, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
-			Sent: sentEntry(resp),
+			Sent: sentEntry(resp), Usage: prefs,
 		}, prior.SHA256)
 		r.finish(src, state.Fresh, prior, func(s *state.Source) {
 			checked(s)
@@ -421,7 +426,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 // indexed as evidence (never cited), the source keeps citing what it held,
 // and its status names the cause. A page that points elsewhere is a move,
 // to the address it names; anything else is a failed check.
-func (r *run) notDocument(src manifest.Source, prior state.Source, u *url.URL, resp *fetch.Response, v answer.Verdict, checked func(*state.Source), overridden string) {
+func (r *run) notDocument(src manifest.Source, prior state.Source, u *url.URL, resp *fetch.Response, v answer.Verdict, checked func(*state.Source), overridden string, prefs *usage.Prefs) {
 	now := r.o.Clock.Now()
 	// One piece of evidence per spell: a challenge page carries a new ray
 	// id at every check, and a host that blocks us for a month would
@@ -437,7 +442,7 @@ func (r *run) notDocument(src manifest.Source, prior state.Source, u *url.URL, r
 			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
 			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
 			Status: resp.Status, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
-			Sent: sentEntry(resp), NotDocument: v.Words,
+			Sent: sentEntry(resp), NotDocument: v.Words, Usage: prefs,
 		}, prior.SHA256)
 	}
 	status := state.Failing
@@ -458,6 +463,22 @@ func (r *run) notDocument(src manifest.Source, prior state.Source, u *url.URL, r
 		}
 	})
 	r.log(src.Host, "%s %s → 200 not the document: %s; sha256 %.12s %s, %s", src.ID, u, v.Words, resp.SHA256, kept, citing(prior))
+}
+
+// preferences are the statements of preference in force for a response to
+// agent at u: the rules of the robots.txt copy the fetch was decided by
+// (draft-ietf-aipref-attach: "the copy of robots.txt current at the time
+// of the fetch"; none for a URL fetched despite a Disallow), then the
+// response's own Content-Usage and Content-Signal headers, a repeated
+// header read as one list as RFC 9651 reads it.
+func preferences(rules *robots.Rules, agent string, u *url.URL, h http.Header) []usage.Statement {
+	stmts := rules.Preferences(agent, u)
+	for _, field := range []string{usage.ContentUsage, usage.ContentSignal} {
+		if vals := h.Values(field); len(vals) > 0 {
+			stmts = append(stmts, usage.Statement{Field: field, From: "header", Value: strings.Join(vals, ", ")})
+		}
+	}
+	return stmts
 }
 
 // citing says what a source still cites, for a log line.
@@ -621,7 +642,10 @@ func (r *run) robotsDecision(ctx context.Context, u *url.URL) (decision, error) 
 			return decision{}, err
 		}
 		e.ready = true
-		r.gate(manifest.HostOf(u)).SetCrawlDelay(e.rules.CrawlDelay(r.token))
+		g := r.gate(manifest.HostOf(u))
+		g.SetCrawlDelay(e.rules.CrawlDelay(r.token))
+		gap, text := e.rules.MaxCrawlRate(r.token)
+		g.SetHint(gate.Hint{Source: gate.FromMaxCrawlRate, Gap: gap, Text: text})
 	}
 	return decision{rules: e.rules, unavailable: e.unavailable, unreachable: e.unreachable, detail: e.detail}, nil
 }
@@ -696,6 +720,10 @@ func (r *run) loadRobots(ctx context.Context, u *url.URL, key string, e *robotsE
 	if kept.Detail != "" {
 		what = kept.Detail
 	}
-	r.log(manifest.HostOf(u), "robots.txt %s (%s), crawl-delay %s", kept.Outcome, what, e.rules.CrawlDelay(r.token))
+	rate := ""
+	if _, text := e.rules.MaxCrawlRate(r.token); text != "" {
+		rate = ", max-crawl-rate " + text
+	}
+	r.log(manifest.HostOf(u), "robots.txt %s (%s), crawl-delay %s%s", kept.Outcome, what, e.rules.CrawlDelay(r.token), rate)
 	return nil
 }

@@ -412,6 +412,8 @@ func (r *run) send(ctx context.Context, host string, req gate.Request, get func(
 	}
 	if resp != nil {
 		out.Status, out.RetryAfter, out.SentAt = resp.Status, resp.RetryAfter, resp.SentAt
+		out.RateLimit = strings.Join(resp.Header.Values("RateLimit"), ", ")
+		out.RateLimitPolicy = strings.Join(resp.Header.Values("RateLimit-Policy"), ", ")
 		if ferr != nil && (errors.Is(ferr, fetch.ErrTooLarge) || errors.Is(ferr, fetch.ErrUndecodable)) {
 			// The server answered: the size is our limit, and a coding
 			// we cannot undo is a fault of that answer; neither is the
@@ -463,6 +465,8 @@ func (r *run) hostDone(host string) {
 		e.Until, e.Reason = st.BackoffUntil, "retry-after"
 	case st.BackoffUntil.After(now):
 		e.Until, e.Reason = st.BackoffUntil, "backoff"
+	case st.RateLimitUntil.After(now):
+		e.Until, e.Reason = st.RateLimitUntil, "ratelimit"
 	}
 	r.o.HostEvent(e)
 }

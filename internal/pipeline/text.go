@@ -71,7 +71,7 @@ func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.
 // A failure is logged and leaves the hash empty; it never fails the run.
 func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentType string) string {
 	if res, ok, err := textview.Load(r.o.Store.Root(), sum); err == nil && ok {
-		return textview.Hash((*textview.View)(nil).NormalizeText(res.Text)) // kept: no need to read the blob
+		return (*textview.View)(nil).NormalizedHash(res.Text) // kept: no need to read the blob
 	}
 	doc, err := blobDoc(r.o.Store, store.Sum(sum), contentType)
 	if err != nil {
@@ -88,7 +88,7 @@ func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentT
 	if res.Reason != "" {
 		r.log(src.Host, "%s: text of %.12s: %s", src.ID, sum, res.Reason)
 	}
-	return textview.Hash((*textview.View)(nil).NormalizeText(res.Text))
+	return (*textview.View)(nil).NormalizedHash(res.Text)
 }
 
 // noteBlink records the fetch in s's blink history and, when a source

@@ -14,13 +14,15 @@ import (
 
 	"github.com/gorilla/feeds"
 
+	"github.com/taxkernel/taxkernelbot/internal/changedoc"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // Feed files under the reports directory: one of every change, one per
-// jurisdiction, one per source.
+// jurisdiction, one per source; and beside them, under changedoc.Dir, each
+// change shown as data (changedoc.Path), which its entries link.
 const (
 	FeedAll = "feeds/all.atom"
 	// FeedEntries is how many entries, newest first, each feed keeps.
@@ -65,8 +67,21 @@ type FeedInput struct {
 }
 
 // EntryMemo keeps rendered feed entries (FeedInput.Entries); the zero
-// value is empty and ready. It is safe for concurrent use.
-type EntryMemo struct{ m sync.Map } // xmlKey → the entry's <entry> element
+// value is empty and ready. It is safe for concurrent use: an entry asked
+// for while another goroutine renders it waits for that rendering, so
+// its texts are read and diffed once, not once per feed that holds it
+// (a source's feed written during the run, its jurisdiction's at the end).
+type EntryMemo struct {
+	m sync.Map // xmlKey → *memoEntry; entryKey → its change document
+}
+
+// memoEntry is one entry's rendering, done once: done is closed when xml,
+// doc and err are set.
+type memoEntry struct {
+	done     chan struct{}
+	xml, doc []byte
+	err      error
+}
 
 // entryKey names an entry: what it shows follows from its source (fixed
 // for one Set) and the two entries of the index, which never change once
@@ -77,11 +92,41 @@ type entryKey struct {
 	returned bool
 }
 
-// xmlKey names an entry's XML: the entry, and the authority of its tag
-// URI.
+// xmlKey names an entry's XML: the entry, the authority of its tag URI
+// and the site its change document is linked on.
 type xmlKey struct {
 	entryKey
-	tag string
+	tag, site string
+}
+
+// entrySite is what an entry's XML takes from the Rules: the authority of
+// its tag URI, and the published site's root, "" for none.
+type entrySite struct {
+	tag  string
+	root *url.URL
+}
+
+// link is the address of path on the published site, "" for none.
+func (s entrySite) link(path string) string {
+	if s.root == nil {
+		return ""
+	}
+	return s.root.ResolveReference(&url.URL{Path: path}).String()
+}
+
+func (r Rules) entrySite() entrySite {
+	s := entrySite{tag: r.tagAuthority()} // the User-Agent parsed once, not per entry
+	if u := r.BotURL(); u != nil {
+		s.root = u.ResolveReference(&url.URL{Path: "."})
+	}
+	return s
+}
+
+func (s entrySite) key() string {
+	if s.root == nil {
+		return ""
+	}
+	return s.root.String()
 }
 
 func (c *change) key() entryKey {
@@ -103,8 +148,15 @@ type change struct {
 // reader can subscribe before the first change. Nothing in them comes
 // from the clock: an entry's id and date are its source, its hash and the
 // date of the index, and a feed's date is its newest entry's. A quiet day
-// renders the same bytes.
+// renders the same bytes. After the feeds come the change documents of
+// their entries (changedoc), each entry's linked from it.
 func (r Rules) Feeds(in FeedInput) ([]File, error) {
+	if in.Entries == nil {
+		// An entry is in the feed of every document, of its
+		// jurisdiction and of its source, and its change document beside
+		// them: rendered once.
+		in.Entries = &EntryMemo{}
+	}
 	srcs := in.Set.Sources
 	bySource := make([][]change, len(srcs)) // Load refuses a duplicate id
 	n := 0
@@ -149,7 +201,62 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 		}
 		files = append(files, f)
 	}
+	// The change documents of the entries of each source's feed (which
+	// every other feed's entries are among), also of those whose feed is
+	// Done: their entries are in the memo.
+	site := r.entrySite()
+	named := map[string]bool{}
+	write := func(c *change) error {
+		if c.old.SHA256 == "" {
+			return nil
+		}
+		name := c.dataPath()
+		if named[name] {
+			return nil // the same two versions on the same day: one document
+		}
+		named[name] = true
+		data, err := in.doc(c, site)
+		if err != nil {
+			return fmt.Errorf("render %s: %w", name, err)
+		}
+		files = append(files, File{Name: name, Data: data})
+		return nil
+	}
+	for i := range bySource {
+		cs := bySource[i]
+		if len(cs) <= FeedEntries {
+			for k := range cs {
+				if err := write(&cs[k]); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		ptrs := make([]*change, len(cs))
+		for k := range cs {
+			ptrs[k] = &cs[k]
+		}
+		for _, c := range newestFirst(ptrs) { // those the source's feed shows
+			if err := write(c); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return files, nil
+}
+
+// doc is c's change document, from in.Entries when an entry rendered it.
+func (in FeedInput) doc(c *change, site entrySite) ([]byte, error) {
+	if d, ok := in.Entries.m.Load(c.key()); ok {
+		return d.([]byte), nil
+	}
+	_, d, err := in.entry(c, site)
+	return d, err
+}
+
+// dataPath is where c's change document is, under the reports directory.
+func (c *change) dataPath() string {
+	return changedoc.Path(c.src.ID, c.date, c.old.SHA256, c.new.SHA256)
 }
 
 // SourceFeed renders the feed of one source, as Feeds does: a run writes
@@ -220,11 +327,12 @@ func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []*change) ([
 	if len(cs) > 0 {
 		updated = day(cs[0].date)
 	}
-	tag := r.tagAuthority() // the User-Agent parsed once, not per entry
+	site := r.entrySite()
+	tag := site.tag
 	entries := make([][]byte, len(cs))
 	size := 0
 	for i, c := range cs {
-		x, err := in.entryXML(c, tag)
+		x, _, err := in.entry(c, site)
 		if err != nil {
 			return nil, err
 		}
@@ -266,28 +374,36 @@ func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []*change) ([
 	return append(out, '\n'), nil
 }
 
-// entryXML is the <entry> of c in a feed, indented by one level, through
-// in.Entries when set.
-func (in FeedInput) entryXML(c *change, tag string) ([]byte, error) {
+// entry is the <entry> of c in a feed, indented by one level, and its
+// change document (nil for a first copy), through in.Entries when set.
+func (in FeedInput) entry(c *change, site entrySite) (xmlData, doc []byte, err error) {
 	if in.Entries == nil {
-		return renderEntryXML(in, c, tag)
+		return renderEntry(in, c, site)
 	}
-	k := xmlKey{c.key(), tag}
-	if v, ok := in.Entries.m.Load(k); ok {
-		return v.([]byte), nil
+	v, rendering := in.Entries.m.LoadOrStore(xmlKey{c.key(), site.tag, site.key()}, &memoEntry{done: make(chan struct{})})
+	e := v.(*memoEntry)
+	if rendering {
+		<-e.done
+		return e.xml, e.doc, e.err
 	}
-	x, err := renderEntryXML(in, c, tag)
-	if err == nil {
-		in.Entries.m.Store(k, x)
+	defer close(e.done)
+	e.xml, e.doc, e.err = renderEntry(in, c, site)
+	if e.err == nil {
+		in.Entries.m.Store(c.key(), e.doc)
 	}
-	return x, err
+	return e.xml, e.doc, e.err
 }
 
-func renderEntryXML(in FeedInput, c *change, tag string) ([]byte, error) {
-	content, err := entryHTML(in, c)
-	if err != nil {
-		return nil, err
+func renderEntry(in FeedInput, c *change, site entrySite) ([]byte, []byte, error) {
+	var dataLink string
+	if c.old.SHA256 != "" {
+		dataLink = site.link(c.dataPath())
 	}
+	content, doc, err := entryHTML(in, c, dataLink)
+	if err != nil {
+		return nil, nil, err
+	}
+	tag := site.tag
 	what := "changed"
 	switch {
 	case c.old.SHA256 == "":
@@ -304,7 +420,17 @@ func renderEntryXML(in FeedInput, c *change, tag string) ([]byte, error) {
 		Content:     content,
 	}
 	e := (&feeds.Atom{Feed: &feeds.Feed{Items: []*feeds.Item{item}}}).AtomFeed().Entries[0]
-	return xml.MarshalIndent(e, "  ", "  ")
+	e.Links = append(e.Links, workLinks(c.src)...)
+	if dataLink != "" {
+		// The change as data: an alternate of the entry in another type
+		// (RFC 4287 allows one alternate link per type). Before the live
+		// page's, which readers must still take as the entry's link: the
+		// JavaScript feedparser takes the last alternate, Python's
+		// feedparser the first of an HTML type (the default).
+		e.Links = append([]feeds.AtomLink{{Href: dataLink, Rel: "alternate", Type: "application/json"}}, e.Links...)
+	}
+	x, err := xml.MarshalIndent(e, "  ", "  ")
+	return x, doc, err
 }
 
 func day(date string) time.Time {
@@ -331,14 +457,24 @@ var entryTemplate = template.Must(template.New("entry").Parse(`<p>{{.Title}} (<c
 {{- end}}
 <li>{{if .Old}}after{{else}}first copy{{end}}: <code>{{.New}}</code>, {{.Size}} bytes{{if .ContentType}}, {{.ContentType}}{{end}}{{if .NewBlob}} (<a href="{{.NewBlob}}">bytes</a>){{end}}</li>
 </ul>
+{{- with .FRBR}}
+<p>FRBR: work {{with .Work}}<code>{{.ID}}</code> ({{.Scheme}}){{else}}unknown{{end}}; expression {{with .Expression}}{{.}}{{else}}unknown{{end}}
+{{- with .Manifestation}}; manifestation {{.MediaType}}{{end}}{{with .Item}}; item sha256 <code>{{.SHA256}}</code>{{end}}.</p>
+{{- end}}
 {{- if .Diff}}
 <pre>{{.Diff}}</pre>
 {{- else if .Why}}
 <p>{{.Why}}</p>
 {{- end}}
+{{- if .Data}}
+<p>This change as data (its hunks, and each changed figure old → new with its row): <a href="{{.Data}}">JSON</a>.</p>
+{{- end}}
 `))
 
-func entryHTML(in FeedInput, c *change) (string, error) {
+// entryHTML is the entry's content, and c's change document (nil for a
+// first copy), linked at dataLink ("" for no link): the texts are read
+// once for both.
+func entryHTML(in FeedInput, c *change, dataLink string) (string, []byte, error) {
 	blob := func(e store.Entry) string {
 		if in.Blob == nil || !e.SHA256.Valid() {
 			return ""
@@ -349,10 +485,21 @@ func entryHTML(in FeedInput, c *change) (string, error) {
 		"Title": c.src.Title, "ID": c.src.ID, "Jurisdiction": c.src.Jurisdiction, "Date": c.date,
 		"URL": c.src.URL, "Old": string(c.old.SHA256), "OldBlob": blob(c.old),
 		"New": string(c.new.SHA256), "NewBlob": blob(c.new), "Size": c.new.Size, "ContentType": c.new.ContentType,
+		"FRBR": c.src.FRBR(c.new.ContentType, string(c.new.SHA256)),
+		"Data": dataLink,
 	}
+	var doc []byte
 	if c.old.SHA256 != "" {
 		oldText, okOld := text(in, c.old)
 		newText, okNew := text(in, c.new)
+		var err error
+		doc, err = changedoc.Of(changedoc.Input{
+			Source: c.src.ID, URL: c.src.URL, Date: c.date, Returned: c.returned, Old: c.old, New: c.new,
+			OldText: oldText, NewText: newText, TextOK: okOld && okNew,
+		}).JSON()
+		if err != nil {
+			return "", nil, err
+		}
 		switch {
 		case !okOld || !okNew:
 			data["Why"] = "No text diff: the text of one of the two could not be read."
@@ -367,9 +514,9 @@ func entryHTML(in FeedInput, c *change) (string, error) {
 	}
 	var buf bytes.Buffer
 	if err := entryTemplate.Execute(&buf, data); err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return buf.String(), nil
+	return buf.String(), doc, nil
 }
 
 func text(in FeedInput, e store.Entry) (string, bool) {

@@ -5,10 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/xml"
+	"errors"
 	"github.com/google/go-cmp/cmp"
 	"html"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/public"
@@ -175,12 +179,53 @@ func TestFeedsHostileTitle(t *testing.T) {
 		if bytes.Contains(f.Data, []byte("<script>")) || bytes.Contains(f.Data, []byte("]]>")) {
 			t.Errorf("%s carries the title's markup raw:\n%s", f.Name, f.Data)
 		}
-		parseFeed(t, f.Data)
+		if strings.HasSuffix(f.Name, ".atom") {
+			parseFeed(t, f.Data)
+		}
 	}
 }
 
+// TestEntryMemoRendersAnEntryOnce: an entry asked for while another
+// goroutine renders it (a source's feed written during the run, every
+// feed at its end) waits for that rendering: its texts are read once.
+// Before, both rendered it, and a 20 MB text rewritten line by line was
+// read and diffed twice at once, doubling the run's peak memory.
+func TestEntryMemoRendersAnEntryOnce(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		set := loadSet(t, "testdata/manifests")
+		ix, texts := feedExample()
+		var reads atomic.Int32
+		gate := make(chan struct{})
+		in := public.FeedInput{Set: set, Index: ix, Entries: &public.EntryMemo{}, Text: func(sum, _ string) (string, bool) {
+			reads.Add(1)
+			<-gate // the first reader holds its entry until every goroutine is blocked
+			s, ok := texts[sum]
+			return s, ok
+		}}
+		src, ok := set.Source("xa-rates")
+		if !ok {
+			t.Fatal("no source xa-rates in testdata/manifests")
+		}
+		var wg sync.WaitGroup
+		var sourceErr, allErr error
+		wg.Go(func() { _, sourceErr = public.RulesOf(set).SourceFeed(in, src) })
+		wg.Go(func() { _, allErr = public.RulesOf(set).Feeds(in) })
+		synctest.Wait()
+		close(gate)
+		wg.Wait()
+		if err := errors.Join(sourceErr, allErr); err != nil {
+			t.Fatal(err)
+		}
+		// xa-rates's two changes, each two texts, read once each.
+		if n := reads.Load(); n != 4 {
+			t.Errorf("texts read %d times by two feeds rendered at once, want 4", n)
+		}
+	})
+}
+
 // With an EntryMemo the feeds are the same bytes, and each entry's texts
-// are read once however many feeds show it.
+// are read once however many feeds show it; without one, Feeds keeps its
+// own for the feeds and change documents it renders.
 func TestFeedsWithAnEntryMemo(t *testing.T) {
 	set := loadSet(t, "testdata/manifests")
 	ix, texts := feedExample()
@@ -200,8 +245,9 @@ func TestFeedsWithAnEntryMemo(t *testing.T) {
 	if diff := cmp.Diff(plain, memo); diff != "" {
 		t.Errorf("feeds (-without +with the memo):\n%s", diff)
 	}
-	// xa-rates's two changes, each two texts, shown in three feeds.
-	if reads != 4 || plainReads != 12 {
-		t.Errorf("texts read %d times with the memo, %d without; want 4 and 12", reads, plainReads)
+	// xa-rates's two changes, each two texts, shown in three feeds and
+	// a change document each.
+	if reads != 4 || plainReads != 4 {
+		t.Errorf("texts read %d times with the memo, %d without; want 4 and 4", reads, plainReads)
 	}
 }

@@ -2,9 +2,11 @@ package public
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
-	"strings"
+	"github.com/taxkernel/taxkernelbot/internal/gate"
+	"github.com/taxkernel/taxkernelbot/internal/policy"
 )
 
 // Week is one ISO week (Monday to Sunday, UTC) of request counts.
@@ -22,6 +24,10 @@ type Hosts struct {
 	// without one was never contacted: robots.txt is the first request.
 	Robots map[string]string
 	Weeks  []Week
+	// Hints are, per host, the site's own asks for a slower pace
+	// (Crawl-delay, max-crawl-rate, RateLimit-Policy) that the gate
+	// honours, as HostHints reads them from the state.
+	Hints map[string][]gate.Hint
 }
 
 // HostsMarkdown renders reports/hosts.md: one section per host with its
@@ -39,11 +45,11 @@ func (r Rules) HostsMarkdown(h Hosts) []byte {
 		w("No host: no manifest lists a source.\n")
 		return []byte(b.String())
 	}
-	w("| host | sources | delay | daily cap | off-peak only | robots.txt |")
+	w("| host | sources | delay | delay set by | daily cap | off-peak only | robots.txt |")
 	for _, wk := range h.Weeks {
 		w(" %s |", wk.Label)
 	}
-	w("\n| --- | ---: | --- | ---: | --- | --- |")
+	w("\n| --- | ---: | --- | --- | ---: | --- | --- |")
 	for range h.Weeks {
 		w(" ---: |")
 	}
@@ -57,12 +63,14 @@ func (r Rules) HostsMarkdown(h Hosts) []byte {
 		if hr.Host.Override != nil {
 			robots += "; Disallow lifted by a written permission (see POLICY.md)"
 		}
-		w("| [%s](#%s) | %d | %s | %d | %s | %s |", mdCode(name), anchor(name), len(hr.Sources), fmtDelay(hr.Host.Delay), hr.Host.DailyCap, fmtWindows(hr.Host), mdText(robots))
+		pace := gate.PaceOf(hr.Host.Delay, h.Hints[name]...)
+		w("| [%s](#%s) | %d | %s | %s | %d | %s | %s |", mdCode(name), anchor(name), len(hr.Sources), fmtDelay(policy.Delay{Min: pace.Min, Max: pace.Max}), mdText(paceSource(pace)), hr.Host.DailyCap, fmtWindows(hr.Host), mdText(robots))
 		for _, wk := range h.Weeks {
 			w(" %d |", wk.Requests[name])
 		}
 		w("\n")
 	}
+	w("\nThe delay is the policy's unless the site asks for a slower pace, which is then honoured: robots.txt's Crawl-delay or max-crawl-rate for our group, or the quota over the window of a RateLimit-Policy header. A RateLimit header with nothing remaining holds the host until its reset as well. None of them makes requests faster than the policy.\n")
 	if len(h.Weeks) > 0 {
 		w("\nWeeks are ISO weeks, Monday to Sunday UTC (%s is %s to %s); only complete weeks are counted. A request counts when it is dispatched: robots.txt fetches, redirect hops and failures included.\n", h.Weeks[len(h.Weeks)-1].Label, h.Weeks[len(h.Weeks)-1].From, h.Weeks[len(h.Weeks)-1].To)
 	}
@@ -74,6 +82,15 @@ func (r Rules) HostsMarkdown(h Hosts) []byte {
 		}
 	}
 	return []byte(b.String())
+}
+
+// paceSource says what set a pace: "policy", or the site's signal and its
+// value as the site wrote it.
+func paceSource(p gate.Pace) string {
+	if p.Source == gate.FromPolicy {
+		return p.Source
+	}
+	return p.Source + ": " + p.Text
 }
 
 // anchor is the id GitHub gives the heading "### name".

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"strings"
 
+	"github.com/taxkernel/taxkernelbot/internal/agentcard"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 )
@@ -42,6 +43,7 @@ func (r Rules) IndexHTML(rep *report.Report) ([]byte, error) {
 		"Jurisdictions": sum.Jurisdictions,
 		"Total":         len(rep.Sources),
 		"Hosts":         len(r.Hosts),
+		"CardDraft":     agentcard.Draft,
 	})
 	return buf.Bytes(), err
 }

@@ -2,13 +2,16 @@ package public
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/gate"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
+	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
@@ -29,6 +32,12 @@ func Observe(rep *report.Report, set *manifest.Set, st *state.State, count Count
 	weeks := report.CompleteWeeks(now, WeeksShown)
 	since, until := weeks[0].From, weeks[len(weeks)-1].To
 	robots := RobotsStates(set, st)
+	pace := map[string][]report.PaceHint{}
+	for host, hints := range HostHints(set, st) {
+		for _, h := range hints {
+			pace[host] = append(pace[host], report.PaceHint{Signal: h.Source, Value: h.Text, Seconds: h.Gap.Seconds()})
+		}
+	}
 	var hosts []report.HostSeen
 	for _, h := range RulesOf(set).Hosts {
 		name := h.Host.Name
@@ -37,7 +46,7 @@ func Observe(rep *report.Report, set *manifest.Set, st *state.State, count Count
 		if err != nil {
 			return fmt.Errorf("count the requests to %s: %w", name, err)
 		}
-		seen := report.HostSeen{Host: name, Robots: robots[name]}
+		seen := report.HostSeen{Host: name, Robots: robots[name], Pace: pace[name]}
 		if len(days) > 0 {
 			seen.Requests = make([]int, len(weeks))
 			for day, n := range days {
@@ -48,7 +57,7 @@ func Observe(rep *report.Report, set *manifest.Set, st *state.State, count Count
 				}
 			}
 		}
-		if seen.Robots != "" || slices.ContainsFunc(seen.Requests, func(n int) bool { return n != 0 }) {
+		if seen.Robots != "" || len(seen.Pace) > 0 || slices.ContainsFunc(seen.Requests, func(n int) bool { return n != 0 }) {
 			hosts = append(hosts, seen)
 		}
 	}
@@ -74,8 +83,13 @@ func Pages(set *manifest.Set, rep *report.Report, now time.Time) ([]File, error)
 	for _, w := range report.CompleteWeeks(asOf, WeeksShown) {
 		weeks = append(weeks, Week{Label: w.Label, From: w.From, To: w.To, Requests: map[string]int{}})
 	}
+	hints := map[string][]gate.Hint{}
 	for _, h := range rep.Hosts {
 		robots[h.Host] = h.Robots
+		for _, p := range h.Pace {
+			gap := time.Duration(math.Round(p.Seconds * float64(time.Second)))
+			hints[h.Host] = append(hints[h.Host], gate.Hint{Source: p.Signal, Gap: gap, Text: p.Value})
+		}
 		for i, n := range h.Requests {
 			if i < len(weeks) {
 				weeks[i].Requests[h.Host] = n
@@ -88,10 +102,40 @@ func Pages(set *manifest.Set, rep *report.Report, now time.Time) ([]File, error)
 	}
 	return []File{
 		{Name: "POLICY.md", Data: rules.PolicyMarkdown()},
-		{Name: "hosts.md", Data: rules.HostsMarkdown(Hosts{Robots: robots, Weeks: weeks})},
+		{Name: "hosts.md", Data: rules.HostsMarkdown(Hosts{Robots: robots, Weeks: weeks, Hints: hints})},
 		{Name: "index.html", Data: index},
 		{Name: SecurityTxt, Data: rules.SecurityTxtFile(asOf)},
 	}, nil
+}
+
+// HostHints reads, per host, the site's asks for a slower pace that a run
+// honours: the Crawl-delay and max-crawl-rate of the kept robots.txt copy
+// for our product token, and the last RateLimit-Policy the host sent.
+func HostHints(set *manifest.Set, st *state.State) map[string][]gate.Hint {
+	out := map[string][]gate.Hint{}
+	token := set.Policy.ProductToken()
+	for _, src := range set.Sources {
+		if _, done := out[src.Host]; done {
+			continue
+		}
+		var hints []gate.Hint
+		if kept, ok := st.Robots(robots.Key(src.Parsed)); ok {
+			rules := robotsdecision.Rules(kept)
+			if d := rules.CrawlDelay(token); d > 0 {
+				hints = append(hints, gate.CrawlDelayHint(d))
+			}
+			if d, text := rules.MaxCrawlRate(token); d > 0 {
+				hints = append(hints, gate.Hint{Source: gate.FromMaxCrawlRate, Gap: d, Text: text})
+			}
+		}
+		if field := st.Host(src.Host).RateLimitPolicy; field != "" {
+			if d, ok := gate.ParseRateLimitPolicy(field); ok {
+				hints = append(hints, gate.Hint{Source: gate.FromRateLimitPolicy, Gap: d, Text: field})
+			}
+		}
+		out[src.Host] = hints
+	}
+	return out
 }
 
 // RobotsStates says, per host, what its kept robots.txt means, without the

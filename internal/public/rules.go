@@ -97,24 +97,20 @@ func (r Rules) PolicyMarkdown() []byte {
 	w("## How to make us stop\n\n")
 	w("- Write to %s, or open an issue in this repository. An entry under `exclude:` in `manifests/policy.yaml` stops all requests to a host, or to a path prefix of it, without further discussion.\n", mdMail(r.From))
 	w("- A `Disallow` for %s (or `*`) in your robots.txt works too, within %s (how long a robots.txt copy is kept).\n", markdown.Code(r.ProductToken), fmtDuration(r.RobotsTTL))
-	w("- Answering `429` or `503` with a `Retry-After` slows us down at once; %d consecutive `403` responses stop us until the next UTC day.\n\n", d.PauseAfter403)
+	w("- Answering `429` or `503` with a `Retry-After`, or any response with a `RateLimit` header that leaves nothing remaining, slows us down at once; %d consecutive `403` responses stop us until the next UTC day.\n\n", d.PauseAfter403)
 
 	w("## Who we are\n\n")
 	w("- Every request is an anonymous `GET` with the header User-Agent %s and the header From %s. Nothing else: no cookies kept, no forms, no logins, no JavaScript, no browser impersonation.\n", markdown.Code(r.UserAgent), markdown.Code(r.From))
 	w("- robots.txt groups are matched against the product token %s.\n", markdown.Code(r.ProductToken))
 	w("- Only the URLs listed in `manifests/` are requested, plus robots.txt and the redirect hops described below. Nothing is crawled or discovered.\n")
-	if r.SignDirectory != "" {
-		w("- Every request is signed (HTTP Message Signatures, RFC 9421, with the Web Bot Auth profile: Ed25519, tag `web-bot-auth`). Its `Signature-Agent` header names our key directory, %s; a request that claims to be us and does not verify against a key listed there is not us. docs/operators.md, in this repository, shows how to check one by hand.\n", markdown.Code(r.SignDirectory))
-	} else {
-		w("- Requests are not signed yet: the User-Agent and From headers are all that names us.\n")
-	}
+	b.WriteString(r.verifyMarkdown())
 	w("\n")
 
 	w("## How fast, at most\n\n")
 	w("These are the limits for a host that no manifest sets anything for. Per-host settings may only be slower or lower; the table of hosts below gives each host's own values.\n\n")
 	w("| rule | value |\n| --- | --- |\n")
 	w("| requests at a time per host | 1, across all runs and runners |\n")
-	w("| delay between two dispatches to one host | %s, drawn uniformly for each request; a longer robots.txt `Crawl-delay` wins |\n", fmtDelay(d.Host.Delay))
+	w("| delay between two dispatches to one host | %s, drawn uniformly for each request; a longer robots.txt `Crawl-delay` or `max-crawl-rate`, or a slower `RateLimit-Policy` quota, wins |\n", fmtDelay(d.Host.Delay))
 	w("| delay after a response ends | at least %s before the next dispatch |\n", fmtDuration(d.Host.Delay.Min))
 	w("| floor for every public host | %s between dispatches, whatever any file says |\n", fmtDuration(r.MinDelayFloor))
 	w("| daily cap per host | %d requests per UTC day, robots.txt fetches, redirect hops and failures included; counted before each request is sent |\n", d.Host.DailyCap)
@@ -128,9 +124,10 @@ func (r Rules) PolicyMarkdown() []byte {
 
 	w("## robots.txt\n\n")
 	w("- robots.txt is read before any other request to a host (scheme, host and port), through the same limits, at most once per %s.\n", fmtDuration(r.RobotsTTL))
-	w("- The group naming %s wins over `*`; ties between Allow and Disallow go to Allow; `Crawl-delay` of the group that applies is honoured when longer than the drawn delay.\n", markdown.Code(r.ProductToken))
+	w("- The group naming %s wins over `*`; ties between Allow and Disallow go to Allow; `Crawl-delay` and `max-crawl-rate` (\"10/m\": ten requests a minute) of the group that applies are honoured when longer than the drawn delay.\n", markdown.Code(r.ProductToken))
 	w("- A 4xx other than 429 means there is no robots.txt. A 429, a 5xx, a timeout, a network error or more than %d redirects mean nothing else is requested from that host in that run.\n", r.MaxRedirects)
 	w("- A disallowed URL is never requested, by any route (listed URL or redirect hop); it is reported as a permanent gap, `blocked-robots`.\n")
+	w("- The `Content-Usage` and `Content-Signal` rules of the group that applies, and a response's `Content-Usage` header, are kept with each document fetched (the index, the WARC files, the datasets and the citations say them); our own use, archiving and citation, is none of the uses they name.\n")
 	w("- Redirects are followed within the same host and from http to https; to another host only when that exact URL is itself listed; never from https to http.\n")
 	w("- Private, loopback and link-local addresses are refused when connecting.")
 	if r.PrivateNetworks {

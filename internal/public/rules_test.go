@@ -291,6 +291,10 @@ func TestHostsGolden(t *testing.T) {
 	page := public.RulesOf(set).HostsMarkdown(public.Hosts{
 		Robots: map[string]string{"www.example.gov": "read, obeyed; 1 source(s) disallowed", "law.example.gov": "read, obeyed"},
 		Weeks:  weeks,
+		Hints: map[string][]gate.Hint{
+			"www.example.gov": {gate.CrawlDelayHint(4 * time.Second), {Source: gate.FromMaxCrawlRate, Gap: 6 * time.Second, Text: "10/m"}},
+			"law.example.gov": {{Source: gate.FromRateLimitPolicy, Gap: time.Second, Text: `"default";q=100;w=100`}},
+		},
 	})
 	golden(t, "hosts.golden.md", page)
 }

@@ -139,7 +139,7 @@ var (
 	frDoc       = regexp.MustCompile(`^federalregister\.gov/(?:documents|d)/(?:\d{4}/\d{2}/\d{2}/)?(\d{4}-\d{4,6})(?:/|$)`)
 	govinfoFR   = regexp.MustCompile(`^govinfo\.gov/content/pkg/FR-(\d{4}-\d{2}-\d{2})/(?:html|pdf)/(\d{4}-\d{4,6})\.(?:htm|pdf)$`)
 	ukLeg       = regexp.MustCompile(`^legislation\.gov\.uk/([a-z]+)/(\d{4}|[A-Za-z0-9]+/\d{4}|[A-Z][a-z]+\d?/[0-9-]+)/(\d+)(/.*)?$`)
-	nzLeg       = regexp.MustCompile(`^legislation\.govt\.nz/(act|regulation|bill)/([a-z]+)/(\d{4})/0*(\d+)(?:/en)?(?:/([^/]+))?(?:/([^/]+))?$`)
+	nzLeg       = regexp.MustCompile(`^legislation\.govt\.nz/(act|regulation|bill|secondary-legislation)/([a-z-]+)/(\d{4})/0*(\d+)(?:/en)?(?:/([^/]+))?(?:/([^/]+))?$`)
 	caLeg       = regexp.MustCompile(`^laws-lois\.justice\.gc\.ca/(eng|fra)/(acts|regulations|lois|reglements)/([^/]+)(?:/(.*))?$`)
 	caPDF       = regexp.MustCompile(`^laws-lois\.justice\.gc\.ca/(PDF|pdf)/([^/]+)\.pdf$`)
 	caDated     = regexp.MustCompile(`^(.*)-(\d{4})(\d{2})(\d{2})$`)
@@ -173,8 +173,10 @@ var dropKinds = map[string]string{"rp": "Rev. Proc.", "rr": "Rev. Rul.", "n": "N
 //     edition (enacted, made, or a date); /contents a contents page;
 //     /data.pdf, /data.xml, /data.htm and the bare work the whole text,
 //     /body the whole text without its schedules.
-//   - legislation.govt.nz: /act|regulation/public/YEAR/NUMBER is the work
-//     (the number without leading zeros, old and new address forms alike);
+//   - legislation.govt.nz: /act/public/YEAR/NUMBER is the work (the number
+//     without leading zeros, old and new address forms alike), and so is
+//     /regulation/public/YEAR/NUMBER, which the new site addresses as
+//     /secondary-legislation/pco-drafted/YEAR/NUMBER;
 //     latest or a version (59.0) the edition; whole.html or the new form's
 //     bare address the whole text, DLM…/LMS… pages its parts.
 //   - laws-lois.justice.gc.ca: /eng/acts/CHAPTER (or regulations) is the
@@ -317,7 +319,13 @@ func ukDoc(m []string) Doc {
 }
 
 func nzDoc(m []string) Doc {
-	d := Doc{Work: "nz/" + m[1] + "/" + m[2] + "/" + m[3] + "/" + m[4]}
+	// The old site's regulation/public/… is the new site's
+	// secondary-legislation/pco-drafted/…: one work.
+	kind, sub := m[1], m[2]
+	if kind == "regulation" || kind == "secondary-legislation" {
+		kind, sub = "secondary-legislation", "pco-drafted"
+	}
+	d := Doc{Work: "nz/" + kind + "/" + m[3] + "/" + m[4]}
 	ed, page := m[5], m[6]
 	if page == "" && ed != "" && ed != "latest" && !nzVersion.MatchString(ed) {
 		ed, page = "", ed
@@ -325,7 +333,7 @@ func nzDoc(m []string) Doc {
 	if nzVersion.MatchString(ed) {
 		d.Edition = ed
 	}
-	d.Whole = fmt.Sprintf("https://www.legislation.govt.nz/%s/%s/%s/%s/en/latest/", m[1], m[2], m[3], m[4])
+	d.Whole = fmt.Sprintf("https://www.legislation.govt.nz/%s/%s/%s/%s/en/latest/", kind, sub, m[3], m[4])
 	switch {
 	case page == "" || page == "whole.html":
 		d.container = true

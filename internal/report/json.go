@@ -57,8 +57,26 @@ func (w *jsonWriter) entry(e *Entry) error {
 		}
 		w.b = append(w.b, '}')
 	}
+	if e.FRBR != nil {
+		w.key("frbr")
+		w.encode(e.FRBR)
+	}
+	if e.Usage != nil {
+		w.key("usage")
+		w.encode(e.Usage)
+	}
 	w.b = append(w.b, '}')
 	return w.err
+}
+
+// encode writes v as the Encoder writes it: for the fields too rare to be
+// worth writing by hand.
+func (w *jsonWriter) encode(v any) {
+	if w.err == nil {
+		w.tmp.Reset()
+		w.err = w.enc.Encode(v)
+		w.b = append(w.b, bytes.TrimSuffix(w.tmp.Bytes(), []byte("\n"))...)
+	}
 }
 
 // host writes h in the order of HostSeen's fields.
@@ -76,6 +94,10 @@ func (w *jsonWriter) host(h *HostSeen) {
 			w.b = strconv.AppendInt(w.b, int64(n), 10)
 		}
 		w.b = append(w.b, ']')
+	}
+	if len(h.Pace) > 0 {
+		w.key("pace")
+		w.encode(h.Pace)
 	}
 	w.b = append(w.b, '}')
 }

@@ -36,6 +36,17 @@ func fill(t *testing.T, r *rand.Rand, v reflect.Value) {
 				fill(t, r, v.Index(i))
 			}
 		}
+	case reflect.Map:
+		if n := r.IntN(3); n > 0 {
+			m := reflect.MakeMap(v.Type())
+			for range n {
+				k, e := reflect.New(v.Type().Key()).Elem(), reflect.New(v.Type().Elem()).Elem()
+				fill(t, r, k)
+				fill(t, r, e)
+				m.SetMapIndex(k, e)
+			}
+			v.Set(m)
+		}
 	case reflect.Pointer:
 		if r.IntN(3) > 0 {
 			v.Set(reflect.New(v.Type().Elem()))

@@ -443,9 +443,18 @@ func sourceTable(g []Entry) string {
 			title = e.URL
 		}
 		b.WriteByte('\n')
-		writeRow(&b, markdown.CellCode(e.ID), text(e.Kind), text(string(e.Status)), text(e.Since), sha, size, link(title, e.URL))
+		writeRow(&b, markdown.CellCode(e.ID), text(e.Kind), text(string(e.Status)), text(e.Since), sha, size, link(title, e.URL)+usageNote(e))
 	}
 	return b.String()
+}
+
+// usageNote is what the publisher said about the use of the held bytes,
+// after the title: "" when nothing was said.
+func usageNote(e Entry) string {
+	if e.Usage == nil {
+		return ""
+	}
+	return " · " + text("usage preferences: "+e.Usage.String())
 }
 
 // writeRow writes row(cells) to b.

@@ -23,6 +23,18 @@ type HostSeen struct {
 	// Requests holds the dispatches per week, oldest first, one for each
 	// of the weeks ending with the report's Week.
 	Requests []int `json:"requests,omitempty"`
+	// Pace lists the site's own asks for a slower pace that the gate
+	// honours when they are slower than the policy (Crawl-delay and
+	// max-crawl-rate of the kept robots.txt, the last RateLimit-Policy
+	// header); none when it asks for nothing.
+	Pace []PaceHint `json:"pace,omitempty"`
+}
+
+// PaceHint is one of a site's asks for a slower pace.
+type PaceHint struct {
+	Signal  string  `json:"signal"`  // "Crawl-delay", "max-crawl-rate" or "RateLimit-Policy"
+	Value   string  `json:"value"`   // as the site wrote it
+	Seconds float64 `json:"seconds"` // the gap between requests it asks for
 }
 
 // Week is one ISO week, Monday to Sunday UTC.

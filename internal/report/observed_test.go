@@ -69,7 +69,7 @@ func TestAsOfIsTheMondayAfterTheWeek(t *testing.T) {
 func TestHostsRoundTrip(t *testing.T) {
 	r := &Report{Week: "2026-W48", Hosts: []HostSeen{
 		{Host: "a.example", Robots: "read, obeyed", Requests: []int{0, 3, 0, 12}},
-		{Host: "b.example", Robots: "none (HTTP 404): everything allowed"},
+		{Host: "b.example", Robots: "none (HTTP 404): everything allowed", Pace: []PaceHint{{Signal: "max-crawl-rate", Value: "10/m", Seconds: 6}}},
 	}, Sources: []Entry{{Jurisdiction: "x", ID: "s1", URL: "https://a.example/1", Kind: "legislation", Title: "T", Status: state.Fresh}}}
 	js, err := r.JSON()
 	if err != nil {
@@ -84,6 +84,12 @@ func TestHostsRoundTrip(t *testing.T) {
 	}
 	if back.Week != r.Week || len(back.Hosts) != 2 || back.Seen("a.example").Requests[3] != 12 || back.Seen("b.example").Robots != r.Hosts[1].Robots {
 		t.Errorf("parsed back: %+v", back)
+	}
+	if p := back.Seen("b.example").Pace; len(p) != 1 || p[0] != r.Hosts[1].Pace[0] {
+		t.Errorf("b.example's pace parsed back: %+v", p)
+	}
+	if !strings.Contains(string(js), `{"host":"b.example","robots":"none (HTTP 404): everything allowed","pace":[{"signal":"max-crawl-rate","value":"10/m","seconds":6}]}`) {
+		t.Errorf("b.example's JSON:\n%s", js)
 	}
 	if s := back.Seen("c.example"); s.Host != "c.example" || s.Robots != "" || s.Requests != nil {
 		t.Errorf("Seen of an unknown host: %+v", s)

@@ -11,6 +11,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 // Where the reports are in the repository: the directory the bot commits
@@ -42,6 +43,13 @@ type Entry struct {
 	// Noisy is set for a source without a declared view that blinks: new
 	// bytes at each of its last fetches, the same text.
 	Noisy *Noisy `json:"noisy,omitempty"`
+
+	// FRBR places the held bytes in FRBR's levels, when the manifest
+	// knows the work (legal_id) or the expression (edition).
+	FRBR *manifest.FRBR `json:"frbr,omitempty"`
+	// Usage is what the publisher said about the use of the bytes held
+	// (see AddUsage); nil when nothing was said.
+	Usage *usage.Prefs `json:"usage,omitempty"`
 }
 
 // Noisy is when a source started blinking and the view suggested for its
@@ -100,6 +108,7 @@ func Build(set *manifest.Set, st *state.State) *Report {
 			Encodes:      slices.Clone(src.Encodes),
 			Gaps:         slices.Clone(src.Gaps),
 		}
+		e.FRBR = src.FRBR(s.ContentType, string(s.SHA256))
 		if e.Status == "" {
 			e.Status = state.Pending
 		}
@@ -113,6 +122,21 @@ func Build(set *manifest.Set, st *state.State) *Report {
 			e.FinalURL = s.FinalURL
 		}
 		r.Sources = append(r.Sources, e)
+	}
+	return r
+}
+
+// AddUsage sets each held source's Usage to what of says was said about
+// the use of its bytes when they were captured (store.Index.Usage), and
+// returns r. An entry of says nothing of keeps its Usage: one Keep took
+// from the committed report says what that report said.
+func (r *Report) AddUsage(of func(id, sha256 string) *usage.Prefs) *Report {
+	for i := range r.Sources {
+		if e := &r.Sources[i]; e.SHA256 != "" {
+			if p := of(e.ID, e.SHA256); p != nil {
+				e.Usage = p
+			}
+		}
 	}
 	return r
 }

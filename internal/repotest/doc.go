@@ -1,6 +1,7 @@
 // Package repotest holds no code: its tests read the repository's own
 // files that no other package owns — the GitHub Actions workflows,
-// .github/dependabot.yml, README.md and the pages under docs/ — and hold
+// .github/dependabot.yml, README.md, the pages under docs/ and, once
+// published, the agent card under reports/.well-known/ — and hold
 // them to the rules the project sets for them, so that a change that
 // breaks one fails `go test` like any other regression.
 package repotest

@@ -11,6 +11,8 @@ import (
 	"unicode"
 
 	"github.com/jimsmart/grobotstxt"
+
+	"github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 // MaxBody is how much of a robots.txt is parsed (RFC 9309 asks for at least
@@ -348,6 +350,13 @@ type group struct {
 	global bool     // one of the lines was "*"
 	rules  []rule
 	delay  time.Duration // the longest valid Crawl-delay, 0 if none (delays only)
+	// rate is the longest gap a valid max-crawl-rate asks for, rateText
+	// that line's value (delays only).
+	rate     time.Duration
+	rateText string
+	// prefs are the group's Content-Usage and Content-Signal rules (groups
+	// only).
+	prefs []prefRule
 }
 
 // add records one user-agent line's agent in g.
@@ -419,15 +428,36 @@ func (h *recorder) rule(ru rule) {
 }
 
 // HandleUnknownAction receives every line grobotstxt has no key for, with
-// the key as written: Crawl-delay among them.
-func (h *recorder) HandleUnknownAction(_ int, action, value string) {
+// the key as written: Crawl-delay, max-crawl-rate, Content-Usage and
+// Content-Signal among them.
+//
+// Content-Usage and Content-Signal rules belong to the matcher's groups,
+// so that they apply to exactly the agents that group's Allow and Disallow
+// apply to; like Crawl-delay, they do not end a run of user-agent lines for
+// the matcher. max-crawl-rate is a group line read as Crawl-delay is.
+func (h *recorder) HandleUnknownAction(line int, action, value string) {
 	h.record = true
-	if len(h.delays) == 0 || !strings.EqualFold(action, "crawl-delay") {
+	switch {
+	case strings.EqualFold(action, usage.ContentUsage), strings.EqualFold(action, usage.ContentSignal):
+		if len(h.groups) == 0 {
+			return // before any user-agent line: no group to belong to
+		}
+		g := h.groups[len(h.groups)-1]
+		g.prefs = append(g.prefs, newPrefRule(line, action, value))
+		return
+	case len(h.delays) == 0:
 		return
 	}
 	g := h.delays[len(h.delays)-1]
-	if d, ok := parseDelay(value); ok {
-		g.delay = max(g.delay, d)
+	switch {
+	case strings.EqualFold(action, "crawl-delay"):
+		if d, ok := parseDelay(value); ok {
+			g.delay = max(g.delay, d)
+		}
+	case strings.EqualFold(action, "max-crawl-rate"):
+		if d, ok := ParseMaxCrawlRate(value); ok && d > g.rate {
+			g.rate, g.rateText = d, value
+		}
 	}
 }
 

@@ -143,8 +143,8 @@ func feedInput(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.
 			if err != nil {
 				return "", false
 			}
-			if data, err := os.ReadFile(path); err == nil {
-				return string(data), true
+			if text, err := textview.ReadText(path); err == nil {
+				return text, true
 			}
 			// Not derived yet (a first copy's text is kept only once it is
 			// compared): derive it from the held bytes.

@@ -125,6 +125,8 @@ func waitFor(reason string) string {
 		return "the backoff after failed requests"
 	case "retry-after":
 		return "the server's Retry-After"
+	case "ratelimit":
+		return "the server's RateLimit quota to come back"
 	}
 	return reason
 }

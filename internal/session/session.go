@@ -143,6 +143,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err := recoverInterrupted(ctx, o, s, ix, st); err != nil {
 		return Result{}, err
 	}
+	defer boundHeap()()
 	p := set.Policy
 	signer, err := requestSigner(o.Output, p, o.Clock.Now)
 	if err != nil {
@@ -274,7 +275,7 @@ func (w *workspace) close() {
 // their own) durable, those of the hosts not yet settled, and a failure
 // there, a settling's too, is reported like any other.
 func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, settling *settler, feeds *feedWriter) error {
-	rep := report.Build(o.Set, st)
+	rep := report.Build(o.Set, st).AddUsage(ix.Usage)
 	return all(
 		func() error { // the result lines, written without an fsync of their own
 			settling.stop()

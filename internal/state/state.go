@@ -142,6 +142,12 @@ type Host struct {
 	// reaches the policy's pause_after_403.
 	Consecutive403 int       `json:"consecutive_403,omitempty"`
 	PausedUntil    time.Time `json:"paused_until,omitzero"`
+	// RateLimitPolicy is the last RateLimit-Policy header the host sent,
+	// as sent: a quota over a window slower than the policy spaces its
+	// requests in later runs too. RateLimitUntil is when a RateLimit
+	// header with nothing remaining said quota comes back.
+	RateLimitPolicy string    `json:"ratelimit_policy,omitempty"`
+	RateLimitUntil  time.Time `json:"ratelimit_until,omitzero"`
 }
 
 // RobotsOutcome is what a robots.txt fetch meant.

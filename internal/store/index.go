@@ -16,6 +16,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/jsoncache"
+	"github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 // Entry is one distinct set of bytes a source has served.
@@ -49,6 +50,13 @@ type Entry struct {
 	// maintenance page, a page-not-found page): they are kept as evidence
 	// of what was answered, and never cited. History leaves them out.
 	NotDocument string `json:"not_document,omitempty"`
+
+	// Usage is what the publisher said about the use of these bytes when
+	// they were first captured: the Content-Usage header of the response
+	// and the Content-Usage and Content-Signal rules of the robots.txt copy
+	// in force at that fetch. Nil when nothing was said (and for entries
+	// from before it was kept).
+	Usage *usage.Prefs `json:"usage,omitempty"`
 }
 
 // Sent is an answer's bytes as the server sent them, under a
@@ -77,6 +85,7 @@ func (e Entry) own() Entry {
 		sent := *e.Sent
 		e.Sent = &sent
 	}
+	e.Usage = e.Usage.Clone()
 	return e
 }
 
@@ -289,6 +298,16 @@ func (ix *Index) Entries(id string) []Entry {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	return slices.Clone(ix.sources[id])
+}
+
+// Usage returns what was said about the use of sum's bytes when id first
+// served them (nil when nothing, or when id never served them), in the
+// form report.Report.AddUsage takes.
+func (ix *Index) Usage(id, sum string) *usage.Prefs {
+	if e, ok := ix.Lookup(id, Sum(sum)); ok {
+		return e.Usage
+	}
+	return nil
 }
 
 // IDs returns every source id, sorted.

@@ -34,12 +34,11 @@ func Compare(ctx context.Context, v *View, old, new Doc, oldName, newName string
 		// The view's Ignore and the default view both apply to the one
 		// text: the new bytes are extracted once.
 		c.New = extract(ctx, new, nil, lim)
-		text := c.New.Text
-		c.New.Text = v.NormalizeText(text)
-		c.DefaultView = Hash((*View)(nil).NormalizeText(text))
+		c.DefaultView = (*View)(nil).NormalizedHash(c.New.Text)
+		c.New.Text = v.NormalizeText(c.New.Text)
 	} else {
 		c.New = v.NormalizeDoc(ctx, new, lim)
-		c.DefaultView = Hash((*View)(nil).NormalizeDoc(ctx, new, lim).Text)
+		c.DefaultView = (*View)(nil).NormalizedHash(extract(ctx, new, nil, lim).Text)
 	}
 	switch {
 	case !c.Old.OK() || !c.New.OK():

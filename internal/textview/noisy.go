@@ -149,7 +149,7 @@ func Suggest(ctx context.Context, docs []Doc, lim Limits) (Spec, bool) {
 	}
 	first := ""
 	for i, d := range docs {
-		h := Hash(v.NormalizeDoc(ctx, d, lim).Text)
+		h := v.NormalizedHash(extract(ctx, d, v, lim).Text)
 		if i == 0 {
 			first = h
 		} else if h != first {

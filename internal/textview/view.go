@@ -109,19 +109,70 @@ func (v *View) NormalizeDoc(ctx context.Context, d Doc, lim Limits) Result {
 func (v *View) NormalizeText(text string) string {
 	var b strings.Builder
 	b.Grow(len(text))
-	for line := range strings.Lines(text) {
-		fields := strings.FieldsFunc(line, isSpace)
-		if len(fields) == 0 {
-			continue
+	v.normalize(text, func(line string) {
+		b.WriteString(line)
+		b.WriteByte('\n')
+	})
+	return b.String()
+}
+
+// NormalizedHash is Hash(v.NormalizeText(text)), without building the
+// normalised text: a text at the size limit is not held twice to be
+// hashed.
+func (v *View) NormalizedHash(text string) string {
+	h := sha256.New()
+	buf := make([]byte, 0, 4096)
+	v.normalize(text, func(line string) {
+		if len(buf)+len(line)+1 > cap(buf) {
+			h.Write(buf)
+			buf = buf[:0]
 		}
-		s := strings.Join(fields, " ")
+		if len(line)+1 > cap(buf) {
+			h.Write([]byte(line))
+			h.Write([]byte{'\n'})
+			return
+		}
+		buf = append(append(buf, line...), '\n')
+	})
+	h.Write(buf)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// normalize calls emit with each line of text that the view keeps, its
+// white space collapsed to single spaces and trimmed, blank lines left
+// out.
+func (v *View) normalize(text string, emit func(line string)) {
+	for line := range strings.Lines(text) {
+		s, ok := collapsed(line)
+		if !ok {
+			fields := strings.FieldsFunc(line, isSpace)
+			if len(fields) == 0 {
+				continue
+			}
+			s = strings.Join(fields, " ")
+		}
 		if v != nil && v.ignored(s) {
 			continue
 		}
-		b.WriteString(s)
-		b.WriteByte('\n')
+		emit(s)
 	}
-	return b.String()
+}
+
+// collapsed returns line without its line ending when its white space is
+// already collapsed (ASCII, single spaces between words, none at either
+// end, not blank): most lines of an extracted text, which then need no
+// copy. ok is false when the line needs the general rule.
+func collapsed(line string) (string, bool) {
+	line = strings.TrimSuffix(line, "\n")
+	if line == "" || line[0] == ' ' || line[len(line)-1] == ' ' {
+		return "", false
+	}
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; c >= 0x80 || c < ' ' || c == ' ' && line[i+1] == ' ' {
+			return "", false
+		}
+	}
+	return line, true
 }
 
 func (v *View) ignored(line string) bool {

@@ -6,6 +6,9 @@
 // found the same bytes (a 304, or a 200 with an unchanged hash). Each record
 // is its own gzip member, and every payload carries its SHA-256 as
 // WARC-Payload-Digest, the same hash that names the blob in the store.
+// A capture whose publisher said something about its use (Content-Usage,
+// Content-Signal) has a metadata record beside its response, referring to
+// it, that carries those preferences as JSON, as the index keeps them.
 //
 // A document that came under a Content-Encoding is written as it was sent,
 // as archives expect a response to be: the response record carries the

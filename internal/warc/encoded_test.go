@@ -118,7 +118,7 @@ func readAll(t *testing.T, data []byte) []readRecord {
 			// Read as sent: net/http undoes no Content-Encoding here.
 			rr.http = resp.Header
 			rr.payload, _ = io.ReadAll(resp.Body)
-		case gowarc.Conversion:
+		case gowarc.Conversion, gowarc.Metadata:
 			raw, err := rec.Block().RawBytes()
 			if err != nil {
 				t.Fatal(err)

@@ -127,6 +127,7 @@ func capture(st *store.Store, id string, e store.Entry, lines []ledger.Line) (*C
 	c := &Capture{
 		Source: id, URL: e.FinalURL, Status: e.Status, Header: e.Header, SHA256: string(e.SHA256), Size: e.Size,
 		Payload: func() (io.ReadCloser, error) { return st.Open(e.SHA256) },
+		Usage:   e.Usage,
 	}
 	if c.Header == nil && e.ContentType != "" {
 		// Entries from before the index kept headers still know this one.

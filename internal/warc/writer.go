@@ -3,6 +3,7 @@ package warc
 import (
 	"compress/gzip"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/nlnwa/gowarc/v3"
+
+	"github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
 // Capture is one version of a source as fetched: the request and the
@@ -31,6 +34,10 @@ type Capture struct {
 	// conversion record beside it the document, so that the index's hash
 	// names a payload of the file either way.
 	Sent *Sent
+	// Usage, when set, is what the publisher said about the use of the
+	// bytes at that fetch: a metadata record concurrent to the response
+	// carries it, as the index's JSON.
+	Usage *usage.Prefs
 }
 
 // Sent is the payload of a response as it was sent, under a
@@ -153,6 +160,9 @@ func (w *Writer) Capture(c Capture) error {
 		return err
 	}
 	w.captured[captureKey(c)] = respID
+	if err := w.usage(c, respID, at); err != nil {
+		return err
+	}
 	if c.Sent == nil {
 		return nil
 	}
@@ -170,6 +180,32 @@ func (w *Writer) Capture(c Capture) error {
 	}
 	return w.put(conv, c.Source+" conversion")
 }
+
+// usage writes c's preferences as a metadata record that refers to the
+// response record respID: kept with the content, as
+// draft-ietf-aipref-vocab asks of content used apart from its fetch.
+func (w *Writer) usage(c Capture, respID, at string) error {
+	if c.Usage == nil {
+		return nil
+	}
+	js, err := json.Marshal(c.Usage)
+	if err != nil {
+		return fmt.Errorf("warc: %s: usage preferences: %w", c.Source, err)
+	}
+	meta := gowarc.NewRecordBuilder(gowarc.Metadata, recordOptions...)
+	w.common(meta, recordID("metadata", c.Source, c.SHA256, c.URL, at), c.URL, c.Time)
+	meta.AddWarcHeader(gowarc.ContentType, UsageContentType)
+	meta.AddWarcHeader(gowarc.WarcConcurrentTo, respID)
+	meta.AddWarcHeader(gowarc.WarcRefersTo, respID)
+	if _, err := meta.Write(js); err != nil {
+		return fmt.Errorf("warc: %s: usage preferences: %w", c.Source, err)
+	}
+	return w.put(meta, c.Source+" usage metadata")
+}
+
+// UsageContentType is the Content-Type of the metadata record that
+// carries a capture's usage preferences.
+const UsageContentType = "application/json; profile=\"https://taxkernel.com/schemas/index.schema.json#/$defs/usage\""
 
 // copyPayload appends the bytes open gives to b, which must be size bytes
 // (a blob of the store, which re-hashes them as they are read).

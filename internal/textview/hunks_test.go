@@ -1,0 +1,75 @@
+package textview
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// unifiedOf renders hunks as Diff's unified diff does, uncut.
+func unifiedOf(oldName, newName string, hs []Hunk) string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, fmt.Sprintf("@@ -%d,%d +%d,%d @@", h.OldStart, h.OldLines, h.NewStart, h.NewLines))
+		for _, l := range h.Lines {
+			out = append(out, string(l.Op)+l.Text)
+		}
+	}
+	return fmt.Sprintf("--- %s\n+++ %s\n%s\n", oldName, newName, strings.Join(out, "\n"))
+}
+
+// TestHunksAreDiffs: the hunks as data are the unified diff's, line for
+// line and header for header, and their line numbers point at the lines
+// of each text.
+func TestHunksAreDiffs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 5))
+	cases := [][2]string{
+		{"a\nb\nc\n", "a\nx\nc\n"},
+		{"", "a\nb\n"},
+		{"a\nb\n", ""},
+		{"h\n1\n2\n3\n4\n5\n6\n7\n8\n9\nt\n", "h\n1\n2\n3\nfour\n5\n6\n7\n8\n9\nt\nend\n"},
+		{"Basic rate | £12,571 to £50,270 | 20%\n", "Basic rate | £12,571 to £50,270 | 21%\n"},
+	}
+	for range 200 {
+		var a, b []string
+		for i := range 30 {
+			l := fmt.Sprintf("line %d", rng.IntN(12))
+			a = append(a, l)
+			switch rng.IntN(6) {
+			case 0:
+			case 1:
+				b = append(b, l, fmt.Sprintf("new %d", i))
+			case 2:
+				b = append(b, fmt.Sprintf("line %d", rng.IntN(12)))
+			default:
+				b = append(b, l)
+			}
+		}
+		cases = append(cases, [2]string{strings.Join(a, "\n") + "\n", strings.Join(b, "\n") + "\n"})
+	}
+	for _, c := range cases {
+		d := Diff("a", "b", c[0], c[1], DiffOptions{MaxLines: 1 << 20})
+		hs := Hunks(c[0], c[1], DiffOptions{})
+		if !d.Changed() {
+			if len(hs) != 0 {
+				t.Errorf("%q → %q: no change, %d hunks", c[0], c[1], len(hs))
+			}
+			continue
+		}
+		if got := unifiedOf("a", "b", hs); got != d.Unified {
+			t.Fatalf("%q → %q: the hunks render\n%s\nthe diff is\n%s", c[0], c[1], got, d.Unified)
+		}
+		oldLines, newLines := splitLines(c[0]), splitLines(c[1])
+		for _, h := range hs {
+			for _, l := range h.Lines {
+				if (l.Old > 0) != (l.Op != '+') || (l.New > 0) != (l.Op != '-') {
+					t.Fatalf("%q: line numbers %d/%d for op %q", l.Text, l.Old, l.New, l.Op)
+				}
+				if l.Old > 0 && oldLines[l.Old-1] != l.Text || l.New > 0 && newLines[l.New-1] != l.Text {
+					t.Fatalf("%q at old %d / new %d is not that line of the texts", l.Text, l.Old, l.New)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package textview
+
+import (
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// normalizeRef is the rule as written first: every line's fields joined
+// by one space, blank lines left out.
+func normalizeRef(v *View, text string) string {
+	var b strings.Builder
+	for line := range strings.Lines(text) {
+		fields := strings.FieldsFunc(line, isSpace)
+		if len(fields) == 0 {
+			continue
+		}
+		s := strings.Join(fields, " ")
+		if v != nil && v.ignored(s) {
+			continue
+		}
+		b.WriteString(s + "\n")
+	}
+	return b.String()
+}
+
+// TestNormalizeFastPathIsTheRule: the lines that skip the general rule
+// (already collapsed) come out as the rule writes them, and the hash
+// computed without building the text is the text's hash, on hand-made
+// and seeded random texts.
+func TestNormalizeFastPathIsTheRule(t *testing.T) {
+	texts := []string{
+		"", "\n", "a", "a\n", " a", "a ", "a  b", "a\tb", "a\u00a0b\n", "a\r\nb\r\n", "x\x00y\n",
+		"Basic rate £12,571 to £50,270 20%\n\n  Higher rate\t40%  \n", strings.Repeat("word ", 2000) + "\n",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := []string{"a", "b", " ", "  ", "\t", "\n", "\r", "\u00a0", "\u200b", "é", "\x00", "1", "%"}
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(60) {
+			b.WriteString(alphabet[rng.IntN(len(alphabet))])
+		}
+		texts = append(texts, b.String())
+	}
+	views := []*View{nil, {ignore: []*regexp.Regexp{regexp.MustCompile(`^Updated|b a`)}}}
+	for _, v := range views {
+		for _, text := range texts {
+			want := normalizeRef(v, text)
+			if got := v.NormalizeText(text); got != want {
+				t.Fatalf("NormalizeText(%q) = %q, want %q", text, got, want)
+			}
+			if got := v.NormalizedHash(text); got != Hash(want) {
+				t.Fatalf("NormalizedHash(%q) is not the hash of the normalised text", text)
+			}
+		}
+	}
+}

@@ -1,0 +1,87 @@
+package schemas_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/changedoc"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// TestChangeSchema checks the change documents of changedoc's golden
+// files and ones with every field the code writes (figures on one side,
+// lines left out, no text), and that the schema is not one that accepts
+// anything.
+func TestChangeSchema(t *testing.T) {
+	sch := schema(t, "change.schema.json")
+	golden, err := filepath.Glob(filepath.Join("..", "internal", "changedoc", "testdata", "*.json"))
+	if err != nil || len(golden) == 0 {
+		t.Fatalf("no golden change documents: %v", err)
+	}
+	for _, p := range golden {
+		if err := sch.Validate(jsonFile(t, p)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	in := func(oldText, newText string) changedoc.Input {
+		return changedoc.Input{
+			Source: "uk-rates", URL: "https://www.gov.uk/rates?a=1&b=2", Date: "2026-11-04", Returned: true,
+			Old:     store.Entry{SHA256: sumOf([]byte(oldText)), Size: int64(len(oldText)), ContentType: "text/html", FirstSeen: "2026-10-01"},
+			New:     store.Entry{SHA256: sumOf([]byte(newText)), Size: int64(len(newText)), FirstSeen: "2026-09-01"},
+			OldText: oldText, NewText: newText, TextOK: true,
+		}
+	}
+	var big, big2 strings.Builder
+	for i := range 2500 {
+		fmt.Fprintf(&big, "row %d | £%d,000 | %d%%\n", i, i, i%40)
+		fmt.Fprintf(&big2, "row %d | £%d,500 | %d%%\n", i, i, i%40)
+	}
+	unreadable := in("a\n", "b\n")
+	unreadable.TextOK = false
+	docs := []changedoc.Input{
+		in("Band | Rate\nBasic rate | 20%\nOld row | -£5 | 2.1.3\n", "Band | Rate\nBasic rate | 21 %\nNew row | 1.234,56 EUR | 3\n"),
+		in("", "everything new\n"),
+		in("all gone\n", ""),
+		in("same\n", "same\n"),
+		unreadable,
+		in(big.String(), big2.String()),
+	}
+	sawOmitted := false
+	for i, c := range docs {
+		d := changedoc.Of(c)
+		sawOmitted = sawOmitted || d.OmittedLines > 0 && d.OmittedFigures > 0
+		data, err := d.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sch.Validate(jsonBytes(t, data)); err != nil {
+			t.Errorf("document %d is refused: %v\n%.2000s", i, err, data)
+		}
+	}
+	if !sawOmitted {
+		t.Error("no example leaves lines and figures out")
+	}
+	good, err := changedoc.Of(docs[0]).JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ from, to string }{
+		{`"version": 1`, `"version": 2`},
+		{`"text": "changed"`, `"text": "differs"`},
+		{`"op": "removed"`, `"op": "-"`},
+		{`"value": "21"`, `"value": "2,1"`},
+		{`"date": "2026-11-04"`, `"date": "4 Nov 2026"`},
+		{`"returned": true`, `"returned": true, "extra": 1`},
+		{`"op": "added",`, `"op": "added", "old": 3,`},
+	} {
+		if !strings.Contains(string(good), tc.from) {
+			t.Fatalf("%q is not in the example:\n%s", tc.from, good)
+		}
+		bad := strings.Replace(string(good), tc.from, tc.to, 1)
+		if err := sch.Validate(jsonBytes(t, []byte(bad))); err == nil {
+			t.Errorf("%s → %s: accepted", tc.from, tc.to)
+		}
+	}
+}
