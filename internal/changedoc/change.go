@@ -32,7 +32,52 @@ const (
 const (
 	MaxLines   = 2000
 	MaxFigures = 1000
+	// MaxFigureLines bounds the changed lines read for figures, half
+	// removed and half added: a text rewritten whole (a consolidated act
+	// of 200,000 lines) would otherwise hold every line's figures at
+	// once, a hundred megabytes, to show a thousand. The changed lines
+	// past it are counted, not read (UnreadLines).
+	MaxFigureLines = 20_000
 )
+
+// figureHunks returns the hunks with at most max/2 removed and max/2
+// added lines, the first of each in order (a text rewritten whole lists
+// every removed line before the added ones, and only the first of both
+// pair as rows), and how many changed lines were left out.
+func figureHunks(hs []textview.Hunk, max int) (read []textview.Hunk, unread int) {
+	removed, added := 0, 0
+	for _, h := range hs {
+		for _, l := range h.Lines {
+			switch l.Op {
+			case '-':
+				removed++
+			case '+':
+				added++
+			}
+		}
+	}
+	if removed+added <= max {
+		return hs, 0
+	}
+	budget := map[byte]int{'-': max / 2, '+': max / 2}
+	read = make([]textview.Hunk, 0, len(hs))
+	for _, h := range hs {
+		cut := h
+		cut.Lines = make([]textview.HunkLine, 0, len(h.Lines))
+		for _, l := range h.Lines {
+			if l.Op != ' ' {
+				if budget[l.Op] == 0 {
+					unread++
+					continue
+				}
+				budget[l.Op]--
+			}
+			cut.Lines = append(cut.Lines, l)
+		}
+		read = append(read, cut)
+	}
+	return read, unread
+}
 
 // Doc is the machine-readable form of one change: a source served new
 // bytes (or went back to earlier ones) on Date. Its fields are described
@@ -57,6 +102,11 @@ type Doc struct {
 	OmittedLines   int      `json:"omitted_lines,omitempty"`
 	Figures        []Figure `json:"figures"`
 	OmittedFigures int      `json:"omitted_figures,omitempty"`
+	// UnreadLines counts the changed lines past MaxFigureLines (the
+	// first half of it removed lines, the other added), whose figures
+	// were not read: when it is set, Figures and OmittedFigures are those
+	// of the lines read.
+	UnreadLines int `json:"unread_lines,omitempty"`
 }
 
 // Side is one of the two versions a change is between: an entry of
@@ -172,7 +222,9 @@ func Of(in Input) Doc {
 	if ambiguous(hs) {
 		dec = decimalMark(in.OldText, in.NewText)
 	}
-	figs := figureChanges(hs, texts{lines(in.OldText), lines(in.NewText)}, dec)
+	read, unread := figureHunks(hs, MaxFigureLines)
+	d.UnreadLines = unread
+	figs := figureChanges(read, texts{lines(in.OldText), lines(in.NewText)}, dec)
 	if len(figs) > MaxFigures {
 		d.OmittedFigures = len(figs) - MaxFigures
 		figs = figs[:MaxFigures]

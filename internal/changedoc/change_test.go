@@ -211,6 +211,39 @@ func TestCaps(t *testing.T) {
 	}
 }
 
+// TestFiguresOfARewriteAreBounded: a text rewritten whole has its
+// figures read in its first MaxFigureLines changed lines only, the rest
+// counted: before, every line's figures were held at once (a 200,000-line
+// act rewritten took 110 MB to show a thousand), and the memory a change
+// costs grew with the text.
+func TestFiguresOfARewriteAreBounded(t *testing.T) {
+	const rows = MaxFigureLines // as many rows removed as added: twice the bound
+	var a, b strings.Builder
+	for i := range rows {
+		fmt.Fprintf(&a, "row %d | %d%%\n", i, i%50)
+		fmt.Fprintf(&b, "row %d | %d%%\n", i, i%50+1)
+	}
+	d := Of(example("xa-big", a.String(), b.String()))
+	if d.Removed != rows || d.Added != rows {
+		t.Fatalf("%d removed, %d added, want %d each", d.Removed, d.Added, rows)
+	}
+	if d.UnreadLines != 2*rows-MaxFigureLines {
+		t.Errorf("%d changed lines unread, want %d", d.UnreadLines, 2*rows-MaxFigureLines)
+	}
+	if len(d.Figures) != MaxFigures || d.Figures[0].Old == nil || d.Figures[0].New == nil {
+		t.Fatalf("%d figures, the first %+v: want %d, paired", len(d.Figures), d.Figures[0], MaxFigures)
+	}
+	// The lines read are the first hunk's: removed rows then added rows,
+	// so the pairs found are of rows within the bound.
+	if d.OmittedFigures <= 0 || d.OmittedFigures+MaxFigures > rows {
+		t.Errorf("%d figures omitted: more than the lines read hold", d.OmittedFigures)
+	}
+	small := Of(example("xa-small", "row 1 | 20%\n", "row 1 | 21%\n"))
+	if small.UnreadLines != 0 || len(small.Figures) != 1 {
+		t.Errorf("a small change: %d unread, %d figures", small.UnreadLines, len(small.Figures))
+	}
+}
+
 // TestPathAndParse: the document's name says its change, and Parse
 // reads back what JSON wrote, refusing a document under another name.
 func TestPathAndParse(t *testing.T) {
