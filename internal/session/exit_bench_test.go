@@ -14,6 +14,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -45,7 +46,7 @@ func BenchmarkSaveAtRunEnd(b *testing.B) {
 		run := b.TempDir()
 		o := Options{
 			Dirs: Dirs{Snapshots: filepath.Join(run, "snapshots"), Reports: filepath.Join(run, "reports"), State: filepath.Join(run, "state")},
-			Set:  set, Clock: clk,
+			Set:  set, Limits: pipeline.Limits{Clock: clk},
 		}
 		st, ix := state.New(), store.NewIndex()
 		put := func(i int) {
