@@ -14,6 +14,18 @@
 // and public render what reviewers and operators read from the state;
 // review renders the pull request and failure issue texts, which github
 // sends; gitstore is the git remote; lease shares a host's daily cap
-// between shards. Leaves (policy, manifest, store, ledger, state, clock,
-// atomicfile) import none of the packages above them.
+// between shards.
+//
+// At the bottom, policy, clock, atomicfile, view (a source's view, as its
+// manifest writes it), answer, usage, sign, escape, robots, manifest,
+// ledger, store and state import only one another, and none of them
+// imports textview (internal/repotest holds manifest, ledger, store and
+// state to that).
+//
+// The binary is also the extraction child: textview reads PDFs, workbooks
+// and big texts in a child process bounded in memory and CPU time, which
+// is this same program started again with TAXKERNELBOT_TEXTVIEW_CHILD set.
+// textview's init() sees that variable before main runs and does the
+// extraction instead, so any program that links textview doubles as its
+// child; packages that need only a manifest's views link view instead.
 package main

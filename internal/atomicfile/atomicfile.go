@@ -13,36 +13,50 @@ import (
 // on Commit. Abort (or a crash) leaves nothing under the final name.
 type File struct {
 	*os.File
-	final string
+	dir   *Dir
+	own   bool   // dir was opened for this file alone: closed with it
+	tmp   string // the temp file's name beneath dir
+	name  string // the final name beneath dir
+	final string // the final path, for messages
 	perm  fs.FileMode
 	done  bool
 }
 
-// Create starts writing path, creating its parent directories. The temp file
-// lives beside path so that the rename cannot cross file systems. Beneath a
-// confined directory (Confine), it refuses a path reached through a link.
+// Create starts writing path, creating its parent directories, through a
+// root opened on its directory: the temp file and the rename stay in it.
+// For a directory that must not be left by a link, use a Dir.
 func Create(path string, perm fs.FileMode) (*File, error) {
-	if err := Check(path); err != nil {
-		return nil, err
-	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(dir, TempPrefix+filepath.Base(path)+"-*")
+	// Opened on the directory itself: a link to it is the caller's
+	// choice of directory, as for os.Create; OpenDir is for directories
+	// that must not be one.
+	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	return &File{File: f, final: path, perm: perm}, nil
+	d := &Dir{root: r, path: dir}
+	f, err := d.Create(filepath.Base(path), perm)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	f.own, f.final = true, path
+	return f, nil
 }
 
 // Commit flushes the data to disk, renames the temp file to its final name
 // and flushes the directory entry, so the new file survives a power cut.
 func (f *File) Commit() error {
+	if f.own {
+		defer f.dir.Close()
+	}
 	if err := f.commitRename(); err != nil {
 		return err
 	}
-	return SyncDir(filepath.Dir(f.final))
+	return f.dir.SyncDir(filepath.Dir(f.name))
 }
 
 // commitRename is Commit but for the directory's flush, which the caller
@@ -60,14 +74,17 @@ func (f *File) commitRename() error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), f.final)
+		err = f.dir.root.Rename(f.tmp, f.name)
 	}
 	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("write %s: %w", f.final, err)
+		f.dir.root.Remove(f.tmp)
+		return fmt.Errorf("write %s: %w", f.final, f.dir.linkError(f.name, err))
 	}
 	return nil
 }
+
+// TempName is the temp file's name beneath the Dir it was created in.
+func (f *File) TempName() string { return f.tmp }
 
 // Abort discards the temp file. It is safe to call after Commit, which makes
 // `defer f.Abort()` the usual pattern.
@@ -77,7 +94,10 @@ func (f *File) Abort() {
 	}
 	f.done = true
 	f.Close()
-	os.Remove(f.Name())
+	f.dir.root.Remove(f.tmp)
+	if f.own {
+		f.dir.Close()
+	}
 }
 
 // WriteFile atomically replaces path with data.

@@ -33,6 +33,23 @@ const manyWorkers = 16
 // first file's error, "write PATH: ..." (the others are written all the
 // same).
 func WriteFilesIfChanged(files []Named, perm fs.FileMode) ([]bool, error) {
+	return writeMany(files, func(path string, data []byte) (bool, error) {
+		return writeIfChanged(path, data, perm)
+	}, func(dir string) string { return dir }, syncDir)
+}
+
+// WriteFilesIfChanged is the package's WriteFilesIfChanged beneath d: each
+// file's Path is a name relative to d, and an error names its full path.
+func (d *Dir) WriteFilesIfChanged(files []Named, perm fs.FileMode) ([]bool, error) {
+	return writeMany(files, func(name string, data []byte) (bool, error) {
+		return d.writeIfChanged(name, data, perm)
+	}, d.Join, func(dir string) error { return d.SyncDir(dir) })
+}
+
+// writeMany writes files through write, several at once, then flushes
+// each directory that got a new name through flush; path names a file for
+// an error.
+func writeMany(files []Named, write func(string, []byte) (bool, error), path func(string) string, flush func(string) error) ([]bool, error) {
 	changed := make([]bool, len(files))
 	errs := make([]error, len(files))
 	dirs := map[string]bool{}
@@ -42,10 +59,10 @@ func WriteFilesIfChanged(files []Named, perm fs.FileMode) ([]bool, error) {
 	for range min(manyWorkers, len(files)) {
 		wg.Go(func() {
 			for i := range next {
-				changed[i], errs[i] = writeIfChanged(files[i].Path, files[i].Data, perm)
+				changed[i], errs[i] = write(files[i].Path, files[i].Data)
 				if changed[i] && errs[i] == nil {
 					mu.Lock()
-					dirs[filepath.Dir(files[i].Path)] = true
+					dirs[filepath.Dir(filepath.FromSlash(files[i].Path))] = true
 					mu.Unlock()
 				}
 			}
@@ -58,10 +75,10 @@ func WriteFilesIfChanged(files []Named, perm fs.FileMode) ([]bool, error) {
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil { // the first, as a loop over files would stop at it
-			return changed, fmt.Errorf("write %s: %w", files[i].Path, err)
+			return changed, fmt.Errorf("write %s: %w", path(files[i].Path), err)
 		}
 	}
-	return changed, syncDirs(dirs)
+	return changed, syncDirs(dirs, flush)
 }
 
 // syncDir is SyncDir; a test replaces it to see which directories are
@@ -70,9 +87,9 @@ var syncDir = SyncDir
 
 // syncDirs flushes each of dirs, in name order, and returns the first
 // error. (Flushed at once instead, they measured no faster.)
-func syncDirs(dirs map[string]bool) error {
+func syncDirs(dirs map[string]bool, flush func(string) error) error {
 	for _, dir := range slices.Sorted(maps.Keys(dirs)) {
-		if err := syncDir(dir); err != nil {
+		if err := flush(dir); err != nil {
 			return err
 		}
 	}
@@ -81,9 +98,6 @@ func syncDirs(dirs map[string]bool) error {
 
 // writeIfChanged is WriteFileIfChanged less the directory's flush.
 func writeIfChanged(path string, data []byte, perm fs.FileMode) (bool, error) {
-	if err := Check(path); err != nil {
-		return false, err
-	}
 	old, err := os.ReadFile(path)
 	switch {
 	case err == nil && bytes.Equal(old, data):

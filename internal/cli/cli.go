@@ -439,14 +439,6 @@ func parse(fs *flagSet, args []string) error {
 		return usageError("unexpected argument(s) %q: %s takes only flags; see taxkernelbot %s --help", strings.Join(positional, " "), fs.Name(), fs.Name())
 	}
 	fs.rebase()
-	// The reports, the snapshots and the state are written beneath
-	// without links (a reports/ committed as a link must not send the
-	// reports out of the repository).
-	for _, name := range []string{"reports", "snapshots", "state"} {
-		if f := fs.Lookup(name); f != nil {
-			atomicfile.Confine(f.Value.String())
-		}
-	}
 	// Parse again with nothing but "--" and the arguments, so that
 	// fs.Args() returns them all.
 	return fs.Parse(append([]string{"--"}, positional...))

@@ -13,7 +13,9 @@
 // What a command prints quotes servers and contributors. Main guards its
 // output (guard): a log gets every line through workflow.Writer, so that no
 // message gives a GitHub runner a command; on a terminal, the print sites
-// escape what they quote with the escape packages. Files are written only
-// beneath the --reports, --snapshots and --state directories without
-// following a link (atomicfile.Confine, set when the flags are parsed).
+// escape what they quote with the escape packages. The packages that write
+// beneath the --reports, --snapshots and --state directories (report,
+// public, store, ledger, state, the session's lock) each open an
+// atomicfile.Dir, an os.Root, on the directory they write into, so that no
+// link leads a write out of it; a refusal is an atomicfile.LinkError, exit 3.
 package cli

@@ -60,7 +60,7 @@ func (c *Cycle) pull(ctx context.Context) (halted string, err error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", err
 		}
-		if err := atomicfile.WriteFile(p, ledger.Merge(remote, local), 0o644); err != nil {
+		if err := writeUnder(c.o.State, dir+"/"+e.Name(), ledger.Merge(remote, local)); err != nil {
 			return "", err
 		}
 	}
@@ -494,7 +494,18 @@ func (c *Cycle) markUnpushed() error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(c.o.State, unpushedFile), append(data, '\n'), 0o644)
+	return writeUnder(c.o.State, unpushedFile, append(data, '\n'))
+}
+
+// writeUnder atomically replaces name (slash-separated) beneath dir, through
+// a root opened on dir: nothing is written outside it by a link.
+func writeUnder(dir, name string, data []byte) error {
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.WriteFile(name, data, 0o644)
 }
 
 func (c *Cycle) clearUnpushed() {
@@ -539,7 +550,7 @@ func (c *Cycle) keepPending() error {
 				}
 			}
 			for p, text := range derivedTexts(c.o.Snapshots, string(e.SHA256)) {
-				if err := atomicfile.WriteFile(filepath.Join(c.o.State, filepath.FromSlash(pendingPath(p))), text, 0o644); err != nil {
+				if err := writeUnder(c.o.State, pendingPath(p), text); err != nil {
 					return err
 				}
 			}
@@ -562,7 +573,7 @@ func (c *Cycle) restoreKept(ctx context.Context) error {
 			sums = append(sums, e.Blobs()...)
 			for _, tp := range textFiles(TextPath(string(e.SHA256))) {
 				if data, err := os.ReadFile(filepath.Join(c.o.State, filepath.FromSlash(pendingPath(tp)))); err == nil {
-					if err := atomicfile.WriteFile(filepath.Join(c.o.Snapshots, filepath.FromSlash(strings.TrimPrefix(tp, "snapshots/"))), data, 0o644); err != nil {
+					if err := writeUnder(c.o.Snapshots, strings.TrimPrefix(tp, "snapshots/"), data); err != nil {
 						return err
 					}
 				}

@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 )
 
@@ -81,6 +82,9 @@ type Client struct {
 	dialer    *net.Dialer
 	transport *http.Transport
 	http      *http.Client
+	// wall measures Response.Duration: the machine's clock, not the run's
+	// (cfg.Now), whose fake in tests moves with other hosts' waits.
+	wall clock.Clock
 }
 
 // New returns a Client for cfg, with its own transport. A zero Timeout or
@@ -126,6 +130,7 @@ func New(cfg Config) *Client {
 				return http.ErrUseLastResponse // the caller gates every hop
 			},
 		},
+		wall: clock.Real{},
 	}
 }
 
@@ -268,7 +273,7 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, status int,
 		}
 	}
 
-	start := time.Now()
+	start := c.wall.Now()
 	hresp, err := c.http.Do(hreq)
 	if err != nil {
 		return nil, err
@@ -299,7 +304,7 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, status int,
 	if hresp.StatusCode < 200 {
 		// A 1xx as the final answer (101 Switching Protocols) hands back the
 		// connection itself, not a body: nothing of it is read.
-		resp.Duration = time.Since(start)
+		resp.Duration = clock.Since(c.wall, start)
 		return resp, nil
 	}
 	if hresp.StatusCode >= 300 || status != 0 && hresp.StatusCode != status {
@@ -308,18 +313,18 @@ func (c *Client) do(ctx context.Context, req Request, maxBody int64, status int,
 		io.CopyN(&head, hresp.Body, headLimit)
 		resp.Head = head.Bytes()
 		io.CopyN(io.Discard, hresp.Body, drainLimit-headLimit)
-		resp.Duration = time.Since(start)
+		resp.Duration = clock.Since(c.wall, start)
 		return resp, nil
 	}
 
 	if hresp.ContentLength > maxBody {
 		// Declared too large: no need to download what will be abandoned.
-		resp.Duration = time.Since(start)
+		resp.Duration = clock.Since(c.wall, start)
 		return resp, fmt.Errorf("fetch: %s: declared %d bytes: %w", req.URL, hresp.ContentLength, ErrTooLarge)
 	}
 	body := &limitedReader{r: hresp.Body, left: maxBody}
 	err = consume(ctx, body, resp)
-	resp.Duration = time.Since(start)
+	resp.Duration = clock.Since(c.wall, start)
 	// The reader's own failure is the cause; the consumer's error merely
 	// follows from it and may not wrap it.
 	switch {

@@ -65,6 +65,10 @@ type Line struct {
 // It is safe for concurrent use.
 type Ledger struct {
 	dir string
+	// root is dir, opened for writing: every ledger file is created and
+	// opened through it, so none lands outside dir by a link. It lives as
+	// long as the Ledger.
+	root *atomicfile.Dir
 
 	closed atomic.Bool
 	mu     sync.Mutex
@@ -92,7 +96,11 @@ func Open(dir string) (*Ledger, error) {
 	if err := mkdirDurable(dir); err != nil {
 		return nil, fmt.Errorf("ledger: create %s: %w", dir, err)
 	}
-	return &Ledger{dir: dir, files: map[string]*file{}}, nil
+	root, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("ledger: %w", err)
+	}
+	return &Ledger{dir: dir, root: root, files: map[string]*file{}}, nil
 }
 
 // Dir returns the directory the ledger was opened on.
@@ -204,35 +212,37 @@ func (l *Ledger) Syncs() int64 { return l.syncs.Load() }
 // file's name is not yet durable (nor, perhaps, its day directory's): the
 // caller's sync makes it so.
 func (l *Ledger) open(day, path string) (_ *os.File, created bool, _ error) {
-	if err := atomicfile.Check(path); err != nil {
+	name, err := filepath.Rel(l.dir, path)
+	if err != nil {
 		return nil, false, fmt.Errorf("ledger: %w", err)
 	}
-	if err := os.Mkdir(filepath.Join(l.dir, day), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := l.root.Mkdir(day, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil, false, fmt.Errorf("ledger: %w", err)
 	}
 
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	f, err := l.root.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err == nil {
 		return f, true, nil
 	}
 	if !errors.Is(err, fs.ErrExist) {
 		return nil, false, fmt.Errorf("ledger: %w", err)
 	}
-	if err := repairTail(path); err != nil {
+	if err := repairTail(l.root, name); err != nil {
 		return nil, false, err
 	}
-	f, err = os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	f, err = l.root.OpenFile(name, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 	if err != nil {
 		return nil, false, fmt.Errorf("ledger: %w", err)
 	}
 	return f, false, nil
 }
 
-// repairTail cuts path back to just after its last newline. Anything after
+// repairTail cuts name (beneath dir) back to just after its last newline. Anything after
 // it is a line whose write was torn by a crash: Append never returned for
 // it, so the request it announced was never sent, and dropping it is exact.
-func repairTail(path string) error {
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+func repairTail(dir *atomicfile.Dir, name string) error {
+	path := dir.Join(name)
+	f, err := dir.OpenFile(name, os.O_RDWR, 0)
 	if err != nil {
 		return fmt.Errorf("ledger: repair %s: %w", path, err)
 	}
@@ -523,7 +533,7 @@ func mkdirDurable(dir string) error {
 	if _, err := os.Stat(dir); err == nil {
 		return nil
 	}
-	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	return atomicfile.SyncDir(filepath.Dir(filepath.Clean(dir)))

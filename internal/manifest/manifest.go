@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/policy"
-	"github.com/taxkernel/taxkernelbot/internal/textview"
+	"github.com/taxkernel/taxkernelbot/internal/view"
 )
 
 // Kind is what a source is. Only the constants below are valid.
@@ -57,7 +57,7 @@ type Source struct {
 	// View is how the source's text is looked at to decide whether it
 	// changed (elements to drop, lines to ignore); zero is the default
 	// view.
-	View textview.Spec
+	View view.Spec
 	File string // manifest path, for messages
 	Line int    // line of the source's `id:`
 

@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/taxkernel/taxkernelbot/internal/policy"
-	"github.com/taxkernel/taxkernelbot/internal/textview"
+	"github.com/taxkernel/taxkernelbot/internal/view"
 )
 
 // TestLoadRejects loads one small broken set per rule and checks every
@@ -324,7 +324,7 @@ func TestLoadGood(t *testing.T) {
 			Parsed: mustURL(t, "https://www.gov.uk/income-tax-rates"), Host: "www.gov.uk",
 			Kind: RatesPage, Title: "Income Tax rates and Personal Allowances", Recheck: DefaultRecheck,
 			Encodes: []string{"uk.income-tax.bands"}, Gaps: []string{"Scottish rates not encoded yet"},
-			View: textview.Spec{Drop: []string{"#cookie-banner", ".last-updated"}, Ignore: []string{"Page generated at .*"}},
+			View: view.Spec{Drop: []string{"#cookie-banner", ".last-updated"}, Ignore: []string{"Page generated at .*"}},
 			File: uk, Line: 16,
 		},
 		"uk-ita-2007": {

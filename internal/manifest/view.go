@@ -3,36 +3,36 @@ package manifest
 import (
 	"go.yaml.in/yaml/v3"
 
-	"github.com/taxkernel/taxkernelbot/internal/textview"
+	"github.com/taxkernel/taxkernelbot/internal/view"
 )
 
 var viewKeys = []string{"drop", "ignore"}
 
 // view reads a source's `view: {drop: [CSS selectors], ignore: [regular
 // expressions]}`, checking each selector and expression at its own line.
-func (f *file) view(e entry) (textview.Spec, bool) {
+func (f *file) view(e entry) (view.Spec, bool) {
 	fs, ok := f.mapping(e.val, "view", viewKeys)
 	if !ok {
-		return textview.Spec{}, false
+		return view.Spec{}, false
 	}
 	if len(fs) == 0 && len(e.val.Content) > 0 {
-		return textview.Spec{}, false // only unknown keys, reported
+		return view.Spec{}, false // only unknown keys, reported
 	}
 	if len(e.val.Content) == 0 {
 		f.errorf(e.val.Line, "view is empty; give drop: [CSS selectors] and/or ignore: [regular expressions], or remove it")
-		return textview.Spec{}, false
+		return view.Spec{}, false
 	}
-	var spec textview.Spec
+	var spec view.Spec
 	good := true
 	for _, k := range viewKeys {
 		fe, present := fs[k]
 		if !present {
 			continue
 		}
-		check := textview.CheckSelector
+		check := view.CheckSelector
 		example := `["#cookie-banner", ".last-updated"]`
 		if k == "ignore" {
-			check = textview.CheckIgnore
+			check = view.CheckIgnore
 			example = `["Page generated at .*"]`
 		}
 		if fe.val.Kind != yaml.SequenceNode || len(fe.val.Content) == 0 {

@@ -22,6 +22,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
+	"github.com/taxkernel/taxkernelbot/internal/view"
 )
 
 // monthPage is one scripted page: its body on day d (0-based) and the view
@@ -29,7 +30,7 @@ import (
 type monthPage struct {
 	id   string
 	ct   string
-	view textview.Spec
+	view view.Spec
 	body func(d int) string
 }
 
@@ -49,11 +50,11 @@ func monthPages() []monthPage {
 				fmt.Sprintf(`<form><input type="hidden" name="csrf" value="tok-%d"><p>File your return by 31 January.</p></form>`, d))
 		}},
 		// Blinks: a "generated at" stamp, which its view ignores.
-		{id: "stamp", ct: "text/html", view: textview.Spec{Ignore: []string{`^Page generated at .*`}}, body: func(d int) string {
+		{id: "stamp", ct: "text/html", view: view.Spec{Ignore: []string{`^Page generated at .*`}}, body: func(d int) string {
 			return htmlPage("Allowances", "", fmt.Sprintf("<p>Personal allowance | £12,570</p><p>Page generated at 2026-11-%02d 06:%02d:%02d</p>", d+1, d, 59-d))
 		}},
 		// Blinks: a rotating banner, which its view drops.
-		{id: "banner", ct: "text/html", view: textview.Spec{Drop: []string{"#banner"}}, body: func(d int) string {
+		{id: "banner", ct: "text/html", view: view.Spec{Drop: []string{"#banner"}}, body: func(d int) string {
 			news := []string{"New online service", "Office closed on Friday", "Check your tax code"}[d%3]
 			return htmlPage("Thresholds", "", `<div id="banner">`+news+`</div><p>VAT registration threshold | £90,000</p>`)
 		}},

@@ -286,6 +286,16 @@ func (c *simClock) Sleep(ctx context.Context, d time.Duration) error {
 	return nil
 }
 
+// After moves the clock on by d at once, as Sleep does, and fires.
+func (c *simClock) After(d time.Duration) <-chan time.Time {
+	if d > 0 {
+		c.now = c.now.Add(d)
+	}
+	fired := make(chan time.Time, 1)
+	fired <- c.now
+	return fired
+}
+
 // simFetcher answers without the network: robots.txt as missing, a
 // document as unchanged.
 type simFetcher struct{}

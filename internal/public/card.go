@@ -96,7 +96,7 @@ func targetedContent(set *manifest.Set) string {
 // rateControl says how an origin slows or stops us, with the figures the
 // gate enforces.
 func (r Rules) rateControl() string {
-	return fmt.Sprintf("robots.txt (Disallow, and a Crawl-delay longer than our gap) for %s or *; 429 or 503 with Retry-After (honoured up to %s), and backoff on 429, 5xx and timeouts; %d consecutive 403 responses pause the host until the next UTC day; mail to %s excludes a host or a path",
+	return fmt.Sprintf("robots.txt (Disallow, and a Crawl-delay or max-crawl-rate slower than our gap) for %s or *; RateLimit-Policy slower than our gap, and RateLimit with nothing remaining, which holds the host until its reset; 429 or 503 with Retry-After (honoured up to %s), and backoff on 429, 5xx and timeouts; %d consecutive 403 responses pause the host until the next UTC day; mail to %s excludes a host or a path",
 		r.ProductToken, fmtDuration(r.MaxRetryAfter), r.Default.PauseAfter403, r.From)
 }
 

@@ -70,6 +70,13 @@ func TestAgentCardRates(t *testing.T) {
 	if strings.Contains(got, "other.example.gov") {
 		t.Errorf("rate expectation %q lists a host that keeps the policy's rate", got)
 	}
+	// How an origin slows us: every signal the gate honours.
+	card := public.AgentCard(set, cardURL, testDirectory())
+	for _, signal := range []string{"Crawl-delay", "max-crawl-rate", "RateLimit-Policy", "RateLimit with nothing remaining", "Retry-After", "403"} {
+		if !strings.Contains(card.WebBotAuth.RateControl, signal) {
+			t.Errorf("the card's rate-control %q does not name %s", card.WebBotAuth.RateControl, signal)
+		}
+	}
 }
 
 // TestAgentCardKnownURLs: robots.txt and the listed URLs, but not one an

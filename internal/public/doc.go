@@ -2,10 +2,12 @@
 // the bot: reports/POLICY.md (the rules, from the values the gate
 // enforces), reports/hosts.md (each host's settings and how much it was
 // asked for), reports/index.html (the page the User-Agent's URL leads
-// to) and reports/.well-known/security.txt (RFC 9116: who runs the bot
-// and how to reach them), and the bot's Signature Agent Card (who we are,
-// how fast each host can expect us, which URLs, which keys), which the
-// command line writes beside the key directory. It only renders: the
-// command line gathers the manifests, the state, the ledger counts and
-// the key directory and hands them in.
+// to), reports/.well-known/security.txt (RFC 9116: who runs the bot and
+// how to reach them), the Atom feeds of changes under reports/feeds/, and
+// the bot's Signature Agent Card (who we are, how fast each host can
+// expect us, which URLs, which keys), which the command line writes
+// beside the key directory; Write writes the pages. It gathers nothing
+// itself: its callers (the session's end and its feed writer, cycle's
+// publisher, and the policy and keys commands) hand in the manifests, the
+// state, the index, the ledger counts and the key directory.
 package public

@@ -2,7 +2,7 @@ package public
 
 import (
 	"fmt"
-	"path/filepath"
+	"path"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 )
@@ -15,25 +15,27 @@ type File struct {
 }
 
 // Write writes each file under dir atomically, only when its bytes
-// changed, and returns the names it wrote.
+// changed, and returns the names it wrote. Every write stays inside dir
+// (atomicfile.Dir): a link that leads out of it is refused.
 func Write(dir string, files ...File) ([]string, error) {
-	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create the reports directory: %w", err)
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open the reports directory: %w", err)
 	}
+	defer d.Close()
 	named := make([]atomicfile.Named, len(files))
-	made := map[string]bool{filepath.Clean(dir): true}
+	made := map[string]bool{".": true}
 	for i, f := range files {
-		path := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if sub := filepath.Dir(path); !made[sub] {
-			if err := atomicfile.MkdirAll(sub, 0o755); err != nil {
-				return nil, fmt.Errorf("create %s: %w", sub, err)
+		if sub := path.Dir(f.Name); !made[sub] {
+			if err := d.MkdirAll(sub, 0o755); err != nil {
+				return nil, fmt.Errorf("create %s: %w", d.Join(sub), err)
 			}
 			made[sub] = true
 		}
-		named[i] = atomicfile.Named{Path: path, Data: f.Data}
+		named[i] = atomicfile.Named{Path: f.Name, Data: f.Data}
 	}
 	// A feed per source: a thousand files, written at once.
-	changed, err := atomicfile.WriteFilesIfChanged(named, 0o644)
+	changed, err := d.WriteFilesIfChanged(named, 0o644)
 	var wrote []string
 	for i, f := range files {
 		if changed[i] {

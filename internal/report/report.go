@@ -3,7 +3,6 @@ package report
 import (
 	"encoding/json"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -217,9 +216,11 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
 		return false, err
 	}
+	defer d.Close()
 	type file struct {
 		name string
 		data []byte
@@ -234,7 +235,7 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 	if old, _ := filepath.Glob(filepath.Join(split, "*.md")); len(old) > 0 {
 		for _, p := range old {
 			if _, keep := md[SplitDir+"/"+filepath.Base(p)]; !keep {
-				if err := os.Remove(p); err != nil {
+				if err := d.Remove(SplitDir + "/" + filepath.Base(p)); err != nil {
 					return changed, err
 				}
 				changed = true
@@ -242,11 +243,7 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 		}
 	}
 	for _, f := range files {
-		path := filepath.Join(dir, filepath.FromSlash(f.name))
-		if err := atomicfile.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return changed, err
-		}
-		wrote, err := atomicfile.WriteFileIfChanged(path, f.data, 0o644)
+		wrote, err := d.WriteFileIfChanged(f.name, f.data, 0o644)
 		if err != nil {
 			return changed, err
 		}

@@ -22,8 +22,7 @@ import (
 // BenchmarkSaveAtRunEnd is what a first run of 1,000 sources on 50 hosts
 // does after its last answer (save): the ledger closed, the index, the
 // state, the reports and the pages written, with every source's feed
-// written while the run waited but the last of each host's, and its
-// index and state entries encoded but the last 10 sources'.
+// written while the run waited but the last of each host's.
 //
 //	go test -run '^$' -bench SaveAtRunEnd -benchmem ./internal/session
 func BenchmarkSaveAtRunEnd(b *testing.B) {
@@ -85,8 +84,6 @@ func BenchmarkSaveAtRunEnd(b *testing.B) {
 		for !feeds.wrote(len(ids) - hosts) {
 			time.Sleep(time.Millisecond)
 		}
-		must(b, ix.PreEncode())
-		must(b, st.PreEncode())
 		for i := range 10 {
 			put(i * 97)
 		}

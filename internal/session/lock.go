@@ -14,15 +14,14 @@ var errNoFileLock = errors.New("no file lock on this system: a run cannot keep a
 // on one machine never share a host; the cache branch's lease
 // does the same across machines.
 func lockState(path string) (func(), error) {
-	if err := atomicfile.Check(path); err != nil {
-		return nil, cannotRun("%w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, cannotRun("state directory unwritable: %w", err)
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	dir, err := atomicfile.OpenDir(filepath.Dir(path))
 	if err != nil {
-		return nil, cannotRun("state directory unwritable: %w", err)
+		return nil, unwritable(err)
+	}
+	defer dir.Close()
+	f, err := dir.OpenFile(filepath.Base(path), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, unwritable(err)
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()
@@ -32,4 +31,14 @@ func lockState(path string) (func(), error) {
 		return nil, cannotRun("another run holds %s: wait for it to finish", path)
 	}
 	return func() { unlockFile(f); f.Close() }, nil
+}
+
+// unwritable is why the lock could not be taken: a link that leads out of
+// the state directory's parent said as such, anything else as the state
+// directory being unwritable.
+func unwritable(err error) error {
+	if errors.As(err, new(*atomicfile.LinkError)) {
+		return cannotRun("%w", err)
+	}
+	return cannotRun("state directory unwritable: %w", err)
 }

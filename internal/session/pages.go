@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
@@ -178,11 +179,12 @@ type feedWriter struct {
 	dir   string
 	st    *state.State
 	byID  map[string]manifest.Source // Set.Source looks through them all
-	// after is the writer's timer, time.After unless a test injects its
-	// own. Not the run's clock: the pauses space our own disk work from
-	// our requests on this machine's CPU, and no outcome depends on them,
-	// while a fake clock's Sleep would move the hosts' time.
-	after func(time.Duration) <-chan time.Time
+	// timers is the machine's clock unless a test drives its own. Not
+	// the run's clock: the pauses space our own disk work from our
+	// requests on this machine's CPU, and no outcome depends on them,
+	// while a fake run clock's timers would fire only as the hosts'
+	// waits move its time.
+	timers clock.Clock
 
 	adds atomic.Int64  // add calls so far, to see the answers pause
 	now  chan struct{} // write without waiting: a host's turn is over
@@ -190,7 +192,6 @@ type feedWriter struct {
 
 	mu      sync.Mutex
 	queue   []string
-	encoded int // len(written) at the last preEncode
 	written map[string]bool
 	wake    chan struct{}
 	stopped chan struct{}
@@ -212,8 +213,8 @@ func startFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *
 func newFeedWriter(p Dirs, getenv func(string) string, set *manifest.Set, ix *store.Index, st *state.State) *feedWriter {
 	w := &feedWriter{
 		in: feedInput(p, getenv, set, ix), rules: public.RulesOf(set), dir: p.Reports, st: st,
-		after: time.After,
-		now:   make(chan struct{}, 1), halt: make(chan struct{}),
+		timers: clock.Real{},
+		now:    make(chan struct{}, 1), halt: make(chan struct{}),
 		written: map[string]bool{}, wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 	}
 	// The end's feeds of every document and of each jurisdiction show the
@@ -234,7 +235,6 @@ func (w *feedWriter) start() {
 				return
 			}
 			w.flush()
-			w.preEncode()
 		}
 	}()
 }
@@ -242,11 +242,11 @@ func (w *feedWriter) start() {
 // settle waits until no answer has come for feedQuiet, a host's turn is
 // over, the writer stops, or feedHoldMax has passed.
 func (w *feedWriter) settle() {
-	hold := w.after(feedHoldMax)
+	hold := w.timers.After(feedHoldMax)
 	for {
 		n := w.adds.Load()
 		select {
-		case <-w.after(feedQuiet):
+		case <-w.timers.After(feedQuiet):
 			if w.adds.Load() == n {
 				return
 			}
@@ -322,28 +322,6 @@ func (w *feedWriter) flush() {
 	}
 	w.mu.Unlock()
 }
-
-// preEncode encodes the index and state entries of the sources done so
-// far while the hosts wait, so that saving after the last answer encodes
-// only what changed since. An error here is the save's to report.
-func (w *feedWriter) preEncode() {
-	w.mu.Lock()
-	// Each call copies the whole index and state: not for every source,
-	// which would take the CPU the hosts' next requests want.
-	busy := len(w.queue) > 0 || w.halted() || len(w.written) < w.encoded+preEncodeEvery
-	if !busy {
-		w.encoded = len(w.written)
-	}
-	w.mu.Unlock()
-	if busy { // more feeds first; and once stopping, the save encodes
-		return
-	}
-	_ = w.in.Index.PreEncode()
-	_ = w.st.PreEncode()
-}
-
-// preEncodeEvery is how many sources' turns end between two preEncodes.
-const preEncodeEvery = 25
 
 // stop waits for the write under way, if any, and returns which feeds
 // the writer wrote. The feeds still queued are left to the end, which

@@ -295,25 +295,41 @@ func TestLedgerSpentCountsTheDaysDispatches(t *testing.T) {
 // TestASettlerSettlesAHostAWhileAfterItsTurn: a host's lines are settled
 // once its wait is over; a host whose wait is not over when the run ends
 // is left to the end's Close, and stop returns without waiting it out.
+// The settler's timers are a fake clock's, driven by the test.
 func TestASettlerSettlesAHostAWhileAfterItsTurn(t *testing.T) {
-	timers := make(chan chan time.Time, 2)
+	timers := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	settled := make(chan string, 2)
 	s := &settler{
 		settle: func(host string) { settled <- host },
-		after: func(time.Duration) <-chan time.Time {
-			c := make(chan time.Time, 1)
-			timers <- c
-			return c
-		},
-		ended: make(chan struct{}),
+		timers: timers,
+		ended:  make(chan struct{}),
+	}
+	awaitTimers := func(n int) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		got, err := timers.AwaitAfters(ctx, n)
+		if err != nil {
+			t.Fatalf("the settler set %d timers, want %d", len(got), n)
+		}
+		if got[n-1] != settleDelay {
+			t.Fatalf("the settler waits %v, want %v", got[n-1], settleDelay)
+		}
 	}
 	s.hostDone("a.example")
-	(<-timers) <- time.Time{} // a.example's wait is over
+	awaitTimers(1)
+	timers.Advance(settleDelay - time.Millisecond)
+	select {
+	case host := <-settled:
+		t.Fatalf("%s was settled before its wait was over", host)
+	default:
+	}
+	timers.Advance(time.Millisecond) // a.example's wait is over
 	if got := <-settled; got != "a.example" {
 		t.Fatalf("settled %s, want a.example", got)
 	}
 	s.hostDone("b.example")
-	<-timers // b.example waits, and the run ends first
+	awaitTimers(2) // b.example waits, and the run ends first
 	s.stop()
 	select {
 	case host := <-settled:
@@ -391,8 +407,8 @@ func TestFeedsWrittenDuringTheRunAreTheEndsOwn(t *testing.T) {
 // TestFeedWriterWaitsForTheAnswersToPause: feeds are written once the
 // answers pause, not among them, where they would take the CPU the hosts'
 // next requests want; at once when a host's turn is over; and what is
-// still queued at the stop is left to the end. The writer's timers are the
-// test's: each fires when the test says.
+// still queued at the stop is left to the end. The writer's timers are a
+// fake clock's: each fires when the test moves its time.
 func TestFeedWriterWaitsForTheAnswersToPause(t *testing.T) {
 	var out bytes.Buffer
 	var sources [][2]string
@@ -412,44 +428,37 @@ func TestFeedWriterWaitsForTheAnswersToPause(t *testing.T) {
 			}
 		}
 	}
-	type timer struct {
-		d    time.Duration
-		fire chan time.Time
-	}
-	timers := make(chan timer, 16)
-	next := func(want time.Duration) timer {
+	timers := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	set := 0 // timers the writer has set so far
+	next := func(want time.Duration) {
 		t.Helper()
-		select {
-		case tm := <-timers:
-			if tm.d != want {
-				t.Fatalf("the writer set a timer of %v, want %v", tm.d, want)
-			}
-			return tm
-		case <-time.After(10 * time.Second):
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		got, err := timers.AwaitAfters(ctx, set+1)
+		if err != nil {
 			t.Fatalf("the writer set no timer of %v", want)
-			return timer{}
 		}
+		if got[set] != want {
+			t.Fatalf("the writer set a timer of %v, want %v", got[set], want)
+		}
+		set++
 	}
 	w := newFeedWriter(o.Dirs, nil, o.Set, store.NewIndex(), state.New())
-	w.after = func(d time.Duration) <-chan time.Time {
-		c := make(chan time.Time, 1)
-		timers <- timer{d, c}
-		return c
-	}
+	w.timers = timers
 	w.start()
 
 	// An answer, and another before the quiet is up: nothing is written
 	// until a quiet passes with no answer in it.
 	w.add("t-a")
 	next(feedHoldMax)
-	first := next(feedQuiet)
+	next(feedQuiet)
 	w.add("t-b")
-	first.fire <- time.Time{}
-	second := next(feedQuiet)
+	timers.Advance(feedQuiet) // the first quiet is up, with an answer in it
+	next(feedQuiet)
 	if written("t-a") || written("t-b") {
 		t.Fatal("feeds were written while answers were still coming")
 	}
-	second.fire <- time.Time{}
+	timers.Advance(feedQuiet) // a quiet with no answer
 	eventually("t-a", "after a quiet with no answer")
 	eventually("t-b", "after a quiet with no answer")
 

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 )
 
@@ -18,18 +19,18 @@ const settleDelay = time.Second
 // that the end syncs only the hosts that ended last.
 type settler struct {
 	settle func(host string)
-	// after is time.After unless a test injects its own: not the run's
-	// clock, as for the feed writer's pauses. It spaces our own disk
-	// work, and no outcome depends on it.
-	after func(time.Duration) <-chan time.Time
-	ended chan struct{}
-	wg    sync.WaitGroup
+	// timers is the machine's clock unless a test drives its own: not
+	// the run's clock, as for the feed writer's pauses. It spaces our own
+	// disk work, and no outcome depends on it.
+	timers clock.Clock
+	ended  chan struct{}
+	wg     sync.WaitGroup
 }
 
 func newSettler(led *ledger.Ledger) *settler {
 	return &settler{
 		settle: led.Settle,
-		after:  time.After,
+		timers: clock.Real{},
 		ended:  make(chan struct{}),
 	}
 }
@@ -38,7 +39,7 @@ func newSettler(led *ledger.Ledger) *settler {
 func (s *settler) hostDone(host string) {
 	s.wg.Go(func() {
 		select {
-		case <-s.after(settleDelay):
+		case <-s.timers.After(settleDelay):
 			s.settle(host)
 		case <-s.ended:
 		}

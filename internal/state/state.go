@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
-	"github.com/taxkernel/taxkernelbot/internal/jsoncache"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
@@ -179,14 +178,11 @@ type State struct {
 	sources map[string]Source
 	hosts   map[string]Host
 	robots  map[string]Robots
-	// enc keeps each source's encoding, so that a Save encodes only the
-	// sources that changed since the last encoding or PreEncode.
-	enc *jsoncache.Map[Source]
 }
 
 // New returns an empty State.
 func New() *State {
-	return &State{sources: map[string]Source{}, hosts: map[string]Host{}, robots: map[string]Robots{}, enc: newEnc()}
+	return &State{sources: map[string]Source{}, hosts: map[string]Host{}, robots: map[string]Robots{}}
 }
 
 // Clone returns a copy of s that shares nothing with it: what is put into
@@ -195,7 +191,7 @@ func New() *State {
 func (s *State) Clone() *State {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := &State{sources: make(map[string]Source, len(s.sources)), hosts: maps.Clone(s.hosts), robots: make(map[string]Robots, len(s.robots)), enc: newEnc()}
+	c := &State{sources: make(map[string]Source, len(s.sources)), hosts: maps.Clone(s.hosts), robots: make(map[string]Robots, len(s.robots))}
 	for id, src := range s.sources {
 		src.TextChecks = slices.Clone(src.TextChecks)
 		if src.Noisy != nil {
@@ -228,7 +224,6 @@ func (s *State) PutSource(id string, src Source) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sources[id] = src
-	s.enc.Forget(id)
 }
 
 // Host returns the memory of host (zero when never seen).
@@ -492,51 +487,19 @@ func (s *State) Files() (map[string][]byte, error) {
 }
 
 func (s *State) encode() (file, []byte, error) {
-	doc, at := s.snapshot()
-	// Byte for byte what json.MarshalIndent(doc, "", "  ") writes, with the
-	// unchanged sources' encodings reused.
-	// The hosts and robots first, so that the document is grown once.
-	tail, err := appendField(nil, "hosts", doc.Hosts)
-	if err == nil {
-		tail, err = appendField(tail, "robots", doc.Robots)
-	}
-	var b []byte
-	if err == nil {
-		b, err = s.enc.Append([]byte("{\n  \"sources\": "), doc.Sources, at, tail, []byte("\n}\n"))
-	}
+	doc := s.snapshot()
+	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return doc, nil, fmt.Errorf("state: encode %s: %w", stateFile, err)
 	}
-	return doc, b, nil
+	return doc, append(b, '\n'), nil
 }
 
-func appendField(b []byte, name string, v any) ([]byte, error) {
-	enc, err := json.MarshalIndent(v, "  ", "  ")
-	if err != nil {
-		return nil, err
-	}
-	b = append(b, ",\n  \""+name+"\": "...)
-	return append(b, enc...), nil
-}
-
-// PreEncode encodes the sources that changed since the last encoding, so
-// that a Save soon after has only the later changes left to encode: a run
-// calls it while its hosts wait.
-func (s *State) PreEncode() error {
-	doc, at := s.snapshot()
-	if err := s.enc.Fill(doc.Sources, at); err != nil {
-		return fmt.Errorf("state: encode %s: %w", stateFile, err)
-	}
-	return nil
-}
-
-func (s *State) snapshot() (file, uint64) {
+func (s *State) snapshot() file {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return file{Sources: maps.Clone(s.sources), Hosts: maps.Clone(s.hosts), Robots: maps.Clone(s.robots)}, s.enc.Stamp()
+	return file{Sources: maps.Clone(s.sources), Hosts: maps.Clone(s.hosts), Robots: maps.Clone(s.robots)}
 }
-
-func newEnc() *jsoncache.Map[Source] { return jsoncache.New[Source](1, true) }
 
 // Save writes dir/state.json and the robots copies atomically, in a
 // deterministic order (sorted keys, indented JSON).
@@ -556,26 +519,31 @@ func (s *State) Save(dir string) error {
 		return err
 	}
 
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	defer d.Close()
 	var stale []string
 	var bodies []atomicfile.Named
 	for _, key := range slices.Sorted(maps.Keys(doc.Robots)) {
-		p := filepath.Join(dir, robotsDir, RobotsFileName(key))
+		name := robotsDir + "/" + RobotsFileName(key)
 		if len(doc.Robots[key].Body) == 0 {
-			stale = append(stale, p)
+			stale = append(stale, name)
 			continue
 		}
-		bodies = append(bodies, atomicfile.Named{Path: p, Data: doc.Robots[key].Body})
+		bodies = append(bodies, atomicfile.Named{Path: name, Data: doc.Robots[key].Body})
 	}
 	// At once, a host's body not waiting for another's flush; all are
 	// flushed before state.json is written.
-	if _, err := atomicfile.WriteFilesIfChanged(bodies, 0o644); err != nil {
+	if _, err := d.WriteFilesIfChanged(bodies, 0o644); err != nil {
 		return fmt.Errorf("state: %w", err)
 	}
-	if err := writeIfChanged(filepath.Join(dir, stateFile), b); err != nil {
-		return err
+	if _, err := d.WriteFileIfChanged(stateFile, b, 0o644); err != nil {
+		return fmt.Errorf("state: %w", err)
 	}
-	for _, p := range stale {
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	for _, name := range stale {
+		if err := d.Remove(name); err != nil {
 			return fmt.Errorf("state: %w", err)
 		}
 	}
@@ -590,15 +558,6 @@ const (
 	stateFile = FileName
 	robotsDir = "robots"
 )
-
-// writeIfChanged atomically replaces path with data unless it holds data
-// already.
-func writeIfChanged(path string, data []byte) error {
-	if _, err := atomicfile.WriteFileIfChanged(path, data, 0o644); err != nil {
-		return fmt.Errorf("state: %w", err)
-	}
-	return nil
-}
 
 // RobotsFileName is the name, under <state>/robots/, of the body kept for
 // key "scheme://host[:port]": the scheme, '_', then the authority with each

@@ -366,21 +366,3 @@ func TestSaveOrder(t *testing.T) {
 		t.Errorf("body of b removed before state.json was written: %v", err)
 	}
 }
-
-// Files reuses the encodings of unchanged sources; what it writes is still
-// exactly json.MarshalIndent's, after changes made since a PreEncode.
-func TestEncodingAfterPreEncodeIsMarshalIndents(t *testing.T) {
-	s := sample()
-	for i := range 20 {
-		s.PutSource(fmt.Sprintf("x-%02d", i), Source{Status: Fresh, Since: "2026-11-01", Detail: "a <b> & c"})
-	}
-	if err := s.PreEncode(); err != nil {
-		t.Fatal(err)
-	}
-	s.PutSource("x-03", Source{Status: Failing, Since: "2026-11-03", HTTPStatus: 503})
-	s.PutSource("new", Source{Status: Gone, Since: "2026-11-03"})
-	s.PutHost("www.gov.uk", Host{Failures: 2})
-	if diff := filesDiff(t, s); diff != "" {
-		t.Errorf("state.json (-MarshalIndent +Files):\n%s", diff)
-	}
-}

@@ -10,12 +10,12 @@ import (
 	"maps"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
-	"github.com/taxkernel/taxkernelbot/internal/jsoncache"
 	"github.com/taxkernel/taxkernelbot/internal/usage"
 )
 
@@ -122,9 +122,6 @@ func KeepHeaders(h http.Header) map[string]string {
 type Index struct {
 	mu      sync.Mutex
 	sources map[string][]Entry
-	// enc keeps each source's encoded entries, so that a Save encodes
-	// only the sources that changed since the last Marshal or PreEncode.
-	enc *jsoncache.Map[[]Entry]
 
 	// saveMu orders whole Saves, so that a Save that snapshotted the index
 	// earlier cannot overwrite the file written by a later one.
@@ -138,7 +135,7 @@ type indexFile struct {
 
 // NewIndex returns an empty index.
 func NewIndex() *Index {
-	return &Index{sources: make(map[string][]Entry), enc: jsoncache.New[[]Entry](1, false)}
+	return &Index{sources: make(map[string][]Entry)}
 }
 
 // LoadIndex reads path (usually <root>/index.json); a missing file is an
@@ -199,13 +196,11 @@ func (ix *Index) Add(id string, e Entry, prior Sum) bool {
 	switch {
 	case i < 0:
 		ix.sources[id] = append(es, e.own())
-		ix.enc.Forget(id)
 		return true
 	case es[i].NotDocument != "" && e.NotDocument == "":
 		// A reviewer accepted as the document bytes first kept as
 		// evidence: from now on they are a version like any other.
 		es[i].NotDocument = ""
-		ix.enc.Forget(id)
 		return true
 	case prior == "" || prior == e.SHA256 || slices.Contains(es[i].Returned, e.FirstSeen):
 		return false
@@ -213,7 +208,6 @@ func (ix *Index) Add(id string, e Entry, prior Sum) bool {
 	// Clipped, so that the append never writes into an array a copy
 	// handed out by Entries shares.
 	es[i].Returned = append(slices.Clip(es[i].Returned), e.FirstSeen)
-	ix.enc.Forget(id)
 	return true
 }
 
@@ -232,7 +226,6 @@ func (ix *Index) unite(id string, e Entry) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	es := ix.sources[id]
-	ix.enc.Forget(id)
 	i := slices.IndexFunc(es, func(old Entry) bool { return old.SHA256 == e.SHA256 })
 	if i < 0 {
 		ix.sources[id] = append(es, e.own())
@@ -338,36 +331,24 @@ func (ix *Index) Lookup(id string, sum Sum) (Entry, bool) {
 // order they were added, two-space indented JSON with a final newline.
 // URLs are written as they are (no \u0026 for &), so the diff reads plainly.
 func (ix *Index) Marshal() ([]byte, error) {
-	sources, at := ix.snapshot()
-	// Byte for byte what encoding/json writes for indexFile (map keys
-	// sorted, which is the id order we want), with the unchanged sources'
-	// encodings reused.
-	b, err := ix.enc.Append([]byte("{\n  \"sources\": "), sources, at, []byte("\n}\n"))
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(indexFile{Sources: ix.snapshot()}); err != nil {
 		return nil, fmt.Errorf("store: marshal index: %w", err)
 	}
-	return b, nil
+	return buf.Bytes(), nil
 }
 
-// PreEncode encodes the sources that changed since the last encoding, so
-// that a Marshal soon after has only the later changes left to encode: a
-// run calls it while its hosts wait.
-func (ix *Index) PreEncode() error {
-	sources, at := ix.snapshot()
-	if err := ix.enc.Fill(sources, at); err != nil {
-		return fmt.Errorf("store: marshal index: %w", err)
-	}
-	return nil
-}
-
-func (ix *Index) snapshot() (map[string][]Entry, uint64) {
+func (ix *Index) snapshot() map[string][]Entry {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	f := make(map[string][]Entry, len(ix.sources))
 	for id, es := range ix.sources {
 		f[id] = slices.Clone(es)
 	}
-	return f, ix.enc.Stamp()
+	return f
 }
 
 // Save writes the index to path atomically, and only when its bytes differ
@@ -379,7 +360,12 @@ func (ix *Index) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := atomicfile.WriteFileIfChanged(path, data, 0o644); err != nil {
+	d, err := atomicfile.OpenDir(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("store: save index: %w", err)
+	}
+	defer d.Close()
+	if _, err := d.WriteFileIfChanged(filepath.Base(path), data, 0o644); err != nil {
 		return fmt.Errorf("store: save index: %w", err)
 	}
 	return nil

@@ -418,38 +418,3 @@ func TestIndexBeyond(t *testing.T) {
 		t.Errorf("base united with what is beyond it:\n%s\nwant\n%s", got, want)
 	}
 }
-
-// Marshal reuses the encodings of unchanged sources; after changes made
-// since a PreEncode (a new entry, a return date, a united one) it is still
-// the index a fresh copy marshals.
-func TestMarshalAfterPreEncodeSeesTheLaterChanges(t *testing.T) {
-	ix := goldenIndex(false)
-	if err := ix.PreEncode(); err != nil {
-		t.Fatal(err)
-	}
-	ix.Add("de-est", Entry{SHA256: sumA, Size: 3, FinalURL: "https://example.de/est?a=1&b=<2>", FirstSeen: "2026-03-01"}, sumC)
-	ix.Add("uk-rates", entry(sumB, "2026-03-02"), sumA)
-	other := NewIndex()
-	other.Add("fr-cgi", Entry{SHA256: sumB, FinalURL: "https://example.fr", FirstSeen: "2026-03-03"}, "")
-	ix.Unite(other)
-	got, err := ix.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := ParseIndex(got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := fresh.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Fatalf("(-fresh +reused):\n%s", diff)
-	}
-	for _, s := range []string{"fr-cgi", "2026-03-01", "a=1&b=<2>"} {
-		if !strings.Contains(string(got), s) {
-			t.Errorf("Marshal lost %q:\n%s", s, got)
-		}
-	}
-}

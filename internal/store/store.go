@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -41,6 +42,10 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, copyBufSize); retur
 // safe for concurrent use.
 type Store struct {
 	root string
+	// dir is root, opened for writing (nil when ReadOnly): every blob is
+	// written and renamed through it, so none lands outside root by a
+	// link. It is not closed: it lives as long as the Store.
+	dir *atomicfile.Dir
 	// commitMu makes "is it held? if not, rename into place" atomic between
 	// the Puts of this process, so a held blob is never replaced, even by
 	// identical bytes from a concurrent Put.
@@ -55,24 +60,26 @@ func ReadOnly(root string) *Store { return &Store{root: root} }
 // Open returns the store rooted at root, creating root/sha256 when missing.
 // It fails (clearly) when root cannot be written.
 func Open(root string) (*Store, error) {
-	dir := filepath.Join(root, blobDir)
-	if err := atomicfile.MkdirAll(dir, 0o755); err != nil {
+	ad, err := atomicfile.OpenDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("store %s is unwritable: %w", root, err)
+	}
+	if err := ad.MkdirAll(blobDir, 0o755); err != nil {
+		ad.Close()
 		return nil, fmt.Errorf("store %s is unwritable: %w", root, err)
 	}
 	// MkdirAll succeeds on an existing read-only directory; only a write
-	// tells. Both directories are probed: blobs go under dir, the index
-	// beside it.
-	for _, d := range []string{root, dir} {
-		f, err := os.CreateTemp(d, atomicfile.TempPrefix+"probe-*")
+	// tells. Both directories are probed: blobs go under sha256/, the
+	// index beside it.
+	for _, probe := range []string{"probe", blobDir + "/probe"} {
+		f, err := ad.Create(probe, 0o644)
 		if err != nil {
-			return nil, fmt.Errorf("store %s is unwritable: %w", d, err)
+			ad.Close()
+			return nil, fmt.Errorf("store %s is unwritable: %w", ad.Join(path.Dir(probe)), err)
 		}
-		f.Close()
-		if err := os.Remove(f.Name()); err != nil {
-			return nil, fmt.Errorf("store %s is unwritable: %w", d, err)
-		}
+		f.Abort()
 	}
-	return &Store{root: root}, nil
+	return &Store{root: root, dir: ad}, nil
 }
 
 // Root returns the directory the store lives in.
@@ -111,7 +118,10 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (sum Sum, size int64, err 
 
 	// The temp file lives in root/sha256 so the final rename stays on one
 	// file system; its name is only known once the last byte is hashed.
-	tmp, err := atomicfile.Create(filepath.Join(s.root, blobDir, "put"), blobPerm)
+	if s.dir == nil {
+		return "", 0, fmt.Errorf("store %s: opened to look only (ReadOnly); nothing can be put in it", s.root)
+	}
+	tmp, err := s.dir.Create(blobDir+"/put", blobPerm)
 	if err != nil {
 		return "", 0, fmt.Errorf("store: %w", err)
 	}
@@ -134,7 +144,6 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (sum Sum, size int64, err 
 		size += rest
 		sum = Sum(hex.EncodeToString(h.Sum(nil)))
 	}
-	final := s.Path(sum)
 
 	if !whole && s.Has(sum) { // a whole body was looked up before the temp file
 		return sum, size, nil // held already: the deferred Abort drops the temp
@@ -151,42 +160,40 @@ func (s *Store) Put(ctx context.Context, r io.Reader) (sum Sum, size int64, err 
 		return "", 0, fmt.Errorf("store: close %s: %w", tmp.Name(), err)
 	}
 
-	newShard, err := s.commit(tmp.Name(), final)
+	newShard, err := s.commit(tmp.TempName(), sum)
 	if err != nil {
 		return "", 0, err
 	}
 	committed = true
 	if newShard {
-		if err := atomicfile.SyncDir(filepath.Join(s.root, blobDir)); err != nil {
+		if err := s.dir.SyncDir(blobDir); err != nil {
 			return "", 0, fmt.Errorf("store: %w", err)
 		}
 	}
-	if err := atomicfile.SyncDir(filepath.Dir(final)); err != nil {
+	if err := s.dir.SyncDir(path.Dir(sum.Path())); err != nil {
 		return "", 0, fmt.Errorf("store: %w", err)
 	}
 	return sum, size, nil
 }
 
-// commit renames the finished temp file to final unless final exists, in
-// which case the temp file is removed. It reports whether it created the
-// shard directory, whose own entry then needs flushing.
-func (s *Store) commit(tmp, final string) (newShard bool, err error) {
+// commit renames the finished temp file (tmp, beneath root) to the blob
+// sum unless it is held, in which case the temp file is removed. It
+// reports whether it created the shard directory, whose own entry then
+// needs flushing.
+func (s *Store) commit(tmp string, sum Sum) (newShard bool, err error) {
+	final := sum.Path()
 	s.commitMu.Lock()
 	defer s.commitMu.Unlock()
-	if _, err := os.Lstat(final); err == nil {
-		return false, os.Remove(tmp)
+	if _, err := s.dir.Lstat(final); err == nil {
+		return false, s.dir.Remove(tmp)
 	}
-	if err := atomicfile.Check(final); err != nil {
-		return false, fmt.Errorf("store: %w", err)
-	}
-	shard := filepath.Dir(final)
-	switch err := os.Mkdir(shard, 0o755); {
+	switch err := s.dir.Mkdir(path.Dir(final), 0o755); {
 	case err == nil:
 		newShard = true
 	case !errors.Is(err, fs.ErrExist):
 		return false, fmt.Errorf("store: %w", err)
 	}
-	if err := os.Rename(tmp, final); err != nil {
+	if err := s.dir.Rename(tmp, final); err != nil {
 		return false, fmt.Errorf("store: %w", err)
 	}
 	return newShard, nil

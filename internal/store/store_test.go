@@ -562,7 +562,7 @@ func TestCommitNeverReplacesAHeldBlob(t *testing.T) {
 	if err := os.WriteFile(tmp, data, 0o444); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.commit(tmp, s.Path(sum)); err != nil {
+	if _, err := s.commit("sha256/.tmp-put-race", sum); err != nil {
 		t.Fatal(err)
 	}
 	after, err := os.Stat(s.Path(sum))

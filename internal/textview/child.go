@@ -14,6 +14,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/view"
 )
 
 // Each extraction runs in a child process: this program started again with
@@ -94,7 +97,7 @@ func childMain(spec string) int {
 				st = childStatus{Code: "panic", Err: fmt.Sprint(p)}
 			}
 		}()
-		v, err := Compile(Spec{Drop: req.Drop})
+		v, err := Compile(view.Spec{Drop: req.Drop})
 		if err != nil {
 			st = childStatus{Code: "error", Err: err.Error()}
 			return
@@ -143,7 +146,7 @@ func watchMemory(bound int64) {
 			fmt.Fprintf(os.Stderr, "\n%s%s\n", statusPrefix, js)
 			os.Exit(0)
 		}
-		time.Sleep(2 * time.Millisecond)
+		<-clock.Real{}.After(2 * time.Millisecond)
 	}
 }
 

@@ -8,9 +8,9 @@
 // pdftotext in layout mode where it is installed (it keeps table rows on
 // one line), else by the built-in extractor. PDFs, workbooks and big texts
 // are extracted in a child process bounded in memory, CPU time, wall time
-// and output, so that no document can end, stall or starve the run. A View (CSS selectors to
-// drop, regular expressions of lines to ignore) turns that into the
-// normalised text on which "changed" is decided, so a rotating token or a
+// and output, so that no document can end, stall or starve the run. A View (a view.Spec
+// compiled: CSS selectors to drop, regular expressions of lines to
+// ignore) turns that into the normalised text on which "changed" is decided, so a rotating token or a
 // "generated at" stamp is not a change. Diff renders a unified diff of two
 // normalised texts for a pull request, with changed numbers highlighted;
 // Noisy tells a source that blinks (new bytes at every fetch, same text).

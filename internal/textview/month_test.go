@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/view"
 )
 
 // TestScriptedMonth is the figure the issue asks for, at the level of this
@@ -43,7 +45,7 @@ func TestScriptedMonth(t *testing.T) {
 <p>Page generated at %s on 30 November 2026</p></main>
 <script>window.__BUILD__="%s"</script></body></html>`, token, build, p, banner, p, rate, allowance, stamp, build))}
 	}
-	views := map[int]Spec{
+	views := map[int]view.Spec{
 		1: {Ignore: []string{`^Page generated at \d+:\d+:\d+ on \d+ November \d+$`}},
 		2: {Drop: []string{"div.promo"}},
 	}

@@ -10,6 +10,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/taxkernel/taxkernelbot/internal/view"
 )
 
 // Check is one fetch of a source, as far as blinking goes: the hash of the
@@ -95,8 +97,8 @@ func readDoc(d Doc, max int64) ([]byte, error) {
 // only in their numbers ("Page generated at 22:14:03"). It reports whether
 // the view, applied to every doc, makes their normalised texts all equal;
 // a view that does not is still returned, for a person to finish.
-func Suggest(ctx context.Context, docs []Doc, lim Limits) (Spec, bool) {
-	var spec Spec
+func Suggest(ctx context.Context, docs []Doc, lim Limits) (view.Spec, bool) {
+	var spec view.Spec
 	docs = slices.Clone(docs)
 	for i, d := range docs {
 		if d.Raw != nil || d.Open == nil {
@@ -111,12 +113,12 @@ func Suggest(ctx context.Context, docs []Doc, lim Limits) (Spec, bool) {
 		docs[i].Raw = raw
 	}
 	addDrop := func(sel string) {
-		if sel != "" && !slices.Contains(spec.Drop, sel) && CheckSelector(sel) == nil {
+		if sel != "" && !slices.Contains(spec.Drop, sel) && view.CheckSelector(sel) == nil {
 			spec.Drop = append(spec.Drop, sel)
 		}
 	}
 	addIgnore := func(re string) {
-		if !slices.Contains(spec.Ignore, re) && CheckIgnore(re) == nil {
+		if !slices.Contains(spec.Ignore, re) && view.CheckIgnore(re) == nil {
 			spec.Ignore = append(spec.Ignore, re)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/view"
 )
 
 func TestBlinks(t *testing.T) {
@@ -63,14 +65,14 @@ func blinkPage(kind string, n int) Doc {
 func TestSuggest(t *testing.T) {
 	tests := []struct {
 		kind   string
-		want   Spec
+		want   view.Spec
 		works  bool
 		blinks bool
 	}{
-		{"token", Spec{Drop: []string{`meta[name="csrf-token"]`, `input[name="authenticity_token"]`}}, true, true},
-		{"timestamp", Spec{Ignore: []string{`^Page generated at \d+:\d+:\d+ on \d+ November \d+$`}}, true, false},
-		{"banner", Spec{Drop: []string{"div.promo"}}, true, false},
-		{"real", Spec{}, false, false},
+		{"token", view.Spec{Drop: []string{`meta[name="csrf-token"]`, `input[name="authenticity_token"]`}}, true, true},
+		{"timestamp", view.Spec{Ignore: []string{`^Page generated at \d+:\d+:\d+ on \d+ November \d+$`}}, true, false},
+		{"banner", view.Spec{Drop: []string{"div.promo"}}, true, false},
+		{"real", view.Spec{}, false, false},
 	}
 	for _, tt := range tests {
 		var docs []Doc

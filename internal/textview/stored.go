@@ -55,28 +55,35 @@ func Save(root, rawSum string, res Result) (string, error) {
 	if res.Kind == "" || res.Engine == "" {
 		engine = stamp(res.Kind)
 	}
+	// Written through the store's root: no text lands outside it by a link.
+	d, err := atomicfile.OpenDir(root)
+	if err != nil {
+		return "", fmt.Errorf("text view: keep the text of %s: %w", rawSum, err)
+	}
+	defer d.Close()
+	name, _ := filepath.Rel(root, p) // p is beneath root
 	if _, err := os.Stat(p); err == nil {
 		if kept, err := os.ReadFile(EnginePath(p)); err == nil && strings.TrimSpace(string(kept)) == engine {
 			return p, nil
 		}
 		// Derived by another engine: the files are replaced, the reason
 		// first removed (the new text may have none).
-		for _, f := range []string{ReasonPath(p), EnginePath(p)} {
-			if err := os.Remove(f); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		for _, f := range []string{ReasonPath(name), EnginePath(name)} {
+			if err := d.Remove(f); err != nil {
 				return "", fmt.Errorf("text view: replace the text of %s: %w", rawSum, err)
 			}
 		}
 	}
 	if res.Reason != "" {
-		if err := atomicfile.WriteFile(ReasonPath(p), []byte(res.Reason+"\n"), 0o444); err != nil {
+		if err := d.WriteFile(ReasonPath(name), []byte(res.Reason+"\n"), 0o444); err != nil {
 			return "", fmt.Errorf("text view: keep the reason for %s: %w", rawSum, err)
 		}
 	}
-	if err := atomicfile.WriteFile(p, []byte(res.Text), 0o444); err != nil {
+	if err := d.WriteFile(name, []byte(res.Text), 0o444); err != nil {
 		return "", fmt.Errorf("text view: keep the text of %s: %w", rawSum, err)
 	}
 	// The engine last: a text is only taken as kept once it is named.
-	if err := atomicfile.WriteFile(EnginePath(p), []byte(engine+"\n"), 0o444); err != nil {
+	if err := d.WriteFile(EnginePath(name), []byte(engine+"\n"), 0o444); err != nil {
 		return "", fmt.Errorf("text view: keep the engine of %s: %w", rawSum, err)
 	}
 	return p, nil

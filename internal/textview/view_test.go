@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/view"
 )
 
 func TestViewNormalize(t *testing.T) {
@@ -11,7 +13,7 @@ func TestViewNormalize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := Compile(Spec{
+	v, err := Compile(view.Spec{
 		Drop:   []string{"#cookie-banner", "header nav"},
 		Ignore: []string{`^Page generated at .*`},
 	})
@@ -55,13 +57,13 @@ func TestDefaultViewIgnoresMachinery(t *testing.T) {
 
 func TestCompileRejects(t *testing.T) {
 	tests := []struct {
-		spec Spec
+		spec view.Spec
 		want string
 	}{
-		{Spec{Drop: []string{"div[["}}, `drop selector "div[[" is not a CSS selector`},
-		{Spec{Drop: []string{" "}}, "drop selector is empty"},
-		{Spec{Ignore: []string{"Page (generated"}}, `ignore expression "Page (generated" is not a regular expression`},
-		{Spec{Ignore: []string{".*"}}, `ignore expression ".*" matches an empty line`},
+		{view.Spec{Drop: []string{"div[["}}, `drop selector "div[[" is not a CSS selector`},
+		{view.Spec{Drop: []string{" "}}, "drop selector is empty"},
+		{view.Spec{Ignore: []string{"Page (generated"}}, `ignore expression "Page (generated" is not a regular expression`},
+		{view.Spec{Ignore: []string{".*"}}, `ignore expression ".*" matches an empty line`},
 	}
 	for _, tt := range tests {
 		_, err := Compile(tt.spec)
@@ -69,13 +71,13 @@ func TestCompileRejects(t *testing.T) {
 			t.Errorf("%+v: got %v, want %q", tt.spec, err, tt.want)
 		}
 	}
-	if v, err := Compile(Spec{}); v != nil || err != nil {
+	if v, err := Compile(view.Spec{}); v != nil || err != nil {
 		t.Errorf("zero spec: %v, %v", v, err)
 	}
 }
 
 func TestNormalizeTextOnStoredText(t *testing.T) {
-	v, _ := Compile(Spec{Ignore: []string{"token [0-9a-f]+"}})
+	v, _ := Compile(view.Spec{Ignore: []string{"token [0-9a-f]+"}})
 	got := v.NormalizeText("Rates\u00a0 2026\n\n  csrf token 9f8e \nBasic\t20%\n")
 	if got != "Rates 2026\nBasic 20%\n" {
 		t.Errorf("got %q", got)

@@ -24,6 +24,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 )
 
 // The fakes are held to GitHub's published REST API description: every
@@ -183,7 +185,7 @@ var tried atomic.Bool // loadDescription was called
 func loadDescription() (*description, error) {
 	descOnce.Do(func() {
 		tried.Store(true)
-		start := time.Now()
+		start := clock.Real{}.Now()
 		path, looked, err := locateDescription()
 		if err != nil || path == "" {
 			descErr, descMiss = err, looked
@@ -217,7 +219,7 @@ func loadDescription() (*description, error) {
 			descErr = fmt.Errorf("%s: %w", path, err)
 			return
 		}
-		desc = &description{doc: doc, router: router, path: path, took: time.Since(start)}
+		desc = &description{doc: doc, router: router, path: path, took: clock.Since(clock.Real{}, start)}
 	})
 	return desc, descErr
 }
@@ -386,15 +388,15 @@ func Validating(t testing.TB, h http.Handler) http.Handler {
 			t.Errorf("githubtest: %s: reading the body: %v", call, err)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		start := time.Now()
+		start := clock.Real{}.Now()
 		in, problems := d.request(r, body)
-		spent := time.Since(start)
+		spent := clock.Since(clock.Real{}, start)
 		rec := &recorder{header: http.Header{}, status: http.StatusOK}
 		h.ServeHTTP(rec, r)
 		if in != nil {
-			start = time.Now()
+			start = clock.Real{}.Now()
 			problems = append(problems, d.response(in, rec)...)
-			spent += time.Since(start)
+			spent += clock.Since(clock.Real{}, start)
 		}
 		validating.Add(int64(spent))
 		for _, p := range problems {

@@ -1,0 +1,50 @@
+package repotest
+
+import (
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/taxkernel/taxkernelbot/"
+
+// deps lists the packages pkg (a path under the module) imports, directly
+// or not, as `go list -deps` sees them.
+func deps(t *testing.T, pkg string) []string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+pkg)
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr string
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = string(ee.Stderr)
+		}
+		t.Fatalf("go list -deps %s: %v\n%s", pkg, err, stderr)
+	}
+	return strings.Fields(string(out))
+}
+
+// Packages that must not link another. The extractor (textview) starts
+// its child process from an init() in any program that links it, so a
+// package that only reads manifests, or a leaf below it, must not
+// (cmd/taxkernelbot's package comment says which are at the bottom).
+func TestPackagesDoNotLinkWhatTheyMustNot(t *testing.T) {
+	for _, rule := range []struct{ pkg, not, why string }{
+		{"internal/manifest", "internal/textview", "manifest checks views through internal/view; textview links the extraction child"},
+		{"internal/view", "internal/textview", "view is the model textview applies, not the other way round"},
+		{"internal/ledger", "internal/textview", "a leaf of the run: it must not link the extraction child"},
+		{"internal/store", "internal/textview", "a leaf of the run: textview reads the store, not the other way round"},
+		{"internal/state", "internal/textview", "a leaf of the run: it must not link the extraction child"},
+	} {
+		got := deps(t, rule.pkg)
+		if len(got) == 0 {
+			t.Fatalf("go list -deps %s listed nothing", rule.pkg)
+		}
+		if slices.Contains(got, module+rule.not) {
+			t.Errorf("%s links %s: %s", rule.pkg, rule.not, rule.why)
+		}
+	}
+}
