@@ -14,7 +14,8 @@
 // and public render what reviewers and operators read from the state;
 // review renders the pull request and failure issue texts, which github
 // sends; gitstore is the git remote; lease shares a host's daily cap
-// between shards.
+// between shards. refs matches what a rules repository's parameters cite
+// to the archive, for cli's refs.
 //
 // At the bottom, policy, clock, atomicfile, view (a source's view, as its
 // manifest writes it), answer, usage, sign, escape, robots, manifest,

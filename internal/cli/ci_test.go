@@ -82,6 +82,7 @@ func (p *pipelineRepo) seedMainReport(t *testing.T, w *workspace) {
 }
 
 func TestCIFullLoop(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	version := "v1"
 	a := newAuthority(t, map[string]http.HandlerFunc{

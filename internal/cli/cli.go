@@ -101,6 +101,7 @@ func init() {
 		"ledger":   {"print every request made to a host, from the ledgers in the state or on the cache branch", cmdLedger},
 		"version":  {"print the version, the commit and the Go version this binary was built from", cmdVersion},
 		"policy":   {"render reports/POLICY.md, the rules the code enforces, from the manifests", cmdPolicy},
+		"refs":     {"match the references of a rules repository's parameter files to the archive (refs DIR; --suggest drafts manifest entries)", cmdRefs},
 	}
 }
 

@@ -40,6 +40,12 @@ var examples = map[string][]string{
 	"policy":  {"taxkernelbot policy", "taxkernelbot policy --manifests manifests --reports reports"},
 	"ledger":  {"taxkernelbot ledger www.gov.uk", "taxkernelbot ledger www.gov.uk --since 2026-11-01 --until 2026-11-30", "taxkernelbot ledger https://www.gov.uk/ --json", "taxkernelbot ledger www.gov.uk --from-branch   # the ledgers of origin/fetch-cache in this clone"},
 	"version": {"taxkernelbot version"},
+	"refs": {
+		"taxkernelbot refs ../policyengine-uk                 # every reference, matched to the archive",
+		"taxkernelbot refs ../policyengine-us --exclude policyengine_us/parameters/gov/states --json",
+		"taxkernelbot refs ../openfisca-aotearoa --suggest --top 20 --jurisdiction nz   # manifest entries to review",
+		"taxkernelbot refs ../policyengine-uk --issue   # in GitHub Actions: the one issue of cited documents that changed",
+	},
 	"warc": {
 		"taxkernelbot warc -o archive.warc.gz",
 		"taxkernelbot warc --since 2026-11-01 --only uk -o uk-november.warc.gz",
@@ -104,6 +110,23 @@ var helpMore = map[string]string{
   usage         only when the publisher said something about the use of the bytes: content_usage and
                 content_signal, each key's most restrictive value; statements, each with field, from, path,
                 value and invalid, as written
+`,
+	"refs": `--json prints one object, its fields in this order:
+  dir           the directory read
+  references, urls, files   how many references, distinct cited URLs and files citing
+  matched       [{kind, references, urls}], by kind of match, best first: exact, normalised, same-provision,
+                edition, inside, within (these six: the archive holds the text), sibling, host, none, no-url, not-url
+  top           [{url, title, files, references, match, held}]: the documents cited by most files (--top)
+  top_held      how many of top are held
+  references_list  [{file, line, parameter, level, from, title, href, date_key, match, held}]:
+    level       parameter, node, value or inherited (from: the file:line that declares it)
+    match       {kind, source, url, how}: the manifest source matched and why
+    held        for the six held kinds: {status ("held", or "listed" before a run fetches it), sha256, retrieved,
+                ref_date, ref_date_from ("url", "date-key" or "git"), on_ref_date (the sha256 held that day),
+                first_retrieved (when nothing was held yet that day), changed_after ("yes", "no" or "unknown"),
+                changed_on}
+  problems      [{file, line, message}]: files that could not be read
+--suggest --json prints {dir, suggestions: [{id, url, kind, title, files, references, cited, official, why}]}.
 `,
 	"ledger": `--json prints one JSON object per request, a line each (the ledger's own fields).
 `,

@@ -177,8 +177,9 @@ func TestRobotsJSON(t *testing.T) {
 func TestJSONFieldsAreInTheHelp(t *testing.T) {
 	for cmd, v := range map[string]any{
 		"validate": validateReport{}, "run": dryRunPlan{}, "verify": verifyReport{}, "robots": robotsAnswer{}, "cite": citation{},
+		"refs": refsReport{}, "refs --suggest": refsSuggestions{},
 	} {
-		_, help, _ := runMain(t, nil, cmd, "--help")
+		_, help, _ := runMain(t, nil, strings.Fields(cmd)[0], "--help")
 		for _, name := range jsonNames(reflect.TypeOf(v)) {
 			if !strings.Contains(help, name) {
 				t.Errorf("%s --help does not name the JSON field %s", cmd, name)
@@ -199,6 +200,11 @@ func jsonNames(typ reflect.Type) []string {
 	var names []string
 	for f := range typ.Fields() {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" && f.Anonymous {
+			// An embedded struct's fields are the document's own.
+			names = append(names, jsonNames(f.Type)...)
+			continue
+		}
 		if name == "" || name == "-" {
 			continue
 		}

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -25,15 +26,38 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
-// buildBot builds cmd/taxkernelbot into a temp dir and returns its path.
+// The command, built once for the package's tests (the kill test and the
+// SIGTERM test): a build is seconds of a small machine's time, linking
+// alone. removeBot removes it when the tests are done (TestMain).
+var (
+	botOnce sync.Once
+	botDir  string
+	botErr  error
+)
+
+// buildBot builds cmd/taxkernelbot, once, into a temp dir and returns its
+// path.
 func buildBot(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "taxkernelbot")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/taxkernel/taxkernelbot/cmd/taxkernelbot").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	botOnce.Do(func() {
+		if botDir, botErr = os.MkdirTemp("", "taxkernelbot-cli-test-"); botErr != nil {
+			return
+		}
+		out, err := exec.Command("go", "build", "-o", filepath.Join(botDir, "taxkernelbot"), "github.com/taxkernel/taxkernelbot/cmd/taxkernelbot").CombinedOutput()
+		if err != nil {
+			botErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if botErr != nil {
+		t.Fatal(botErr)
 	}
-	return bin
+	return filepath.Join(botDir, "taxkernelbot")
+}
+
+func removeBot() {
+	if botDir != "" {
+		os.RemoveAll(botDir)
+	}
 }
 
 func (w *workspace) runCmd(bin string) *exec.Cmd {
@@ -81,6 +105,7 @@ func checkWhole(t *testing.T, w *workspace, final bool) {
 }
 
 func TestKilledRunsLeaveEverythingWhole(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command and kills it 20 times")
 	}

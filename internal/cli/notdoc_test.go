@@ -118,6 +118,7 @@ func answerCases() []answerCase {
 // source keeps citing what it held, its detail names the cause, and the
 // bytes are kept as evidence. Real changes stay changes.
 func TestNotTheDocumentIsNeverCited(t *testing.T) {
+	t.Parallel()
 	for _, c := range answerCases() {
 		t.Run(c.name, func(t *testing.T) {
 			var later atomic.Bool
@@ -238,6 +239,7 @@ func TestAcceptedAnswerIsTheDocument(t *testing.T) {
 // document was served as, and a real change served in that step is what
 // it cites.
 func TestNoStandInIsEverCited(t *testing.T) {
+	t.Parallel()
 	html := "text/html; charset=utf-8"
 	standIns := []func(http.ResponseWriter, *http.Request){
 		serve(html, []byte(cloudflareChallenge), "Server", "cloudflare"),

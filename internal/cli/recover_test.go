@@ -80,6 +80,7 @@ func TestKilledRunBlobsAdoptedOrRemoved(t *testing.T) {
 // leftovers of an interrupted run, and the run does not say they are; a
 // blob a run stored but never indexed still is, and is said.
 func TestRoutineRunClaimsNoRepair(t *testing.T) {
+	t.Parallel()
 	var version atomic.Value
 	version.Store("v1")
 	a := newAuthority(t, map[string]http.HandlerFunc{

@@ -28,7 +28,9 @@ func TestMain(m *testing.M) {
 		serveAuthorities(n, os.Stdin, os.Stdout)
 		os.Exit(0)
 	}
-	os.Exit(githubtest.Main(m)) // with the count of calls held to GitHub's REST description
+	code := githubtest.Main(m) // with the count of calls held to GitHub's REST description
+	removeBot()
+	os.Exit(code)
 }
 
 // serveAuthorities is the child: n loopback servers answering robots.txt

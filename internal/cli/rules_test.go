@@ -752,6 +752,7 @@ func TestRule32LargeRobotsTxtParsedPastMaxBody(t *testing.T) {
 // days: the check is stamped with the start of the run that made it, so
 // the time a run takes never pushes the next check to the next run.
 func TestRule312RecheckDoesNotDrift(t *testing.T) {
+	t.Parallel()
 	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("x")})
 	w := newWorkspace(t, testPolicy, "", src{"t-daily", a.url("/daily"), ""})
 	p := filepath.Join(w.Manifests, "test.yaml")

@@ -14,6 +14,7 @@ import (
 // merge) stops ci with an error that names the file and the field, never a
 // panic.
 func TestCIRefusesAShortHashInState(t *testing.T) {
+	t.Parallel()
 	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/doc": text("x")})
 	p := newPipelineRepo(t)
 	sources := []src{{"t-doc", a.url("/doc"), ""}}

@@ -22,6 +22,7 @@ import (
 // itself, each renewed before it expires; the fakes fail the test on any
 // token sent after its expiry, for the API and for git alike.
 func TestAppTokensOutliveAnHour(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a", "t-b", "t-c", "t-d")
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	must(t, err)

@@ -54,6 +54,7 @@ var (
 // seeds with -chaos.seeds N). By default it lives 8 days; the whole month
 // is -chaos.days 30, which .ci/run runs as a step of its own.
 func TestMonthOfChaos(t *testing.T) {
+	t.Parallel()
 	var seeds []uint64
 	for s := range *chaosSeeds {
 		seeds = append(seeds, uint64(s+1))

@@ -28,6 +28,7 @@ import (
 // quiet days, a change, a reviewer closes the next one, quiet days, a new
 // change. Every step checks what reviewers and GitHub see.
 func TestScriptedMonth(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a", "t-b", "t-c")
 	var story []string
 	day := func(what string) {
@@ -155,6 +156,7 @@ func TestScriptedMonth(t *testing.T) {
 // while fetch results keep flowing, and takes it back only when the label
 // taxkernelbot:rebase is added.
 func TestSomeoneElsesCommitIsNeverDropped(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a")
 	r.cycle()
 	theirs := r.git.Commit(t, repoName, BotBranch, "fix a typo in the report", map[string][]byte{"reports/coverage.md": []byte("# Coverage, fixed by hand\n")})
@@ -192,6 +194,7 @@ func TestSomeoneElsesCommitIsNeverDropped(t *testing.T) {
 // TestMissingBotBranchIsRecreatedAndSaid: a maintainer deletes the bot
 // branch; the next cycle with something new recreates it and says so.
 func TestMissingBotBranchIsRecreatedAndSaid(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a")
 	r.cycle()
 	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+BotBranch)
@@ -218,6 +221,7 @@ func TestMissingBotBranchIsRecreatedAndSaid(t *testing.T) {
 // pull request with what main still lacks. A pull request a person closes
 // stays declined until the label asks for it again.
 func TestDeletedBotBranchIsNoDecline(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a", "t-b")
 	r.cycle()
 	first := r.show(BotBranch, indexJSON)
@@ -256,6 +260,7 @@ func TestDeletedBotBranchIsNoDecline(t *testing.T) {
 // is no change of the documents. The next day's fetch of unchanged bytes
 // is quiet too.
 func TestLostCacheBranchAfterAMergeLosesNothing(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a", "t-b")
 	r.cycle()
 	r.squashMerge(1)
@@ -294,6 +299,7 @@ func TestLostCacheBranchAfterAMergeLosesNothing(t *testing.T) {
 // recreated with its state, ledgers and pending blobs, and the open pull
 // request is left as it is.
 func TestLostCacheBranchRecoveredFromTheRunnersCopy(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a", "t-b")
 	r.gitCache = t.TempDir()
 	r.cycle()
@@ -330,6 +336,7 @@ func exportBranch(t *testing.T, r *repo, branch string) string {
 // it existed. Today's counts are gone with it, so no request goes out
 // before the next UTC day, and the run says why.
 func TestVanishedCacheBranchHaltsUntilTomorrow(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a")
 	r.now = time.Date(2026, 11, 2, 9, 0, 0, 0, time.UTC)
 	o, _ := r.options("1/1")
@@ -372,6 +379,7 @@ func TestVanishedCacheBranchHaltsUntilTomorrow(t *testing.T) {
 // and delivers the lines, and the dead attempt's reservation ends up
 // counting only what it sent.
 func TestFailedFinalPushIsKeptForTheRerun(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a", "t-b")
 	r.coded = map[string]bool{"t-a": true} // its bytes as sent are kept too
 	o, log := r.options("1/1")
@@ -461,6 +469,7 @@ func TestFailedFinalPushIsKeptForTheRerun(t *testing.T) {
 // PushEvery pushes its ledgers while it goes on (on the injected clock:
 // the fake run advances it one second per request).
 func TestLedgersArePushedDuringALongRun(t *testing.T) {
+	t.Parallel()
 	ids := make([]string, 8)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("t-%d", i)
@@ -483,6 +492,7 @@ func TestLedgersArePushedDuringALongRun(t *testing.T) {
 // TestWrongGitTokenNamesTheSecret: the message names what to fix, not
 // the library's fields.
 func TestWrongGitTokenNamesTheSecret(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a")
 	o, _ := r.options("1/1")
 	o.Run = r.runner(&o)
@@ -496,6 +506,7 @@ func TestWrongGitTokenNamesTheSecret(t *testing.T) {
 // TestGitHubServerErrorIsRetried: one 502 from the API does not fail a
 // cycle (the wait is on the injected clock).
 func TestGitHubServerErrorIsRetried(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a")
 	r.gh.FailNext("GET", "/repos/acme/tax/pulls", 502, nil, "Server Error")
 	out, _ := r.cycle()
@@ -525,6 +536,7 @@ func (i *interleave) EditPR(ctx context.Context, number int, title, body string)
 // edits it. A's edit lands last, yet the body ends up describing the
 // branch's tip, B's newer picture.
 func TestOnePictureWhateverTheShardsOrder(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a", "t-b", "t-c", "t-d", "t-e", "t-f")
 	shardOf := map[string]string{}
 	o0, _ := r.options("1/1")
@@ -586,6 +598,7 @@ func (b *beforePublish) LatestPR(ctx context.Context, head string) (*github.PRSt
 // the bot branch holds every blob its index and report name, and every
 // shard's entries.
 func TestShardsPublishAUnion(t *testing.T) {
+	t.Parallel()
 	for _, order := range []string{"2 publishes first", "1 publishes first"} {
 		t.Run(order, func(t *testing.T) {
 			r := newRepo(t, "t-a", "t-b", "t-c", "t-d", "t-e", "t-f")
@@ -629,6 +642,7 @@ func TestShardsPublishAUnion(t *testing.T) {
 // TestFailingForDaysReachesAPerson: a source gone for three days gets one
 // issue; quiet days write nothing; it is closed when the source recovers.
 func TestFailingForDaysReachesAPerson(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a", "t-b")
 	r.docs["t-b"] = "" // a 404 from the first day
 	for d := 1; d <= 5; d++ {
@@ -656,6 +670,7 @@ func TestFailingForDaysReachesAPerson(t *testing.T) {
 // TestUnindexedBlobIsNeverProposed: bytes a killed run stored but never
 // indexed stay out of the bot commit; only what the hash index names goes.
 func TestUnindexedBlobIsNeverProposed(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a")
 	o, log := r.options("1/1")
 	run := r.runner(&o)
@@ -683,6 +698,7 @@ func TestUnindexedBlobIsNeverProposed(t *testing.T) {
 // new was fetched, yet the branch is rebuilt on main, so the pull request
 // does not conflict; a change to other files of main leaves it alone.
 func TestHandEditOfTheReportOnMainRebuildsTheBranch(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a")
 	r.cycle()
 	tip := r.tip(BotBranch)
@@ -755,6 +771,7 @@ func citedBy(t *testing.T, r *repo, branch string) []string {
 // offer filtered fetches, the cycle reads main whole, publishes as usual,
 // and says so once in its summary.
 func TestServerWithoutFilteredFetches(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a", "t-b")
 	r.git.Git(t, repoName, "config", "uploadpack.allowFilter", "false")
 	_, log := r.cycle()
@@ -773,6 +790,7 @@ func TestServerWithoutFilteredFetches(t *testing.T) {
 // together, never pass 6 in any minute, and each shard still pushes during
 // its run.
 func TestLedgerPushesAcrossShardsStayUnderGitHubsRate(t *testing.T) {
+	t.Parallel()
 	const shards = 12
 	perMinute := map[int64]int{}
 	for k := 1; k <= shards; k++ {
@@ -797,6 +815,7 @@ func TestLedgerPushesAcrossShardsStayUnderGitHubsRate(t *testing.T) {
 // push should carry, they reach the cache branch in several commits, none
 // over the bound, the last with the state that names them.
 func TestABigDayIsPushedInParts(t *testing.T) {
+	// Not parallel, as the others are: it lowers the package's MaxPushBytes.
 	defer func(n int) { MaxPushBytes = n }(MaxPushBytes)
 	MaxPushBytes = 100 // bytes: each document of the harness is about 20
 	ids := make([]string, 12)

@@ -13,6 +13,7 @@ import (
 )
 
 func TestFailingSources(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ledgers")
 	led, err := ledger.Open(dir)
 	must(t, err)
@@ -58,6 +59,7 @@ func TestFailingSources(t *testing.T) {
 // ends as its run did, with one warning saying what to change; later
 // cycles that day do not ask again.
 func TestIssuesOffIsOneWarning(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a", "t-b")
 	r.docs["t-b"] = "" // gone from the first day
 	r.gh.IssuesOff(http.StatusGone)
@@ -81,6 +83,7 @@ func TestIssuesOffIsOneWarning(t *testing.T) {
 // those in a status state.Status.Failure counts a failure, whether or not
 // there is advice written for it, and only those.
 func TestFailingSourcesAreTheFailures(t *testing.T) {
+	t.Parallel()
 	var rep report.Report
 	statuses := []state.Status{state.Pending, state.Fresh, state.Failing, state.Gone, state.BlockedRobots, state.RobotsUnavailable,
 		state.Unreachable, state.Excluded, state.Paused, state.Moved, state.TooLarge, "a-status-with-no-advice"}

@@ -16,6 +16,7 @@ import (
 // drops an entry of main's index or sets a checked source back to pending
 // is refused, naming what is wrong; a whole one passes.
 func TestCheckRecordRefuses(t *testing.T) {
+	t.Parallel()
 	a, b := sumOf("a"), sumOf("b")
 	mainIx := store.NewIndex()
 	mainIx.Add("s1", store.Entry{SHA256: a, FirstSeen: "2026-11-01"}, "")

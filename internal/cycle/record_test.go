@@ -42,6 +42,7 @@ func (a *afterEdit) EditPR(ctx context.Context, number int, title, body string) 
 // pull request again. The first then saves: the record on the cache
 // branch still names the branch's real head and what it proposes.
 func TestRecordNamesTheBranchWhateverTheShardsOrder(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t, "t-a") // one host: one of two shards owns none
 	o0, _ := r.options("1/1")
 	owner, empty := "1/2", "2/2"
@@ -172,6 +173,7 @@ func sha256Hex(s string) string {
 // branch's tip as what it changed of the one it read; the pull request it
 // names does not replace one that names the bot branch's real head.
 func TestMergedRecord(t *testing.T) {
+	t.Parallel()
 	pr := func(head string, keys ...string) record { return record{Number: 1, Head: head, Proposal: keys} }
 	for _, c := range []struct {
 		name                 string

@@ -54,6 +54,7 @@ func (b *lazyBlob) Close() error { return nil }
 // whole into memory to be compared (before, BodyDetails took each blob
 // as a []byte: 821 MiB allocated for this pair).
 func TestBodyDetailsStreamsBlobs(t *testing.T) {
+	t.Parallel()
 	const size = 200 << 20
 	oldSum, newSum := strings.Repeat("a", 64), strings.Repeat("b", 64)
 	read := 0
@@ -99,6 +100,7 @@ func TestBodyDetailsStreamsBlobs(t *testing.T) {
 // this process): they go to the extracting child as streams, and the
 // text diff is there.
 func TestBodyDetailsStreamsToExtraction(t *testing.T) {
+	t.Parallel()
 	const size = 4 << 20
 	oldSum, newSum := strings.Repeat("c", 64), strings.Repeat("d", 64)
 	read := 0

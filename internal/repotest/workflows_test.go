@@ -661,3 +661,52 @@ func TestReportsDriftFailsCI(t *testing.T) {
 		t.Error(".ci/run does not run `go run ./cmd/taxkernelbot report --check`")
 	}
 }
+
+// TestWorkflowRefsForRulesRepositories: refs.yml is only called by a rules
+// repository (workflow_call), its token may read contents and write issues
+// and nothing else, it reads no secret, it checks out the caller with its
+// whole history (git blame dates the references) and keeps no credentials,
+// and it runs `refs --issue`.
+func TestWorkflowRefsForRulesRepositories(t *testing.T) {
+	wf := loadWorkflow(t, "refs.yml")
+	data, err := os.ReadFile(filepath.Join(root(t), ".github", "workflows", "refs.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var on struct {
+		On map[string]any `yaml:"on"`
+	}
+	if err := yaml.Unmarshal(data, &on); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := on.On["workflow_call"]; !ok || len(on.On) != 1 {
+		t.Errorf("refs.yml runs on %v, want workflow_call alone", on.On)
+	}
+	if strings.Contains(string(data), "secrets.") {
+		t.Error("refs.yml reads a secret; the caller's github.token is all it needs")
+	}
+	for _, j := range wf.jobs() {
+		if p := wf.effective(j); len(p) != 2 || p["contents"] != "read" || p["issues"] != "write" {
+			t.Errorf("job %s may %v, want contents: read and issues: write alone", j.name, p)
+		}
+		ran, history := false, false
+		for _, s := range j.Steps {
+			if s.action() == "actions/checkout" {
+				if s.with("persist-credentials") != "false" {
+					t.Errorf("job %s: %s keeps the token in the checkout", j.name, s)
+				}
+				if s.with("repository") == "" && s.with("fetch-depth") == "0" {
+					history = true
+				}
+			}
+			for _, l := range s.runLines() {
+				if strings.Contains(l, "taxkernelbot refs ") && strings.Contains(l, "--issue") {
+					ran = true
+				}
+			}
+		}
+		if !history || !ran {
+			t.Errorf("job %s: checks out the caller with its history %v, runs refs --issue %v; want both", j.name, history, ran)
+		}
+	}
+}

@@ -251,6 +251,7 @@ func randomPair(rng *rand.Rand) (a, b []string) {
 // has the fewest edits when they are at most maxEdits, and past that it is
 // the old one's, the middle removed and added whole.
 func TestDiffAsBefore(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 6000 {
 		a, b := randomPair(rng)
@@ -277,6 +278,7 @@ func TestDiffAsBefore(t *testing.T) {
 // TestDiffRendersAsBefore: where the script is the old diff's, Diff's
 // hunks, line cap and changed figures are the old Diff's, byte for byte.
 func TestDiffRendersAsBefore(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(11, 12))
 	same := 0
 	for i := range 3000 {
@@ -314,6 +316,7 @@ func script(ops []op) string {
 // (The old diff took the first kept line it could, as keepEarliest does;
 // the rest is which lines a search from both ends keeps.)
 func TestDiffScriptAsBefore(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	differ, edited := 0, 0
 	for edited < 3000 {
@@ -339,6 +342,7 @@ func TestDiffScriptAsBefore(t *testing.T) {
 // after tooExpensive steps (4096 or more in use, 1 to 3 here), the script
 // is still correct: kept lines are equal, and in order.
 func TestDiffTooExpensive(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(7, 8))
 	heuristic := 0
 	for i := range 3000 {
@@ -399,6 +403,8 @@ func TestDiffTooExpensive(t *testing.T) {
 // diffed in memory linear in the lines: 4.7 MiB allocated, where the old
 // diff's O(D²) trace took 138 MiB.
 func TestDiffLinearMemory(t *testing.T) {
+	// Not parallel, as the diff's other tests are: it counts the process's
+	// allocations.
 	if testing.Short() {
 		t.Skip("a 20,000-line diff")
 	}
@@ -430,6 +436,7 @@ var figurePattern = regexp.MustCompile(`[£$€¥]?\d+(?:[.,]\d+)*%?`)
 // TestFiguresAsThePattern: the figures found are the pattern's matches, on
 // random strings of the pieces that matter (and broken UTF-8).
 func TestFiguresAsThePattern(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 10))
 	pieces := []string{"0", "1", "42", "2026", ".", ",", "%", "£", "$", "€", "¥", " ", "a", "rate", "\xc2", "\xe2\x82", "\xa3", "é", "٣"}
 	for range 20000 {

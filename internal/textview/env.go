@@ -15,11 +15,27 @@ func parserEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if parserVar(name) {
+		if parserVar(name) && !(raceEnabled && name == "GORACE") {
 			env = append(env, kv)
 		}
 	}
+	if raceEnabled {
+		env = append(env, "GORACE="+quickRaceExit(os.Getenv("GORACE")))
+	}
 	return env
+}
+
+// quickRaceExit is the race detector's options for an extraction child
+// built with -race (in the tests, whose binary is its own child): the race
+// runtime sleeps a second at every exit (atexit_sleep_ms, 1000 by default)
+// for other goroutines to report, which a child that has written its
+// status does not need, and which cost every extraction of the tests a
+// second. An atexit_sleep_ms already set is kept.
+func quickRaceExit(opts string) string {
+	if strings.Contains(opts, "atexit_sleep_ms=") {
+		return opts
+	}
+	return strings.TrimSpace(opts + " atexit_sleep_ms=0")
 }
 
 // parserVar reports whether the variable name may reach a parser.

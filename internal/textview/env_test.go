@@ -57,3 +57,33 @@ func TestNoSecretReachesTheParser(t *testing.T) {
 		t.Errorf("pdftotext got no PATH:\n%s", env)
 	}
 }
+
+// TestRaceChildExitsAtOnce: under the race detector an extraction child
+// gets atexit_sleep_ms=0 on top of the GORACE options of its parent (the
+// race runtime's default second of sleep at exit, times every extraction,
+// was most of the tests' time); an atexit_sleep_ms the parent set is kept.
+func TestRaceChildExitsAtOnce(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "atexit_sleep_ms=0"},
+		{"halt_on_error=1", "halt_on_error=1 atexit_sleep_ms=0"},
+		{"log_path=/tmp/race atexit_sleep_ms=50", "log_path=/tmp/race atexit_sleep_ms=50"},
+	} {
+		if got := quickRaceExit(c.in); got != c.want {
+			t.Errorf("quickRaceExit(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	t.Setenv("GORACE", "halt_on_error=1")
+	var gorace []string
+	for _, kv := range parserEnv() {
+		if strings.HasPrefix(kv, "GORACE=") {
+			gorace = append(gorace, kv)
+		}
+	}
+	want := []string{"GORACE=halt_on_error=1"}
+	if raceEnabled {
+		want = []string{"GORACE=halt_on_error=1 atexit_sleep_ms=0"}
+	}
+	if strings.Join(gorace, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the parser's environment has %q, want %q", gorace, want)
+	}
+}

@@ -190,6 +190,7 @@ func (s rowScore) String() string {
 // built-in extractor's (the fallback without pdftotext). Ours must keep at
 // least as many rows as pdftotext -layout.
 func TestICDARRowsOnOneLine(t *testing.T) {
+	t.Parallel()
 	tool := needPdftotext(t)
 	files, err := filepath.Glob("testdata/icdar2013/*-str.xml.gz")
 	if err != nil || len(files) == 0 {

@@ -15,6 +15,7 @@ import (
 // by Compare; only a real change stores a blob and shows a diff. The two
 // blinkers whose default view sees through them are listed as noisy, once.
 func TestScriptedMonth(t *testing.T) {
+	t.Parallel()
 	const days, pages = 30, 10
 	realChange := map[int]int{4: 10, 5: 20} // page → day
 	page := func(p, day int) Doc {

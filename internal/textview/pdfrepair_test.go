@@ -12,6 +12,7 @@ import (
 // its library refuses as they are (testdata/realpdf): each must give the
 // text named, through the rebuilt cross-reference.
 func TestBuiltinReadsDamagedPDFs(t *testing.T) {
+	t.Parallel()
 	junk := func(name string) func() []byte {
 		return func() []byte {
 			raw, err := os.ReadFile("testdata/realpdf/" + name)

@@ -1,0 +1,446 @@
+package refs
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Where a reference's date comes from.
+const (
+	DateFromURL     = "url"      // the URL pins a dated version
+	DateFromDateKey = "date-key" // the reference is written under a date
+	DateFromGit     = "git"      // the day its line was committed (git blame, author date)
+)
+
+// Dater returns, for lines of a file (slash path relative to the scanned
+// directory), the UTC date (YYYY-MM-DD) each was written; a line it cannot
+// date is left out.
+type Dater func(file string, lines []int) (map[int]string, error)
+
+// Row is one reference and what the archive holds of it.
+type Row struct {
+	Ref
+	Match Match `json:"match"`
+	// Held is set when the match is one whose text the archive holds
+	// (Held(kind)).
+	Held *HeldBytes `json:"held,omitempty"`
+}
+
+// HeldBytes is what the archive holds of a matched reference's document.
+type HeldBytes struct {
+	// Status is "held" when bytes are in the index, "listed" when the
+	// source is in a manifest but no run has fetched it yet.
+	Status    string `json:"status"`
+	SHA256    string `json:"sha256,omitempty"`    // the newest held bytes
+	Retrieved string `json:"retrieved,omitempty"` // the last check that served them (else when first retrieved)
+	// RefDate is the reference's date and RefDateFrom where it comes
+	// from (url, date-key or git); "" when none could be found.
+	RefDate     string `json:"ref_date,omitempty"`
+	RefDateFrom string `json:"ref_date_from,omitempty"`
+	// OnRefDate is the sha256 of the bytes held on RefDate ("" when none
+	// were held yet: FirstRetrieved says from when).
+	OnRefDate      string `json:"on_ref_date,omitempty"`
+	FirstRetrieved string `json:"first_retrieved,omitempty"`
+	// ChangedAfter is "yes" when the source served other bytes after
+	// RefDate (ChangedOn the first date), "no" when not, and "unknown"
+	// when nothing was held on RefDate or there is no RefDate.
+	ChangedAfter string `json:"changed_after,omitempty"`
+	ChangedOn    string `json:"changed_on,omitempty"`
+}
+
+// Count is the number of references of one kind of match.
+type Count struct {
+	Kind       string `json:"kind"`
+	References int    `json:"references"`
+	URLs       int    `json:"urls"`
+}
+
+// Document is one cited document (its URL after Canon) and how often it
+// is cited.
+type Document struct {
+	URL        string `json:"url"`   // as most often written, without fragment
+	Title      string `json:"title"` // its most frequent title
+	Files      int    `json:"files"` // files citing it
+	References int    `json:"references"`
+	Match      Match  `json:"match"`
+	Held       bool   `json:"held"` // Held(Match.Kind)
+}
+
+// Report is what refs says of a checkout.
+type Report struct {
+	References int `json:"references"`
+	// URLs counts distinct cited URLs (after Canon).
+	URLs    int        `json:"urls"`
+	Files   int        `json:"files"` // files with at least one reference
+	Matched []Count    `json:"matched"`
+	Top     []Document `json:"top"`
+	// TopHeld is how many of Top the archive holds.
+	TopHeld  int       `json:"top_held"`
+	Rows     []Row     `json:"references_list"`
+	Problems []Problem `json:"problems"`
+}
+
+// Build matches every reference and summarises. top is how many of the
+// most-cited documents to list; dater, when not nil, dates the lines of
+// matched references that neither pin a version nor sit under a date.
+func Build(refs []Ref, a *Archive, top int, dater Dater) (Report, error) {
+	// Lists are empty, never null, in the JSON a script reads.
+	r := Report{References: len(refs), Rows: make([]Row, len(refs)), Matched: []Count{}, Problems: []Problem{}}
+	byURL := map[string]Match{}
+	files := map[string]bool{}
+	for i, ref := range refs {
+		m, ok := byURL[ref.Href]
+		if !ok {
+			m = a.Match(ref.Href)
+			byURL[ref.Href] = m
+		}
+		r.Rows[i] = Row{Ref: ref, Match: m}
+		files[ref.File] = true
+	}
+	r.Files = len(files)
+	if err := date(r.Rows, a, dater); err != nil {
+		return Report{}, err
+	}
+	counts := map[string]*Count{}
+	urls := map[string]map[string]bool{}
+	for _, row := range r.Rows {
+		c := counts[row.Match.Kind]
+		if c == nil {
+			c = &Count{Kind: row.Match.Kind}
+			counts[row.Match.Kind] = c
+			urls[row.Match.Kind] = map[string]bool{}
+		}
+		c.References++
+		if cu, ok := Canon(row.Href); ok {
+			urls[row.Match.Kind][cu] = true
+		}
+	}
+	for _, k := range Kinds {
+		if c := counts[k]; c != nil {
+			c.URLs = len(urls[k])
+			r.Matched = append(r.Matched, *c)
+		}
+	}
+	docs := Documents(r.Rows)
+	r.URLs = len(docs)
+	if len(docs) > top {
+		docs = docs[:top]
+	}
+	r.Top = docs
+	for _, d := range docs {
+		if d.Held {
+			r.TopHeld++
+		}
+	}
+	return r, nil
+}
+
+// date fills in Held for the rows whose match holds the text.
+func date(rows []Row, a *Archive, dater Dater) error {
+	need := map[string][]int{} // file → lines to date
+	for i := range rows {
+		row := &rows[i]
+		if !Held(row.Match.Kind) {
+			continue
+		}
+		src := a.sources[row.Match.idx]
+		h := &HeldBytes{Status: "listed"}
+		if n := len(src.History); n > 0 {
+			h.Status, h.SHA256 = "held", src.History[n-1].SHA256
+			h.Retrieved = cmp.Or(src.Checked, src.History[n-1].Date)
+		}
+		c, _ := Canon(row.Href)
+		switch d := Describe(c); {
+		case d.Date != "":
+			h.RefDate, h.RefDateFrom = d.Date, DateFromURL
+		case row.DateKey != "":
+			h.RefDate, h.RefDateFrom = row.DateKey, DateFromDateKey
+		default:
+			need[row.File] = append(need[row.File], row.Line)
+		}
+		row.Held = h
+	}
+	if dater != nil {
+		dates := map[string]map[int]string{}
+		for _, f := range slices.Sorted(maps.Keys(need)) {
+			lines := slices.Compact(slices.Sorted(slices.Values(need[f])))
+			got, err := dater(f, lines)
+			if err != nil {
+				return err
+			}
+			dates[f] = got
+		}
+		for i := range rows {
+			if h := rows[i].Held; h != nil && h.RefDateFrom == "" {
+				if d := dates[rows[i].File][rows[i].Line]; d != "" {
+					h.RefDate, h.RefDateFrom = d, DateFromGit
+				}
+			}
+		}
+	}
+	for i := range rows {
+		if h := rows[i].Held; h != nil && h.Status == "held" {
+			onDate(h, a.sources[rows[i].Match.idx].History)
+		}
+	}
+	return nil
+}
+
+// onDate says which bytes were held on h.RefDate and whether the source
+// changed after it, as `cite --at` picks them: the last change by then.
+func onDate(h *HeldBytes, history []Version) {
+	h.ChangedAfter = "unknown"
+	if h.RefDate == "" {
+		return
+	}
+	i := -1
+	for j, v := range history {
+		if v.Date <= h.RefDate {
+			i = j
+		}
+	}
+	if i < 0 {
+		h.FirstRetrieved = history[0].Date
+		return
+	}
+	h.OnRefDate = history[i].SHA256
+	h.ChangedAfter = "no"
+	for _, v := range history[i+1:] {
+		if v.SHA256 != h.OnRefDate {
+			h.ChangedAfter, h.ChangedOn = "yes", v.Date
+			break
+		}
+	}
+}
+
+// Documents groups rows by cited URL (after Canon), most files first
+// (then most references, then URL).
+func Documents(rows []Row) []Document {
+	type acc struct {
+		Document
+		files  map[string]bool
+		titles map[string]int
+		hrefs  map[string]int
+	}
+	by := map[string]*acc{}
+	for _, row := range rows {
+		c, ok := Canon(row.Href)
+		if !ok {
+			continue
+		}
+		d := by[c]
+		if d == nil {
+			d = &acc{files: map[string]bool{}, titles: map[string]int{}, hrefs: map[string]int{}}
+			d.Match = row.Match
+			by[c] = d
+		}
+		if slices.Index(Kinds, row.Match.Kind) < slices.Index(Kinds, d.Match.Kind) {
+			d.Match = row.Match
+		}
+		d.files[row.File] = true
+		d.References++
+		if row.Title != "" {
+			d.titles[row.Title]++
+		}
+		href, _, _ := strings.Cut(strings.TrimSpace(row.Href), "#")
+		d.hrefs[href]++
+	}
+	out := make([]Document, 0, len(by))
+	for _, d := range by {
+		d.Files = len(d.files)
+		d.Title = mostFrequent(d.titles)
+		d.URL = mostFrequent(d.hrefs)
+		d.Held = Held(d.Match.Kind)
+		out = append(out, d.Document)
+	}
+	slices.SortFunc(out, func(a, b Document) int {
+		return cmp.Or(b.Files-a.Files, b.References-a.References, strings.Compare(a.URL, b.URL))
+	})
+	return out
+}
+
+func mostFrequent(m map[string]int) string {
+	best, n := "", 0
+	for k, c := range m {
+		if c > n || c == n && k < best {
+			best, n = k, c
+		}
+	}
+	return best
+}
+
+// Suggestion is a drafted manifest entry for a cited document not held.
+type Suggestion struct {
+	ID    string `json:"id"`
+	URL   string `json:"url"`
+	Kind  string `json:"kind"`
+	Title string `json:"title"`
+	// Files and References count what cites it (or any part of it).
+	Files      int `json:"files"`
+	References int `json:"references"`
+	// Cited are the cited URLs it covers (the parts of a whole text).
+	Cited    []string `json:"cited"`
+	Official bool     `json:"official"`
+	// Why says why this URL rather than the one cited, if it differs.
+	Why string `json:"why,omitempty"`
+}
+
+// Suggest drafts manifest entries for the n documents not held that the
+// most files cite: a part of a work whose whole text is known is folded
+// into that whole text, which is suggested instead. jurisdiction prefixes
+// the ids ("" guesses from the host).
+func Suggest(rows []Row, n int, jurisdiction string) []Suggestion {
+	type acc struct {
+		Suggestion
+		files  map[string]bool
+		titles map[string]int
+		cited  map[string]bool
+	}
+	by := map[string]*acc{}
+	for _, row := range rows {
+		if Held(row.Match.Kind) {
+			continue
+		}
+		c, ok := Canon(row.Href)
+		if !ok {
+			continue
+		}
+		d := Describe(c)
+		target, why := "", ""
+		switch {
+		case d.Whole != "" && (d.Part != "" || d.container || strings.HasPrefix(d.Work, "usc/")):
+			target = d.Whole
+			if wc, _ := Canon(d.Whole); wc != c {
+				why = "the whole text, which holds the parts cited"
+				if strings.HasPrefix(d.Work, "usc/") && d.Part == "" {
+					why = "the section as the Government Publishing Office serves it (latest annual edition)"
+				}
+			}
+		default:
+			target = Clean(row.Href)
+		}
+		key, _ := Canon(target)
+		s := by[key]
+		if s == nil {
+			s = &acc{files: map[string]bool{}, titles: map[string]int{}, cited: map[string]bool{}}
+			s.URL, s.Why = target, why
+			s.Official = Official(hostOf(key))
+			s.Kind = guessKind(key, d)
+			by[key] = s
+		}
+		s.files[row.File] = true
+		s.References++
+		s.cited[c] = true
+		if row.Title != "" {
+			s.titles[row.Title]++
+		}
+	}
+	out := make([]Suggestion, 0, len(by))
+	for _, s := range by {
+		s.Files = len(s.files)
+		s.Title = mostFrequent(s.titles)
+		s.Cited = slices.Sorted(maps.Keys(s.cited))
+		out = append(out, s.Suggestion)
+	}
+	slices.SortFunc(out, func(a, b Suggestion) int {
+		return cmp.Or(b.Files-a.Files, b.References-a.References, strings.Compare(a.URL, b.URL))
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	// Ids are made once the order is fixed, so that a repeated one gets
+	// its number in rank order.
+	seen := map[string]int{}
+	for i := range out {
+		id := suggestID(cmp.Or(jurisdiction, guessJurisdiction(hostOf(out[i].Cited[0]))), out[i].Title, out[i].URL)
+		if seen[id]++; seen[id] > 1 {
+			id = fmt.Sprintf("%s-%d", id, seen[id])
+		}
+		out[i].ID = id
+	}
+	return out
+}
+
+func guessKind(canon string, d Doc) string {
+	switch {
+	case strings.HasPrefix(d.Work, "fr/") || d.Designation != "" || strings.Contains(canon, "gazette") || strings.Contains(canon, "/irb/"):
+		return "gazette"
+	case d.Work != "" && !strings.HasPrefix(d.Work, "irs/") && !strings.HasPrefix(d.Work, "cra/") && strings.Contains(d.Work, "/") && !strings.Contains(d.Work, "{year}"):
+		return "legislation"
+	case strings.Contains(canon, "legislation") || strings.Contains(canon, "/laws/") || strings.Contains(canon, "statute") || strings.Contains(canon, "/acts/"):
+		return "legislation"
+	case strings.HasSuffix(canon, ".pdf") && (strings.Contains(canon, "instruction") || strings.Contains(canon, "forms") || strings.Contains(canon, "irs-pdf")):
+		return "tax-table"
+	}
+	return "rates-page"
+}
+
+func guessJurisdiction(host string) string {
+	switch {
+	case strings.HasSuffix(host, ".uk") || strings.HasSuffix(host, ".scot") || strings.HasSuffix(host, ".wales"):
+		return "uk"
+	case strings.HasSuffix(host, ".nz"):
+		return "nz"
+	case strings.HasSuffix(host, ".ca"):
+		return "ca"
+	case strings.HasSuffix(host, ".gov") || strings.HasSuffix(host, ".us") || strings.HasSuffix(host, "cornell.edu"):
+		return "us"
+	}
+	return "xx"
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// suggestID makes an id from the jurisdiction and the title (else the URL's
+// last path segment), at most 60 characters, cut at a dash.
+func suggestID(jurisdiction, title, u string) string {
+	base := title
+	if base == "" {
+		base = strings.TrimSuffix(u, "/")
+		base = base[strings.LastIndex(base, "/")+1:]
+	}
+	slug := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(base), "-"), "-")
+	slug = strings.TrimPrefix(slug, jurisdiction+"-")
+	id := jurisdiction + "-" + slug
+	if len(id) > 60 {
+		id = id[:60]
+		if i := strings.LastIndex(id, "-"); i > len(jurisdiction) {
+			id = id[:i]
+		}
+	}
+	return strings.TrimRight(id, "-")
+}
+
+// SuggestYAML renders suggestions as manifest entries to paste under
+// `sources:`, each after a comment saying what cites it.
+func SuggestYAML(ss []Suggestion) string {
+	var b strings.Builder
+	for _, s := range ss {
+		fmt.Fprintf(&b, "  # cited by %d file(s), %d reference(s)", s.Files, s.References)
+		if len(s.Cited) > 1 {
+			fmt.Fprintf(&b, ", as %d URLs", len(s.Cited))
+		}
+		if !s.Official {
+			b.WriteString("; not an authority's own host: check it is an official source")
+		}
+		if s.Why != "" {
+			fmt.Fprintf(&b, "; %s", s.Why)
+		}
+		fmt.Fprintf(&b, "\n  - id: %s\n    url: %s\n    kind: %s\n    title: %s\n\n", s.ID, s.URL, s.Kind, yamlString(s.Title))
+	}
+	return b.String()
+}
+
+func yamlString(s string) string {
+	if s == "" {
+		return `""`
+	}
+	if strings.ContainsAny(s, ":#'\"{}[],&*!|>%@`\n\t") || strings.TrimSpace(s) != s {
+		return fmt.Sprintf("%q", s)
+	}
+	return s
+}
