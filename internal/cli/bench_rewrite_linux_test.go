@@ -49,30 +49,8 @@ func BenchmarkRunRecordsRewrite(b *testing.B) {
 	run := func() (wall time.Duration, self, tree int64) {
 		cmd := w.runCmd(bin)
 		start := time.Now()
-		if err := cmd.Start(); err != nil {
-			b.Fatal(err)
-		}
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			for {
-				if hwm := vmHWM(cmd.Process.Pid); hwm > self {
-					self = hwm
-				}
-				select {
-				case <-time.After(time.Millisecond):
-				case <-done:
-					return
-				}
-			}
-		}()
-		err := cmd.Wait()
-		wall = time.Since(start)
-		done <- struct{}{}
-		if err != nil {
-			b.Fatalf("run: %v", err)
-		}
-		return wall, self, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+		end, self, tree := runPeak(b, cmd)
+		return end.Sub(start), self, tree
 	}
 	run() // the first copy: held, its text derived
 	var wall, diffWall time.Duration
@@ -105,6 +83,38 @@ func rewriteText(n, version int) []byte {
 			i, version, (i*7+version)%40, (i+version)%10, strings.Repeat("ab", 10+(i*31+version*17)%15))
 	}
 	return []byte(b.String())
+}
+
+// runPeak runs cmd and returns when it exited, its own peak RSS (VmHWM,
+// read every millisecond while it runs) and the peak RSS of its largest
+// process, itself or a child (from wait4), in bytes. A failed run fails b.
+func runPeak(b *testing.B, cmd *exec.Cmd) (end time.Time, self, tree int64) {
+	b.Helper()
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			if hwm := vmHWM(cmd.Process.Pid); hwm > self {
+				self = hwm
+			}
+			select {
+			case <-time.After(time.Millisecond):
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	end = time.Now()
+	done <- struct{}{}
+	<-done
+	if err != nil {
+		b.Fatalf("run: %v", err)
+	}
+	return end, self, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 }
 
 // vmHWM is the peak resident set size of process pid so far, in bytes;

@@ -13,27 +13,26 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 )
 
 type ciOptions struct {
 	paths
-	Shard       string
-	Only        string
-	DryRun      bool
-	NoPublish   bool
-	MaxDuration time.Duration
-	RunID       string
-	Holder      string
-	PushEvery   time.Duration // how often ledgers are pushed during a run
-	Margin      time.Duration // how long before its lease expires a run stops sending
-	Clock       clock.Clock
-	Tick        time.Duration // runOptions.Tick
-	HTTPClient  *http.Client  // for git and the GitHub API; nil: default
-	IO          IO
+	// Limits is handed to the cycle as it is: Only, DryRun, MaxDuration,
+	// RunID and Clock are the command's; the cycle sets the rest.
+	pipeline.Limits
+	Shard      string
+	NoPublish  bool
+	Holder     string
+	PushEvery  time.Duration // how often ledgers are pushed during a run
+	Margin     time.Duration // how long before its lease expires a run stops sending
+	Tick       time.Duration // runOptions.Tick
+	HTTPClient *http.Client  // for git and the GitHub API; nil: default
+	IO         IO
 }
 
 func cmdCI(ctx context.Context, io IO, args []string) error {
-	opts := ciOptions{IO: io, Clock: clock.Real{}, Tick: time.Second, PushEvery: 5 * time.Minute, Margin: 5 * time.Minute}
+	opts := ciOptions{IO: io, Limits: pipeline.Limits{Clock: clock.Real{}}, Tick: time.Second, PushEvery: 5 * time.Minute, Margin: 5 * time.Minute}
 	fs := newFlags("ci", "[flags]", io)
 	opts.register(fs, "manifests", "snapshots", "reports", "state")
 	fs.StringVar(&opts.Shard, "shard", "1/1", "`K/N`: fetch only the hosts of shard K of N (one lease per shard)")
@@ -89,10 +88,9 @@ func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle
 	}
 	return cycle.Options{
 		Set: set, Snapshots: opts.Snapshots, Reports: opts.Reports, State: opts.State,
-		Shard: shard, RunID: opts.RunID, Holder: opts.Holder, Only: opts.Only,
-		MaxDuration: opts.MaxDuration, Margin: opts.Margin, PushEvery: opts.PushEvery,
-		DryRun: opts.DryRun, NoPublish: opts.NoPublish,
-		Clock:  opts.Clock,
+		Limits: opts.Limits,
+		Shard:  shard, Holder: opts.Holder,
+		Margin: opts.Margin, PushEvery: opts.PushEvery, NoPublish: opts.NoPublish,
 		Remote: remote,
 		GitHub: gh, Links: cfg,
 		// A message may quote halt.json's reason, which may hold newlines.

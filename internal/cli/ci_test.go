@@ -18,6 +18,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
@@ -45,7 +46,7 @@ func newPipelineRepo(t *testing.T) *pipelineRepo {
 func (p *pipelineRepo) ci(w *workspace, runID string, extra ...func(*ciOptions)) int {
 	w.t.Helper()
 	opts := ciOptions{
-		paths: w.paths, Shard: "1/1", MaxDuration: time.Minute, RunID: runID, Holder: "test/" + runID,
+		paths: w.paths, Shard: "1/1", Limits: pipeline.Limits{MaxDuration: time.Minute, RunID: runID}, Holder: "test/" + runID,
 		PushEvery: time.Hour, Margin: 5 * time.Second,
 		IO: IO{Out: &w.out, Err: &w.out, Getenv: func(k string) string { return p.env[k] }},
 	}

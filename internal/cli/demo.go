@@ -17,6 +17,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/demo"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/sign"
@@ -111,7 +112,7 @@ func runDemo(ctx context.Context, opts demoOptions) error {
 			fmt.Fprintf(w, "Run 1's reports and snapshots are committed to main in %s. Between the runs the budget page's basic-rate band changes; the forms page only gets a new token.\n\n", repoDir)
 		}
 		fmt.Fprintf(w, "── run %d ──\n", i)
-		err := runRun(ctx, runOptions{paths: p, MaxDuration: 20 * time.Second, Tick: time.Second, RunID: fmt.Sprintf("demo-%d", i), IO: IO{Out: w, Err: w, Getenv: env}})
+		err := runRun(ctx, runOptions{paths: p, Limits: pipeline.Limits{MaxDuration: 20 * time.Second, RunID: fmt.Sprintf("demo-%d", i)}, Tick: time.Second, IO: IO{Out: w, Err: w, Getenv: env}})
 		if code := exitCode(err); code != ExitOK && code != ExitFailures {
 			return err // failures are the demo's point; anything else is not
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 )
 
@@ -164,7 +165,7 @@ func must(t testing.TB, err error) {
 // run runs `taxkernelbot run` in the workspace and returns its exit code.
 func (w *workspace) run(ctx context.Context, extra ...func(*runOptions)) int {
 	w.t.Helper()
-	opts := runOptions{paths: w.paths, MaxDuration: time.Minute, Clock: w.clock, RunID: "test", IO: IO{Out: &w.out, Err: &w.out, Getenv: func(string) string { return "" }}}
+	opts := runOptions{paths: w.paths, Limits: pipeline.Limits{MaxDuration: time.Minute, Clock: w.clock, RunID: "test"}, IO: IO{Out: &w.out, Err: &w.out, Getenv: func(string) string { return "" }}}
 	for _, f := range extra {
 		f(&opts)
 	}

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 )
 
@@ -31,7 +32,7 @@ func TestNoNetworkBlamesNoSite(t *testing.T) {
 		src{"t-a", "https://www.example.gov/rates", ""},
 		src{"t-b", "https://tax.example.org/table.pdf", ""},
 		src{"t-c", "https://tax.example.org/schedule.pdf", ""})
-	err := runRun(ctx, runOptions{paths: w.paths, RunID: "test", Resolver: offline(),
+	err := runRun(ctx, runOptions{paths: w.paths, Limits: pipeline.Limits{RunID: "test"}, Resolver: offline(),
 		IO: IO{Out: &w.out, Err: &w.out, Getenv: func(string) string { return "" }}})
 	if code := exitCode(err); code != 3 {
 		t.Errorf("exit %d (%v), want 3", code, err)

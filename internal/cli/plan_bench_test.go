@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 )
 
 // BenchmarkDryRunBesideValidate measures `run --dry-run` beside
@@ -37,8 +38,10 @@ func BenchmarkDryRunBesideValidate(b *testing.B) {
 				}
 				mid := time.Now()
 				opts := runOptions{
-					paths: p, DryRun: true, MaxDuration: 50 * time.Minute, IO: quiet,
-					Clock: clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
+					paths: p, IO: quiet, Limits: pipeline.Limits{
+						DryRun: true, MaxDuration: 50 * time.Minute,
+						Clock: clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
+					},
 				}
 				if err := runRun(ctx, opts); err != nil {
 					b.Fatal(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/escape/escapetest"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 )
 
 // slowPolicy spaces requests 12 s apart: each wait is longer than the 10 s
@@ -99,7 +100,7 @@ func TestProgressTerminalRun(t *testing.T) {
 	// The run recorded a failure: the error, printed after as the last
 	// line, says where the report is too.
 	var out bytes.Buffer
-	err := runRun(context.Background(), runOptions{paths: w.paths, MaxDuration: time.Minute, Clock: w.clock, IO: IO{Out: &out, Err: &out}})
+	err := runRun(context.Background(), runOptions{paths: w.paths, Limits: pipeline.Limits{MaxDuration: time.Minute, Clock: w.clock}, IO: IO{Out: &out, Err: &out}})
 	if exitCode(err) != ExitFailures || !strings.Contains(fmt.Sprint(err), "the report is "+filepath.Join(w.Reports, "coverage.md")) {
 		t.Errorf("run with a failure: exit %d, error %q; want 1 and where the report is", exitCode(err), err)
 	}

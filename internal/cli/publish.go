@@ -7,6 +7,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/cycle"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 )
 
 type publishOptions struct {
@@ -39,7 +40,7 @@ func runPublish(ctx context.Context, opts publishOptions) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
-	co, err := cycleOptions(ctx, ciOptions{paths: opts.paths, Clock: opts.Clock, HTTPClient: opts.HTTPClient, IO: opts.IO, RunID: defaultRunID(opts.IO.Getenv, opts.Clock.Now())}, lease.All)
+	co, err := cycleOptions(ctx, ciOptions{paths: opts.paths, Limits: pipeline.Limits{Clock: opts.Clock, RunID: defaultRunID(opts.IO.Getenv, opts.Clock.Now())}, HTTPClient: opts.HTTPClient, IO: opts.IO}, lease.All)
 	if err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"net"
 	"time"
 
-	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
@@ -15,29 +14,19 @@ import (
 
 type runOptions struct {
 	paths
-	Only        string
-	MaxDuration time.Duration
-	DryRun      bool
+	// Limits is handed to the session as it is: Only, MaxDuration,
+	// DryRun, RunID and Clock come from the flags (and tests).
+	pipeline.Limits
 	// JSON prints a dry run's plan as one dryRunPlan on stdout.
 	JSON bool
 	// Terminal shows the live view even when IO.Err is not a terminal.
 	Terminal bool
 	// Tick is how often the progress is refreshed while every host waits
 	// (a second, on the wall clock); 0: only as the run's events come.
-	Tick  time.Duration
-	RunID string
-	Clock clock.Clock
-	IO    IO
+	Tick time.Duration
+	IO   IO
 	// Resolver looks up the hosts' names; nil is the system's.
 	Resolver *net.Resolver
-
-	// Set by `ci`: the hosts of its shard, the budget its lease reserved,
-	// and the time its lease lets it send until.
-	Hosts    func(host string) bool
-	Spent    func(host, day string) (int, error)
-	Deadline time.Time
-	// AfterRequest is called after each request the run completes.
-	AfterRequest func()
 }
 
 func cmdRun(ctx context.Context, io IO, args []string) error {
@@ -72,9 +61,7 @@ func (opts runOptions) session() session.Options {
 		Dirs:   opts.dirs(),
 		Output: runOutput(opts.IO, opts.Terminal, opts.Tick),
 		Load:   func() (*manifest.Set, error) { return loadManifests(opts.Manifests, opts.IO) },
-		Only:   opts.Only, MaxDuration: opts.MaxDuration, DryRun: opts.DryRun,
-		RunID: opts.RunID, Clock: opts.Clock, Resolver: opts.Resolver,
-		Hosts: opts.Hosts, Spent: opts.Spent, Deadline: opts.Deadline, AfterRequest: opts.AfterRequest,
+		Limits: opts.Limits, Resolver: opts.Resolver,
 	}
 	if opts.JSON {
 		// Stdout is the plan's alone: the manifests' annotations go to

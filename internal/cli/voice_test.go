@@ -3,6 +3,8 @@ package cli
 import (
 	"strings"
 	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 )
 
 // Only the bot's own fetch workflow speaks as the bot: a clone run
@@ -46,7 +48,7 @@ func TestOnlyTheBotSpeaksAsTheBot(t *testing.T) {
 			getenv := func(k string) string { return tt.env[k] }
 			// No network: a run that gets past the identity check stops at
 			// the network check, having sent nothing either way.
-			err := runRun(ctx, runOptions{paths: w.paths, RunID: "test", Resolver: offline(),
+			err := runRun(ctx, runOptions{paths: w.paths, Limits: pipeline.Limits{RunID: "test"}, Resolver: offline(),
 				IO: IO{Out: &w.out, Err: &w.out, Getenv: getenv}})
 			switch code := exitCode(err); {
 			case tt.sends && code != 3:

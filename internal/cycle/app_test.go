@@ -13,6 +13,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 )
 
 // TestAppTokensOutliveAnHour: with a GitHub App's id and key, a run that
@@ -40,11 +41,11 @@ func TestAppTokensOutliveAnHour(t *testing.T) {
 	o.Remote.Password, o.Remote.Token = "", gh.Token
 	o.MaxDuration = 4 * time.Hour
 	run := r.runner(&o)
-	o.Run = func(ctx context.Context, lim Limits) error {
+	o.Run = func(ctx context.Context, lim pipeline.Limits) error {
 		progress := lim.Progress
-		lim.Progress = func() { // each document takes 40 minutes to come
+		lim.Progress = func(r pipeline.Result) { // each document takes 40 minutes to come
 			clk.Advance(40 * time.Minute)
-			progress()
+			progress(r)
 		}
 		return run(ctx, lim)
 	}

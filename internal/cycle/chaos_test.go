@@ -20,6 +20,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -278,16 +279,16 @@ func (w *chaos) cycle(shard string, rr *rerun, depth int) {
 	killedAt := ""
 	switch x := w.rng.IntN(100); {
 	case x < 3: // killed just after taking the lease
-		o.Run = func(context.Context, Limits) error { panic(killed{"after the lease"}) }
+		o.Run = func(context.Context, pipeline.Limits) error { panic(killed{"after the lease"}) }
 	case x < 6: // killed mid-fetch, after some requests
 		after := 1 + w.rng.IntN(3)
-		o.Run = func(ctx context.Context, lim Limits) error {
+		o.Run = func(ctx context.Context, lim pipeline.Limits) error {
 			n, progress := 0, lim.Progress
-			lim.Progress = func() {
+			lim.Progress = func(r pipeline.Result) {
 				if n++; n == after {
 					panic(killed{"mid-fetch"})
 				}
-				progress()
+				progress(r)
 			}
 			return run(ctx, lim)
 		}
@@ -296,7 +297,7 @@ func (w *chaos) cycle(shard string, rr *rerun, depth int) {
 		o.GitHub = &hooked{PullRequests: o.GitHub, at: killedAt, do: func() { panic(killed{"publishing"}) }}
 	case x < 13 && rr == nil: // the final push fails
 		fail = true
-		o.Run = func(ctx context.Context, lim Limits) error {
+		o.Run = func(ctx context.Context, lim pipeline.Limits) error {
 			err := run(ctx, lim)
 			r.git.FailPushes(o.PushAttempts)
 			return err

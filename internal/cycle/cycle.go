@@ -18,6 +18,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/session"
 )
 
@@ -49,27 +50,14 @@ func cannot(format string, args ...any) error {
 	return fmt.Errorf("%w: %w", ErrCannotRun, fmt.Errorf(format, args...))
 }
 
-// Limits is what the cycle asks of one fetch run.
-type Limits struct {
-	DryRun bool
-	// Hosts the run may send to (its shard); nil: all.
-	Hosts func(host string) bool
-	// Spent, for the gates: what each host has already spent today, so that
-	// the run sends at most its lease's reservation.
-	Spent func(host, day string) (int, error)
-	// Deadline: no dispatch after it (the lease's expiry less a margin).
-	Deadline time.Time
-	// Progress is called after each request the run completes; the cycle
-	// pushes the ledgers from it when PushEvery has passed.
-	Progress func()
-}
-
 // Runner performs one fetch run in the state directory with the limits
-// given, and saves the state, the index and the reports, also when
+// given (the cycle's own, with the hosts of its shard and, unless it is a
+// dry run, the budget its lease reserved, the time the lease lets it send
+// until and a Progress that pushes the ledgers), and saves the state, the index and the reports, also when
 // interrupted. Its error is returned by Run as it is (exit codes of a run
 // belong to the run). It is a seam for tests: the cycle's run is
 // session.Run.
-type Runner func(ctx context.Context, lim Limits) error
+type Runner func(ctx context.Context, lim pipeline.Limits) error
 
 // PullRequests is the part of the GitHub API a cycle uses; *github.Client
 // is the real one.
@@ -91,22 +79,21 @@ type Options struct {
 	Set                       *manifest.Set
 	Snapshots, Reports, State string // the local store, reports and state directories
 
-	Shard         lease.Shard
-	RunID, Holder string
-	// MaxDuration bounds the run; Margin is how long before its lease
-	// expires a run stops sending (the longest request plus clock skew).
-	MaxDuration, Margin time.Duration
+	// Limits bound the fetch run. Hosts, Spent, Deadline and Progress
+	// are the cycle's own, set from its shard and its lease.
+	pipeline.Limits
+	Shard  lease.Shard
+	Holder string
+	// Margin is how long before its lease expires a run stops sending
+	// (the longest request plus clock skew).
+	Margin time.Duration
 	// PushEvery: the ledgers are pushed during a run this often, so a
 	// runner that dies loses at most that much of the record.
 	PushEvery time.Duration
 	// PushAttempts: how many times the final push is tried (default 4).
 	PushAttempts int
-	// Only limits the run to one source id or one jurisdiction.
-	Only      string
-	DryRun    bool
-	NoPublish bool
+	NoPublish    bool
 
-	Clock  clock.Clock
 	Remote gitstore.Remote
 	GitHub PullRequests
 	Links  github.Config // where blobs and the workflow run are linked from
@@ -269,7 +256,9 @@ func (c *Cycle) fetch(ctx context.Context, out *Outcome) (runErr, err error) {
 		return nil, cannot("carry the blobs of %s: %v", BotBranch, explainGit(err))
 	}
 	if c.o.DryRun {
-		return c.run(ctx, Limits{DryRun: true, Hosts: c.o.Shard.Owns}), nil
+		lim := c.o.Limits
+		lim.Hosts = c.o.Shard.Owns
+		return c.run(ctx, lim), nil
 	}
 	if halted != "" {
 		c.note("no request this run: %s", halted)
@@ -287,12 +276,12 @@ func (c *Cycle) fetch(ctx context.Context, out *Outcome) (runErr, err error) {
 	}
 	c.logf("lease %s taken until %s for %d host(s)", c.o.Shard.Name(), c.lease.Expires.UTC().Format(time.RFC3339), len(c.lease.Reservations))
 	c.lastPush = c.o.Clock.Now()
-	runErr = c.run(ctx, Limits{
-		Hosts:    c.o.Shard.Owns,
-		Spent:    c.lease.GateSpent(func(host string) int { return c.o.Set.Host(host).DailyCap }),
-		Deadline: c.lease.StopBy(c.o.Margin),
-		Progress: func() { c.pushIfDue(ctx) },
-	})
+	lim := c.o.Limits
+	lim.Hosts = c.o.Shard.Owns
+	lim.Spent = c.lease.GateSpent(func(host string) int { return c.o.Set.Host(host).DailyCap })
+	lim.Deadline = c.lease.StopBy(c.o.Margin)
+	lim.Progress = func(pipeline.Result) { c.pushIfDue(ctx) }
+	runErr = c.run(ctx, lim)
 	c.pushing.Lock()
 	//lint:ignore SA2001 taking the lock is how to wait for a push under way
 	c.pushing.Unlock()
@@ -310,16 +299,14 @@ func (c *Cycle) fetch(ctx context.Context, out *Outcome) (runErr, err error) {
 
 // run is the fetch run: o.Run when set, else a session in the cycle's
 // directories.
-func (c *Cycle) run(ctx context.Context, lim Limits) error {
+func (c *Cycle) run(ctx context.Context, lim pipeline.Limits) error {
 	if c.o.Run != nil {
 		return c.o.Run(ctx, lim)
 	}
 	_, err := session.Run(ctx, session.Options{
 		Dirs:   session.Dirs{Snapshots: c.o.Snapshots, Reports: c.o.Reports, State: c.o.State},
 		Output: c.o.Output,
-		Set:    c.o.Set, Only: c.o.Only, MaxDuration: c.o.MaxDuration, DryRun: lim.DryRun,
-		RunID: c.o.RunID, Clock: c.o.Clock,
-		Hosts: lim.Hosts, Spent: lim.Spent, Deadline: lim.Deadline, AfterRequest: lim.Progress,
+		Set:    c.o.Set, Limits: lim,
 	})
 	if err != nil && !errors.Is(err, session.ErrFailures) && !errors.Is(err, session.ErrInterrupted) {
 		// Said now, not only at the end: the cycle pushes the ledgers

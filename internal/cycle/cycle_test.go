@@ -17,6 +17,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -353,7 +354,7 @@ func TestVanishedCacheBranchHaltsUntilTomorrow(t *testing.T) {
 		o, log := r.options("1/1")
 		ran := false
 		run := r.runner(&o)
-		o.Run = func(ctx context.Context, lim Limits) error { ran = ran || !lim.DryRun; return run(ctx, lim) }
+		o.Run = func(ctx context.Context, lim pipeline.Limits) error { ran = ran || !lim.DryRun; return run(ctx, lim) }
 		summary := filepath.Join(t.TempDir(), "summary.md")
 		o.StepSummary = summary
 		if _, err := Run(context.Background(), o); err != nil {
@@ -385,7 +386,7 @@ func TestFailedFinalPushIsKeptForTheRerun(t *testing.T) {
 	o.Run, o.RunID, o.PushAttempts, o.NoPublish = r.runner(&o), "555-1", 3, true
 	var pushesBefore int
 	run := o.Run
-	o.Run = func(ctx context.Context, lim Limits) error {
+	o.Run = func(ctx context.Context, lim pipeline.Limits) error {
 		err := run(ctx, lim)
 		pushesBefore = r.git.Pushes(repoName)
 		r.git.FailPushes(3)
@@ -674,7 +675,7 @@ func TestUnindexedBlobIsNeverProposed(t *testing.T) {
 	o, log := r.options("1/1")
 	run := r.runner(&o)
 	var stray store.Sum
-	o.Run = func(ctx context.Context, lim Limits) error {
+	o.Run = func(ctx context.Context, lim pipeline.Limits) error {
 		s, err := store.Open(o.Snapshots)
 		must(t, err)
 		stray, _, err = s.Put(ctx, strings.NewReader("half a document from a killed run"))
@@ -793,7 +794,7 @@ func TestLedgerPushesAcrossShardsStayUnderGitHubsRate(t *testing.T) {
 	const shards = 12
 	perMinute := map[int64]int{}
 	for k := 1; k <= shards; k++ {
-		c := &Cycle{o: Options{RunID: "900-1", PushEvery: 5 * time.Minute, Shard: lease.Shard{K: k, N: shards}}}
+		c := &Cycle{o: Options{Limits: pipeline.Limits{RunID: "900-1"}, PushEvery: 5 * time.Minute, Shard: lease.Shard{K: k, N: shards}}}
 		at, pushes := time.Duration(0), 0
 		for at += c.pushGap(); at < time.Hour; at += c.pushGap() {
 			perMinute[int64(at/time.Minute)]++

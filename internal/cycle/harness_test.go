@@ -23,6 +23,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -117,7 +118,7 @@ func must(t testing.TB, err error) {
 // runner is a fetch run in the repo's world: one dispatch per source of
 // its shard, each document stored and indexed, as the real run does it.
 func (r *repo) runner(o *Options) Runner {
-	return func(ctx context.Context, lim Limits) error {
+	return func(ctx context.Context, lim pipeline.Limits) error {
 		if lim.DryRun {
 			return nil
 		}
@@ -177,7 +178,7 @@ func (r *repo) runner(o *Options) Runner {
 			must(r.t, led.Append(ledger.Line{Event: ledger.Result, Time: now, Host: src.Host, URL: src.URL, Source: src.ID, RunID: o.RunID, Status: ss.HTTPStatus}))
 			clk.Advance(time.Second)
 			if lim.Progress != nil {
-				lim.Progress()
+				lim.Progress(pipeline.Result{})
 			}
 		}
 		must(r.t, st.Save(o.State))
@@ -199,9 +200,9 @@ func (r *repo) options(shard string) (Options, *bytes.Buffer) {
 	o := Options{
 		Set:       r.manifests(filepath.Join(dir, "manifests")),
 		Snapshots: filepath.Join(dir, "snapshots"), Reports: filepath.Join(dir, "reports"), State: filepath.Join(dir, "state"),
-		Shard: sh, RunID: fmt.Sprintf("%d-1", 100+r.run), Holder: fmt.Sprintf("runner/%d", r.run),
-		MaxDuration: 30 * time.Minute, Margin: time.Minute, PushEvery: 5 * time.Minute,
-		Clock:  clock.NewFake(r.now),
+		Limits: pipeline.Limits{RunID: fmt.Sprintf("%d-1", 100+r.run), MaxDuration: 30 * time.Minute, Clock: clock.NewFake(r.now)},
+		Shard:  sh, Holder: fmt.Sprintf("runner/%d", r.run),
+		Margin: time.Minute, PushEvery: 5 * time.Minute,
 		Remote: gitstore.Remote{URL: r.git.URL + "/" + repoName, Username: "x-access-token", Password: "tok"},
 		Links:  r.cfg,
 		Log:    &log,

@@ -73,10 +73,9 @@ func plan(_ context.Context, o Options) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	due := pipeline.Due(pipeline.Options{
-		Set: o.Set, Store: store.ReadOnly(o.Snapshots), State: st,
-		Clock: o.Clock, Only: o.Only, Hosts: o.Shard.Owns,
-	})
+	lim := o.Limits
+	lim.Hosts = o.Shard.Owns
+	due := pipeline.Due(pipeline.Options{Set: o.Set, Store: store.ReadOnly(o.Snapshots), State: st, Limits: lim})
 	hosts := make([]string, len(due))
 	for i, p := range due {
 		hosts[i] = p.Host

@@ -139,7 +139,7 @@ func TestScriptedMonth(t *testing.T) {
 	for d := 0; d < 30; d++ {
 		day.Store(int64(d))
 		if _, err := Run(t.Context(), Options{
-			Set: set, Store: st, Index: ix, Ledger: led, State: sta, HTTP: client, Clock: clk,
+			Set: set, Store: st, Index: ix, Ledger: led, State: sta, HTTP: client, Limits: Limits{Clock: clk},
 			Log: func(host, msg string) { // called by the hosts at once
 				logMu.Lock()
 				logs = append(logs, msg)
@@ -271,7 +271,7 @@ func TestFailedChecksCount(t *testing.T) {
 	var got []int
 	for d := range 4 {
 		ok.Store(d == 3)
-		if _, err := Run(t.Context(), Options{Set: set, Store: st, Index: store.NewIndex(), Ledger: led, State: sta, HTTP: client, Clock: clk}); err != nil {
+		if _, err := Run(t.Context(), Options{Set: set, Store: st, Index: store.NewIndex(), Ledger: led, State: sta, HTTP: client, Limits: Limits{Clock: clk}}); err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, sta.Source("xx-doc").FailedChecks)

@@ -38,25 +38,13 @@ type Options struct {
 	State  *state.State
 	HTTP   Fetcher
 
-	Clock clock.Clock // default clock.Real
+	Limits
 	// NewRand returns the randomness of one host's gate; default a PCG
 	// seeded from the runtime's random source. The hosts' goroutines call
 	// it at once: it must be safe for concurrent use.
 	NewRand func() gate.Rand
-	// Only limits the run to one source id or one jurisdiction.
-	Only string
-	// Deadline: a host whose next wait would end after it is deferred.
-	Deadline time.Time
-	RunID    string
-	// Spent returns the dispatches already spent on host on a UTC day
-	// ("YYYY-MM-DD"); default: the ledger's dispatch lines.
-	Spent func(host, day string) (int, error)
-	// Hosts, when set, limits the run to the hosts it accepts (sharding).
-	Hosts func(host string) bool
 	// Log receives one line per host event; it may be called concurrently.
 	Log func(host, msg string)
-	// Progress, when set, receives the counts each time they change.
-	Progress func(Result)
 	// SourceDone, when set, is called once each source's turn is over,
 	// whatever its outcome: its state and its index entries are final for
 	// the run, so what is made of them can be written while the hosts

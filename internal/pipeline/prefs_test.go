@@ -69,7 +69,7 @@ func runSignals(t *testing.T, robotsTxt string, headers map[string]http.Header, 
 	t.Cleanup(func() { led.Close() })
 	r.ix, r.sta = store.NewIndex(), state.New()
 	_, err = Run(t.Context(), Options{
-		Set: set, Store: st, Index: r.ix, Ledger: led, State: r.sta, Clock: r.clk,
+		Set: set, Store: st, Index: r.ix, Ledger: led, State: r.sta, Limits: Limits{Clock: r.clk},
 		HTTP: fetch.New(fetch.Config{UserAgent: "TaxKernelBot/1.0", AllowPrivate: true}),
 		Log: func(_, msg string) {
 			r.mu.Lock()

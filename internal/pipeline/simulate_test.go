@@ -41,8 +41,10 @@ func simSet(t testing.TB, n, hosts int, policy string) *manifest.Set {
 func simOptions(t testing.TB, set *manifest.Set) Options {
 	return Options{
 		Set: set, Store: store.ReadOnly(t.TempDir()), State: state.New(),
-		Clock:    clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
-		Deadline: time.Date(2026, 11, 30, 12, 50, 0, 0, time.UTC),
+		Limits: Limits{
+			Clock:    clock.NewFake(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)),
+			Deadline: time.Date(2026, 11, 30, 12, 50, 0, 0, time.UTC),
+		},
 	}
 }
 

@@ -95,7 +95,7 @@ func (r *textRig) serve(id string, d servedDoc) {
 func (r *textRig) run() *report.Report {
 	r.t.Helper()
 	if _, err := Run(r.t.Context(), Options{
-		Set: r.set, Store: r.st, Index: r.ix, Ledger: r.led, State: r.sta, HTTP: r.http, Clock: r.clk,
+		Set: r.set, Store: r.st, Index: r.ix, Ledger: r.led, State: r.sta, HTTP: r.http, Limits: Limits{Clock: r.clk},
 		Log: func(host, msg string) { // called concurrently
 			r.mu.Lock()
 			r.logs = append(r.logs, msg)

@@ -14,24 +14,32 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
-// BenchmarkSaveAtRunEnd is what a first run of 1,000 sources on 50 hosts
-// does after its last answer (save): the ledger closed, the index, the
-// state, the reports and the pages written, with every source's feed
-// written while the run waited but the last of each host's.
+// BenchmarkSaveAtRunEnd is what a first run of 1,000 sources does after
+// its last answer (save): the ledger closed, the index, the state, the
+// reports and the pages written, with every source's feed written while
+// the run waited but the last of each host's. On 50 hosts × 20 documents
+// that leaves 50 feeds to the end; on 1,000 hosts × 1 (a wide run, whose
+// hosts all end at once) every feed.
 //
 //	go test -run '^$' -bench SaveAtRunEnd -benchmem ./internal/session
 func BenchmarkSaveAtRunEnd(b *testing.B) {
-	const hosts, docs = 50, 20
+	for _, shape := range [][2]int{{50, 20}, {1000, 1}} {
+		b.Run(fmt.Sprintf("%dx%d", shape[0], shape[1]), func(b *testing.B) { saveAtRunEnd(b, shape[0], shape[1]) })
+	}
+}
+
+func saveAtRunEnd(b *testing.B, hosts, docs int) {
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	var ids []string
 	var sources [][2]string
 	for h := range hosts {
 		for d := range docs {
-			id := fmt.Sprintf("test-h%02d-%02d", h, d)
+			id := fmt.Sprintf("test-h%04d-%02d", h, d)
 			ids = append(ids, id)
 			sources = append(sources, [2]string{id, fmt.Sprintf("http://127.0.0.1:%d/doc%d", 10000+h, d)})
 		}
@@ -44,7 +52,7 @@ func BenchmarkSaveAtRunEnd(b *testing.B) {
 		run := b.TempDir()
 		o := Options{
 			Dirs: Dirs{Snapshots: filepath.Join(run, "snapshots"), Reports: filepath.Join(run, "reports"), State: filepath.Join(run, "state")},
-			Set:  set, Clock: clk,
+			Set:  set, Limits: pipeline.Limits{Clock: clk},
 		}
 		st, ix := state.New(), store.NewIndex()
 		put := func(i int) {
@@ -54,7 +62,7 @@ func BenchmarkSaveAtRunEnd(b *testing.B) {
 			ix.Add(id, store.Entry{SHA256: sum, Size: 15, ContentType: "text/plain; charset=utf-8", FinalURL: set.Sources[i].URL, FirstSeen: "2026-12-01", Status: 200, Fetched: now.Format(time.RFC3339),
 				Header: map[string]string{"Content-Type": "text/plain; charset=utf-8", "Date": now.Format(time.RFC1123)}}, "")
 		}
-		var lines [hosts]strings.Builder
+		lines := make([]strings.Builder, hosts)
 		for i, src := range set.Sources {
 			put(i)
 			for _, e := range []string{ledger.Dispatch, ledger.Result} {

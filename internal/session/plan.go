@@ -59,14 +59,12 @@ func onlyHint(set *manifest.Set, only string) string {
 // not wait, so the plan is what the run does when every server answers
 // as usual.
 func printPlan(ctx context.Context, opts Options, set *manifest.Set, st *state.State, s *store.Store) error {
-	spent := opts.Spent
-	if spent == nil {
-		spent = ledgerSpent(opts.LedgerDir())
+	lim := opts.Limits
+	if lim.Spent == nil {
+		lim.Spent = ledgerSpent(opts.LedgerDir())
 	}
-	plans, err := pipeline.Simulate(ctx, pipeline.Options{
-		Set: set, Store: s, State: st, Clock: opts.Clock, Only: opts.Only,
-		Deadline: deadline(opts), Hosts: opts.Hosts, Spent: spent,
-	})
+	lim.Deadline = deadline(opts)
+	plans, err := pipeline.Simulate(ctx, pipeline.Options{Set: set, Store: s, State: st, Limits: lim})
 	if err != nil {
 		return cannotRun("plan: %w", err)
 	}

@@ -66,31 +66,17 @@ type Options struct {
 	Set  *manifest.Set
 	Load func() (*manifest.Set, error)
 
-	// Only limits the run to one source id or one jurisdiction.
-	Only string
-	// MaxDuration: no dispatch after this long; hosts that would wait
-	// past it are deferred.
-	MaxDuration time.Duration
-	// DryRun plans and prints what would be requested, without a request
-	// or a write.
-	DryRun bool
+	// Limits bound the run and hear of it; the cycle sets the hosts of its
+	// shard, the budget its lease reserved, the time its lease lets it
+	// send until, and a Progress that pushes the ledgers.
+	pipeline.Limits
 	// Plan, when set, is handed a dry run's plan, host by host, instead
 	// of the plan being printed on Out (`run --dry-run --json`).
-	Plan  func(set *manifest.Set, plans []pipeline.HostPlan) error
-	RunID string      // written into ledger lines
-	Clock clock.Clock // default clock.Real
+	Plan func(set *manifest.Set, plans []pipeline.HostPlan) error
 	// Resolver looks up the hosts' names, for the requests and for the
 	// check that the runner is online before the run sends anything; nil
 	// is the system's.
 	Resolver *net.Resolver
-
-	// Set by the cycle: the hosts of its shard, the budget its lease
-	// reserved, and the time its lease lets it send until.
-	Hosts    func(host string) bool
-	Spent    func(host, day string) (int, error)
-	Deadline time.Time
-	// AfterRequest is called after each request the run completes.
-	AfterRequest func()
 }
 
 // Result is what a run did.
@@ -165,13 +151,18 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	feeds := startFeedWriter(o.Dirs, o.Getenv, set, ix, st)
 	prog := newProgress(o.Output.Err, o.Clock, o.Terminal, o.Tick)
 	stopTicks := prog.start(ctx)
+	lim := o.Limits
+	lim.Deadline = deadline(o)
+	lim.Progress = func(r pipeline.Result) {
+		prog.update(r)
+		if o.Progress != nil {
+			o.Progress(r)
+		}
+	}
 	res, runErr := pipeline.Run(ctx, pipeline.Options{
 		Set: set, Store: s, Index: ix, Ledger: led, State: st, HTTP: client,
-		Clock: o.Clock, Only: o.Only, RunID: o.RunID,
-		Deadline: deadline(o),
-		Hosts:    o.Hosts,
-		Spent:    o.Spent,
-		Log:      prog.event,
+		Limits: lim,
+		Log:    prog.event,
 		HostEvent: func(e pipeline.HostEvent) {
 			prog.hostEvent(e)
 			if e.Kind == pipeline.HostDone {
@@ -181,12 +172,6 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		},
 		SourceDone:   feeds.add,
 		CheckNetwork: checkNetwork,
-		Progress: func(r pipeline.Result) {
-			prog.update(r)
-			if o.AfterRequest != nil {
-				o.AfterRequest()
-			}
-		},
 	})
 	stopTicks()
 	prog.done()

@@ -87,7 +87,7 @@ func options(t *testing.T, clk clock.Clock, out *bytes.Buffer, sources ...[2]str
 			State:     filepath.Join(dir, "state"),
 		},
 		Output: Output{Out: out, Err: out},
-		Set:    set, MaxDuration: time.Minute, RunID: "test", Clock: clk,
+		Set:    set, Limits: pipeline.Limits{MaxDuration: time.Minute, RunID: "test", Clock: clk},
 	}
 }
 
@@ -161,6 +161,32 @@ func TestSavedAfterCancel(t *testing.T) {
 	}
 	if statuses["t-a"] != "fresh" {
 		t.Errorf("report after the cancel: %v, want t-a fresh", statuses)
+	}
+}
+
+// TestLimitsReachTheRunAsGiven: the limits a session is given are the
+// run's (Only here), and its Progress hook hears the run's counts, the
+// last of them the result's.
+func TestLimitsReachTheRunAsGiven(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	srv := ratesServer(t)
+	var out bytes.Buffer
+	o := options(t, clk, &out, [2]string{"t-a", srv.URL + "/a"}, [2]string{"t-b", srv.URL + "/b"})
+	o.Only = "t-a"
+	var mu sync.Mutex
+	var heard []int
+	o.Progress = func(r pipeline.Result) {
+		mu.Lock()
+		heard = append(heard, r.Dispatches)
+		mu.Unlock()
+	}
+	res, err := Run(t.Context(), o)
+	must(t, err)
+	if got := srv.seen(); len(got) != 2 || got[1] != "/a" {
+		t.Fatalf("the server saw %q, want robots.txt and /a only", got)
+	}
+	if len(heard) == 0 || heard[len(heard)-1] != res.Dispatches || res.Dispatches != 2 {
+		t.Errorf("Progress heard dispatches %v, the result says %d, want 2 last", heard, res.Dispatches)
 	}
 }
 
