@@ -42,14 +42,7 @@ func cmdCite(ctx context.Context, io IO, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	// Flags may follow the source id.
-	rest := fs.Args()
-	if len(rest) > 1 {
-		if err := parse(fs, rest[1:]); err != nil {
-			return err
-		}
-		rest = append(rest[:1], fs.Args()...)
-	}
+	rest := fs.Args() // parse lets flags follow the argument
 	if len(rest) != 1 {
 		return usageError("cite takes exactly one source id\n%s", fs.usageLine())
 	}

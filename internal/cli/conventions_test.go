@@ -243,3 +243,19 @@ func TestCommandsFindTheRootFromASubfolder(t *testing.T) {
 		t.Errorf("findRoot below a .git folder = %q, %v; want %q", got, ok, bare)
 	}
 }
+
+// TestArgumentsAfterDoubleDashAreNotFlags: after "--" everything is an
+// argument. cite and refs parsed their extra arguments again as flags, so
+// `cite ID -- --json` printed JSON instead of refusing a second argument.
+func TestArgumentsAfterDoubleDashAreNotFlags(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"cite", "uk-income-tax-rates", "--", "--json"},
+		{"refs", dir, "--", "--json"},
+	} {
+		code, stdout, stderr := runMain(t, nil, args...)
+		if code != ExitUsage || !strings.Contains(stderr, "takes exactly one") || strings.Contains(stdout, "{") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d refusing the second argument", args, code, stdout, stderr, ExitUsage)
+		}
+	}
+}

@@ -56,13 +56,7 @@ func cmdRefs(ctx context.Context, io IO, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	rest := fs.Args()
-	if len(rest) > 1 {
-		if err := parse(fs, rest[1:]); err != nil {
-			return err
-		}
-		rest = append(rest[:1], fs.Args()...)
-	}
+	rest := fs.Args() // parse lets flags follow the argument
 	if len(rest) != 1 {
 		return usageError("refs takes exactly one directory, a rules repository's checkout\n%s", fs.usageLine())
 	}
