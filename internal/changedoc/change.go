@@ -178,6 +178,11 @@ type Input struct {
 	// be had.
 	OldText, NewText string
 	TextOK           bool
+	// Compared says Hunks holds the two texts' comparison already
+	// (textview.DiffHunks, with the default options), so Of need not
+	// compare them again.
+	Compared bool
+	Hunks    []textview.Hunk
 }
 
 // Of is the change document of in.
@@ -191,7 +196,10 @@ func Of(in Input) Doc {
 		d.Text = TextUnreadable
 		return d
 	}
-	hs := textview.Hunks(in.OldText, in.NewText, textview.DiffOptions{})
+	hs := in.Hunks
+	if !in.Compared {
+		hs = textview.Hunks(in.OldText, in.NewText, textview.DiffOptions{})
+	}
 	if len(hs) == 0 {
 		d.Text = TextSame
 		return d

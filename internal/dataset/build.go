@@ -313,11 +313,7 @@ func (w *writer) texts(ctx context.Context, in Input, ix *store.Index) (int, err
 			if whole {
 				continue
 			}
-			res := textview.ExtractDoc(ctx, textview.Doc{
-				Open:        func() (io.ReadCloser, error) { return in.Store.Open(e.SHA256) },
-				Size:        e.Size,
-				ContentType: e.ContentType,
-			}, in.Limits)
+			res := extractHeld(ctx, in, e)
 			if err := ctx.Err(); err != nil {
 				return derived, err
 			}
@@ -414,4 +410,14 @@ func belongs(rel string, p Period) bool {
 		return true
 	}
 	return textFile.MatchString(rel) || changeName.MatchString(rel)
+}
+
+// extractHeld derives the text of e's held bytes, streamed from the store
+// to the extracting process.
+func extractHeld(ctx context.Context, in Input, e store.Entry) textview.Result {
+	return textview.ExtractDoc(ctx, textview.Doc{
+		Open:        func() (io.ReadCloser, error) { return in.Store.Open(e.SHA256) },
+		Size:        e.Size,
+		ContentType: e.ContentType,
+	}, in.Limits)
 }

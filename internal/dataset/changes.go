@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -91,18 +90,14 @@ func (w *writer) text(ctx context.Context, in Input, e store.Entry) (string, boo
 	if err != nil {
 		return "", false, err
 	}
-	data, err := os.ReadFile(p)
+	text, err := textview.ReadText(p)
 	if err == nil {
-		return string(data), true, nil
+		return text, true, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return "", false, fmt.Errorf("dataset: %w", err)
 	}
-	res := textview.ExtractDoc(ctx, textview.Doc{
-		Open:        func() (io.ReadCloser, error) { return in.Store.Open(e.SHA256) },
-		Size:        e.Size,
-		ContentType: e.ContentType,
-	}, in.Limits)
+	res := extractHeld(ctx, in, e)
 	if err := ctx.Err(); err != nil {
 		return "", false, err
 	}

@@ -125,15 +125,8 @@ func hostRate(g gate.Rules) string {
 	h := g.Host
 	s := fmt.Sprintf("%s apart (max=%srps), at most %d per UTC day", fmtDelay(h.Delay), rps(h.Delay.Min), h.DailyCap)
 	if len(h.OffPeak) > 0 {
-		ws := make([]string, len(h.OffPeak))
-		for i, w := range h.OffPeak {
-			ws[i] = w.Literal
-		}
-		loc := "UTC"
-		if h.Location != nil {
-			loc = h.Location.String()
-		}
-		s += ", only " + strings.Join(ws, ", ") + " (" + loc + ")"
+		windows, loc := offPeak(h)
+		s += ", only " + windows + " (" + loc + ")"
 	}
 	return s
 }

@@ -492,24 +492,27 @@ func entryHTML(in FeedInput, c *change, dataLink string) (string, []byte, error)
 	if c.old.SHA256 != "" {
 		oldText, okOld := text(in, c.old)
 		newText, okNew := text(in, c.new)
-		var err error
-		doc, err = changedoc.Of(changedoc.Input{
+		ci := changedoc.Input{
 			Source: c.src.ID, URL: c.src.URL, Date: c.date, Returned: c.returned, Old: c.old, New: c.new,
 			OldText: oldText, NewText: newText, TextOK: okOld && okNew,
-		}).JSON()
-		if err != nil {
-			return "", nil, err
 		}
 		switch {
 		case !okOld || !okNew:
 			data["Why"] = "No text diff: the text of one of the two could not be read."
 		default:
-			d := textview.Diff(c.old.SHA256.Short(), c.new.SHA256.Short(), oldText, newText, textview.DiffOptions{})
+			// One comparison for the entry's diff and the change document.
+			var d textview.TextDiff
+			d, ci.Hunks = textview.DiffHunks(c.old.SHA256.Short(), c.new.SHA256.Short(), oldText, newText, textview.DiffOptions{})
+			ci.Compared = true
 			if d.Changed() {
 				data["Diff"] = d.Unified
 			} else {
 				data["Why"] = "The text reads the same: only the bytes changed."
 			}
+		}
+		var err error
+		if doc, err = changedoc.Of(ci).JSON(); err != nil {
+			return "", nil, err
 		}
 	}
 	var buf bytes.Buffer

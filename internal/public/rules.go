@@ -192,15 +192,21 @@ func fmtWindows(h policy.Host) string {
 	if len(h.OffPeak) == 0 {
 		return "any time"
 	}
+	windows, loc := offPeak(h)
+	return mdText(windows) + " (" + loc + ")"
+}
+
+// offPeak is a host's off-peak windows as written, and their time zone.
+func offPeak(h policy.Host) (windows, loc string) {
 	ws := make([]string, len(h.OffPeak))
 	for i, w := range h.OffPeak {
 		ws[i] = w.Literal
 	}
-	loc := "UTC"
+	loc = "UTC"
 	if h.Location != nil {
 		loc = h.Location.String()
 	}
-	return mdText(strings.Join(ws, ", ")) + " (" + loc + ")"
+	return strings.Join(ws, ", "), loc
 }
 
 // The Markdown of untrusted text is internal/escape/markdown's: mdText

@@ -59,6 +59,18 @@ type FigureChange struct {
 // linear space, after the common head and tail are set aside, as GNU diff
 // does it) and renders the changed hunks.
 func Diff(oldName, newName, oldText, newText string, opt DiffOptions) TextDiff {
+	opt = opt.withDefaults()
+	return renderDiff(oldName, newName, diffLines(splitLines(oldText), splitLines(newText), opt.MaxEdits), opt)
+}
+
+// DiffHunks is Diff and Hunks of the same two texts, compared once.
+func DiffHunks(oldName, newName, oldText, newText string, opt DiffOptions) (TextDiff, []Hunk) {
+	opt = opt.withDefaults()
+	ops := diffLines(splitLines(oldText), splitLines(newText), opt.MaxEdits)
+	return renderDiff(oldName, newName, ops, opt), hunkData(ops, opt.Context)
+}
+
+func (opt DiffOptions) withDefaults() DiffOptions {
 	if opt.Context <= 0 {
 		opt.Context = 2
 	}
@@ -68,8 +80,11 @@ func Diff(oldName, newName, oldText, newText string, opt DiffOptions) TextDiff {
 	if opt.MaxEdits <= 0 {
 		opt.MaxEdits = 5000
 	}
-	a, b := splitLines(oldText), splitLines(newText)
-	ops := diffLines(a, b, opt.MaxEdits)
+	return opt
+}
+
+// renderDiff is the TextDiff of the edit script ops.
+func renderDiff(oldName, newName string, ops []op, opt DiffOptions) TextDiff {
 	var d TextDiff
 	for _, o := range ops {
 		switch o.kind {

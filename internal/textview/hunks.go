@@ -26,15 +26,14 @@ type HunkLine struct {
 // returns the hunks as data, for a machine-readable form of the change.
 // No hunk when the texts are the same.
 func Hunks(oldText, newText string, opt DiffOptions) []Hunk {
-	if opt.Context <= 0 {
-		opt.Context = 2
-	}
-	if opt.MaxEdits <= 0 {
-		opt.MaxEdits = 5000
-	}
-	ops := diffLines(splitLines(oldText), splitLines(newText), opt.MaxEdits)
+	opt = opt.withDefaults()
+	return hunkData(diffLines(splitLines(oldText), splitLines(newText), opt.MaxEdits), opt.Context)
+}
+
+// hunkData is the hunks of the edit script ops, as data.
+func hunkData(ops []op, context int) []Hunk {
 	var out []Hunk
-	for _, h := range hunks(ops, opt.Context) {
+	for _, h := range hunks(ops, context) {
 		var oh Hunk
 		for _, o := range h.ops {
 			l := HunkLine{Op: o.kind, Text: o.text}

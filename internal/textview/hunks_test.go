@@ -3,6 +3,7 @@ package textview
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -70,6 +71,31 @@ func TestHunksAreDiffs(t *testing.T) {
 					t.Fatalf("%q at old %d / new %d is not that line of the texts", l.Text, l.Old, l.New)
 				}
 			}
+		}
+	}
+}
+
+// TestDiffHunksIsDiffAndHunks: one comparison gives what Diff and Hunks
+// give apart, so a feed entry and its change document need only one.
+func TestDiffHunksIsDiffAndHunks(t *testing.T) {
+	pairs := [][2]string{
+		{"", ""},
+		{"a\nb\n", "a\nb\n"},
+		{"Basic rate | £12,571 to £50,270 | 20%\nHigher rate | 40%\n", "Basic rate | £12,571 to £50,270 | 21%\nHigher rate | 40%\nAdditional | 45%\n"},
+	}
+	var long, rewritten strings.Builder
+	for i := range 500 {
+		fmt.Fprintf(&long, "line %d rate %d%%\n", i, i%40)
+		fmt.Fprintf(&rewritten, "line %d rate %d%%\n", i, (i+i%3)%40)
+	}
+	pairs = append(pairs, [2]string{long.String(), rewritten.String()})
+	for _, p := range pairs {
+		d, hs := DiffHunks("a", "b", p[0], p[1], DiffOptions{})
+		if !reflect.DeepEqual(d, Diff("a", "b", p[0], p[1], DiffOptions{})) {
+			t.Errorf("DiffHunks's diff of %.40q is not Diff's", p[0])
+		}
+		if !reflect.DeepEqual(hs, Hunks(p[0], p[1], DiffOptions{})) {
+			t.Errorf("DiffHunks's hunks of %.40q are not Hunks'", p[0])
 		}
 	}
 }
