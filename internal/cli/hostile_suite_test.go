@@ -385,7 +385,7 @@ func TestHostileThousandURLsOneHostCapFive(t *testing.T) {
 }
 
 // TestHostileThousandHosts: a thousand hosts run concurrently, each spaced
-// on its own: their requests overlap, and every source is fetched. How
+// on its own: their turns overlap, and every source is fetched. How
 // long it takes is measured by BenchmarkManyHostRun, not here: a loaded
 // machine serves a thousand loopback servers slowly, so the bound below
 // only catches a run that never ends.
@@ -422,8 +422,10 @@ func TestHostileThousandHosts(t *testing.T) {
 	if fresh != 1000 {
 		t.Errorf("%d of 1000 sources fresh", fresh)
 	}
-	// Hosts in parallel: at some moment, requests to several hosts were
-	// being served at once (one host at a time would never overlap).
+	// Hosts in parallel: hosts' turns (first arrival to last completion,
+	// robots.txt and the document spaced by the delay) overlapped; one
+	// host at a time never would. A single request is served in
+	// microseconds, too short to overlap another for sure.
 	type edge struct {
 		at   time.Time
 		open int
@@ -431,8 +433,8 @@ func TestHostileThousandHosts(t *testing.T) {
 	var edges []edge
 	for _, a := range auths {
 		a.mu.Lock()
-		for _, r := range a.reqs {
-			edges = append(edges, edge{r.Arrived, 1}, edge{r.Completed, -1})
+		if n := len(a.reqs); n > 0 {
+			edges = append(edges, edge{a.reqs[0].Arrived, 1}, edge{a.reqs[n-1].Completed, -1})
 		}
 		a.mu.Unlock()
 	}
@@ -443,8 +445,8 @@ func TestHostileThousandHosts(t *testing.T) {
 		most = max(most, open)
 	}
 	if most < 2 {
-		t.Errorf("at most %d request(s) in flight across 1000 hosts: the hosts ran one after another", most)
+		t.Errorf("at most %d host(s) in their turn at once: the hosts ran one after another", most)
 	}
-	t.Logf("1000 hosts in %v", time.Since(start))
+	t.Logf("1000 hosts in %v, at most %d in their turn at once", time.Since(start), most)
 	checkRules(t, w, auths...)
 }
