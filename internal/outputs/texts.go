@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -125,12 +124,5 @@ func readText(fsys fs.FS, name string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	var b strings.Builder
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= 1<<30 {
-		b.Grow(int(fi.Size()))
-	}
-	if _, err := io.Copy(&b, f); err != nil {
-		return "", err
-	}
-	return b.String(), nil
+	return textview.ReadAllText(f)
 }

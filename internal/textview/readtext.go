@@ -2,6 +2,7 @@ package textview
 
 import (
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 )
@@ -16,6 +17,12 @@ func ReadText(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	return ReadAllText(f)
+}
+
+// ReadAllText is ReadText of a file already open (of a repository's
+// tree, say).
+func ReadAllText(f fs.File) (string, error) {
 	var b strings.Builder
 	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= 1<<30 {
 		b.Grow(int(fi.Size()))
