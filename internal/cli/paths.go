@@ -7,7 +7,10 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/outputs"
 	"github.com/taxkernel/taxkernelbot/internal/session"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // paths are the four roots every command works under.
@@ -39,6 +42,19 @@ func (p paths) ledgerDir() string { return filepath.Join(p.State, "ledgers") }
 // dirs are the directories a run works in.
 func (p paths) dirs() session.Dirs {
 	return session.Dirs{Snapshots: p.Snapshots, Reports: p.Reports, State: p.State}
+}
+
+// outputDirs are the directories the outputs are read from and written to.
+func (p paths) outputDirs() outputs.Dirs {
+	return outputs.Dirs{Snapshots: p.Snapshots, Reports: p.Reports, Ledgers: p.ledgerDir()}
+}
+
+// outputs is a run's Outputs hook: the reports, pages and feeds under
+// Reports, the feeds linking blobs on the repository getenv names.
+func (p paths) outputs(getenv func(string) string) func(*manifest.Set, *state.State, *store.Index) session.RunOutputs {
+	return func(set *manifest.Set, st *state.State, ix *store.Index) session.RunOutputs {
+		return outputs.Start(p.outputDirs(), getenv, set, st, ix)
+	}
 }
 
 // loadManifests loads and prints the diagnostics; errors mean exit 2.

@@ -1,22 +1,19 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/outputs"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
-	"github.com/taxkernel/taxkernelbot/internal/session"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -52,7 +49,7 @@ func cmdReport(ctx context.Context, io IO, args []string) error {
 // manifests keeps them for every source whose URL it leaves alone. So
 // report on a clone of main writes what main holds, and CI can tell when
 // a change to the manifests or the code left reports/ behind.
-func runReport(_ context.Context, opts reportOptions) error {
+func runReport(ctx context.Context, opts reportOptions) error {
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
@@ -65,11 +62,11 @@ func runReport(_ context.Context, opts reportOptions) error {
 	if err != nil {
 		return err
 	}
-	files, err := session.RenderReports(opts.dirs(), opts.IO.Getenv, set, st, rep, nil, now)
+	files, err := renderReports(ctx, opts, set, st, rep, now)
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	differ, stale, err := compareReports(opts.Reports, files)
+	differ, stale, err := outputs.Compare(opts.Reports, files)
 	if err != nil {
 		return cannotRun("%w", err)
 	}
@@ -146,47 +143,25 @@ func reportBasis(opts reportOptions, set *manifest.Set, now time.Time) (*report.
 	return rep, nil, fmt.Sprintf("no state in %s: statuses and requests as %s records them, week %s", opts.State, committed, rep.Week), nil
 }
 
-// ownedDirs are the folders under the reports directory whose every file
-// report writes: a file there that report no longer renders (the feed of
-// a source since removed, the changes of one) is left over.
-var ownedDirs = []string{"feeds", "changes", report.SplitDir}
-
-// compareReports returns the names of files whose bytes dir does not
-// hold, and of the files in the folders report owns that it no longer
-// renders.
-func compareReports(dir string, files []public.File) (differ, stale []string, err error) {
-	rendered := make(map[string]bool, len(files))
-	for _, f := range files {
-		rendered[f.Name] = true
-		held, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Name)))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, err
-		}
-		if err != nil || !bytes.Equal(held, f.Data) {
-			differ = append(differ, f.Name)
-		}
+// renderReports renders every output from the manifests, the report
+// and, when there is one, the local state and its ledgers.
+func renderReports(ctx context.Context, opts reportOptions, set *manifest.Set, st *state.State, rep *report.Report, now time.Time) ([]public.File, error) {
+	ix, err := store.LoadIndex(opts.indexPath())
+	if err != nil {
+		return nil, err
 	}
-	for _, sub := range ownedDirs {
-		err := filepath.WalkDir(filepath.Join(dir, sub), func(path string, d fs.DirEntry, err error) error {
-			if errors.Is(err, fs.ErrNotExist) {
-				return nil
-			}
-			if err != nil || d.IsDir() {
-				return err
-			}
-			rel, err := filepath.Rel(dir, path)
-			if err != nil {
-				return err
-			}
-			if name := filepath.ToSlash(rel); !rendered[name] && !strings.HasPrefix(d.Name(), ".") {
-				stale = append(stale, name)
-			}
-			return nil
-		})
+	in := outputs.Input{
+		Set: set, Report: rep, State: st, Index: ix, Now: now,
+		Texts: outputs.Derived{Snapshots: opts.Snapshots}, Blob: outputs.BlobLinks(opts.IO.Getenv),
+	}
+	if st != nil {
+		count, closeLedgers, err := outputs.LedgerCounts(opts.ledgerDir())
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
+		defer closeLedgers()
+		in.Count = count
 	}
-	slices.Sort(stale)
-	return differ, stale, nil
+	files, err := outputs.Render(ctx, in)
+	return files.All(), err
 }

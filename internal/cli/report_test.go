@@ -168,3 +168,24 @@ func TestRepositoryReportsAreWhatReportWrites(t *testing.T) {
 		t.Fatalf("report --check on the repository: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestARunsOutputsAreWhatReportWrites: one rendering for a run's end and
+// for report: right after a run (its feeds written while it waited, the
+// rest at its end), report with the run's state finds nothing to change.
+func TestARunsOutputsAreWhatReportWrites(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": text("User-agent: *\nDisallow: /private\n"),
+		"/rates":      text("rates"),
+		"/table":      text("table"),
+		"/missing":    status(404),
+	})
+	w := newWorkspace(t, testPolicy, "", src{"t-rates", a.url("/rates"), ""}, src{"t-table", a.url("/table"), ""}, src{"t-missing", a.url("/missing"), ""}, src{"t-private", a.url("/private"), ""})
+	for range 2 {
+		if code := w.run(ctx); code != ExitOK && code != ExitFailures {
+			t.Fatalf("run: exit %d\n%s", code, w.out.String())
+		}
+		if code, out := w.reportCmd(time.Now(), true); code != ExitOK || !strings.Contains(out, "is what report writes") {
+			t.Fatalf("report --check after a run: exit %d\n%s", code, out)
+		}
+	}
+}

@@ -62,6 +62,7 @@ func (opts runOptions) session() session.Options {
 		Output: runOutput(opts.IO, opts.Terminal, opts.Tick),
 		Load:   func() (*manifest.Set, error) { return loadManifests(opts.Manifests, opts.IO) },
 		Limits: opts.Limits, Resolver: opts.Resolver,
+		Outputs: opts.outputs(opts.IO.Getenv),
 	}
 	if opts.JSON {
 		// Stdout is the plan's alone: the manifests' annotations go to

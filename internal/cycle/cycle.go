@@ -19,9 +19,12 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/outputs"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/publish"
 	"github.com/taxkernel/taxkernelbot/internal/session"
+	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // ErrCannotRun wraps every reason a cycle could not run or finish its
@@ -306,6 +309,10 @@ func (c *Cycle) run(ctx context.Context, lim pipeline.Limits) error {
 		Dirs:   session.Dirs{Snapshots: c.o.Snapshots, Reports: c.o.Reports, State: c.o.State},
 		Output: c.o.Output,
 		Set:    c.o.Set, Limits: lim,
+		Outputs: func(set *manifest.Set, st *state.State, ix *store.Index) session.RunOutputs {
+			d := outputs.Dirs{Snapshots: c.o.Snapshots, Reports: c.o.Reports, Ledgers: filepath.Join(c.o.State, "ledgers")}
+			return outputs.Start(d, c.o.Output.Getenv, set, st, ix)
+		},
 	})
 	if err != nil && !errors.Is(err, session.ErrFailures) && !errors.Is(err, session.ErrInterrupted) {
 		// Said now, not only at the end: the cycle pushes the ledgers

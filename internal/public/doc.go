@@ -7,7 +7,7 @@
 // the bot's Signature Agent Card (who we are, how fast each host can
 // expect us, which URLs, which keys), which the command line writes
 // beside the key directory; Write writes the pages. It gathers nothing
-// itself: its callers (the session's end and its feed writer, cycle's
-// publisher, and the policy and keys commands) hand in the manifests, the
+// itself: its callers (outputs, for a run's end, the report command and
+// the publisher; the policy and keys commands) hand in the manifests, the
 // state, the index, the ledger counts and the key directory.
 package public

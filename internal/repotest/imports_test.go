@@ -43,6 +43,13 @@ func TestPackagesDoNotLinkWhatTheyMustNot(t *testing.T) {
 		{"internal/publish", "internal/session", "the publisher publishes what a run left; it runs none"},
 		{"internal/botrepo", "internal/publish", "botrepo is the layout below the cycle and the publisher"},
 		{"internal/botrepo", "internal/cycle", "botrepo is the layout below the cycle and the publisher"},
+		// A run is lock, recover, fetch, save: what it leaves for people to
+		// read is rendered by outputs, which its callers hand in as a hook.
+		{"internal/session", "internal/outputs", "the run's outputs are its caller's hook"},
+		{"internal/session", "internal/public", "pages and feeds are rendered by outputs alone"},
+		{"internal/session", "internal/report", "the coverage report is rendered by outputs alone"},
+		{"internal/session", "internal/review", "a run writes no review text"},
+		{"internal/session", "internal/github", "a run speaks to no forge"},
 	} {
 		got := deps(t, rule.pkg)
 		if len(got) == 0 {

@@ -4,10 +4,13 @@
 // (while the manifests load, when it is given them to load), checks the
 // options against the manifests, recovers what an interrupted run left
 // (blobs no index names, temp files), signs requests when a key is set,
-// runs the pipeline with a progress view, and saves the ledger, the index,
-// the state, the reports and the public pages, also after an
-// interruption, so that nothing fetched is lost. A dry run plans instead
-// (pipeline.Simulate) and prints the plan, sending and writing nothing.
+// runs the pipeline with a progress view, and saves the ledger, the index
+// and the state, also after an interruption, so that nothing fetched is
+// lost: lock, recover, fetch, save. What the run leaves for people to read
+// (the reports, pages and feeds) is its caller's Outputs hook
+// (outputs.Start), which hears of each source's and host's turn and ends
+// beside the save. A dry run plans instead (pipeline.Simulate) and prints
+// the plan, sending and writing nothing.
 //
 // The command line (cli: flags, exit codes) and the scheduled cycle
 // (cycle: cache branch, lease, pull request) both call Run; session

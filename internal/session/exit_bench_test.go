@@ -14,6 +14,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
+	"github.com/taxkernel/taxkernelbot/internal/outputs"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -82,13 +83,13 @@ func saveAtRunEnd(b *testing.B, hosts, docs int) {
 		led, err := ledger.Open(o.LedgerDir())
 		must(b, err)
 		must(b, os.MkdirAll(o.Snapshots, 0o755))
-		feeds := startFeedWriter(o.Dirs, nil, set, ix, st)
+		feeds := outputs.Start(outputs.Dirs{Snapshots: o.Snapshots, Reports: o.Reports, Ledgers: o.LedgerDir()}, nil, set, st, ix)
 		for i, id := range ids {
 			if i%docs != docs-1 {
-				feeds.add(id)
+				feeds.SourceDone(id)
 			}
 		}
-		for !feeds.wrote(len(ids) - hosts) {
+		for feedsIn(b, o.Reports) < len(ids)-hosts {
 			time.Sleep(time.Millisecond)
 		}
 		for i := range 10 {
@@ -101,7 +102,7 @@ func saveAtRunEnd(b *testing.B, hosts, docs int) {
 		// has their feeds still to write.
 		for i, id := range ids {
 			if i%docs == docs-1 {
-				feeds.add(id)
+				feeds.SourceDone(id)
 			}
 		}
 		// Labelled for a profile: go tool pprof -tagfocus exit=save.
@@ -118,9 +119,9 @@ func saveAtRunEnd(b *testing.B, hosts, docs int) {
 	b.ReportMetric(float64(sys.Microseconds())/1000/float64(b.N), "sys-cpu-ms/op")
 }
 
-// wrote says whether w has written n feeds.
-func (w *feedWriter) wrote(n int) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.written) >= n
+// feedsIn counts the sources' feeds written under reports.
+func feedsIn(b *testing.B, reports string) int {
+	names, err := filepath.Glob(filepath.Join(reports, "feeds", "sources", "*.atom"))
+	must(b, err)
+	return len(names)
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/policy"
-	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -26,7 +25,7 @@ import (
 // Dirs are the directories a run works in.
 type Dirs struct {
 	Snapshots string // the content-addressed store and index.json
-	Reports   string // coverage.json, coverage.md and the public pages
+	Reports   string // the Outputs' directory: temp files of killed writes there are swept
 	State     string // ledgers, robots copies, validators, backoff
 }
 
@@ -38,7 +37,7 @@ func (d Dirs) lockPath() string  { return filepath.Join(d.State, "lock") }
 type Output struct {
 	// Out gets the dry run's plan; Err the progress and the run's notes.
 	Out, Err io.Writer
-	// Getenv reads the signing key and the repository the feeds link to;
+	// Getenv reads the signing key and the identity the run speaks with;
 	// nil: an empty environment.
 	Getenv func(string) string
 	// Terminal shows the live view on Err (the caller knows whether Err
@@ -77,7 +76,31 @@ type Options struct {
 	// check that the runner is online before the run sends anything; nil
 	// is the system's.
 	Resolver *net.Resolver
+	// Outputs, when set, begins what the run leaves for people to read
+	// (the coverage report, the pages, the change feeds: outputs.Start)
+	// once the run has loaded its state and index; nil writes none.
+	Outputs func(set *manifest.Set, st *state.State, ix *store.Index) RunOutputs
 }
+
+// RunOutputs is what a run leaves for people to read, written as the run
+// goes and at its end (outputs.Run).
+type RunOutputs interface {
+	// SourceDone: a source's turn is recorded in the state and the
+	// index. It never blocks.
+	SourceDone(id string)
+	// HostDone: a host's turn is over. It never blocks.
+	HostDone()
+	// End writes the rest, the run's last answer in, beside the saving of
+	// the state and the index, which stand as they will be saved.
+	End(now time.Time) error
+}
+
+// noOutputs writes nothing.
+type noOutputs struct{}
+
+func (noOutputs) SourceDone(string)   {}
+func (noOutputs) HostDone()           {}
+func (noOutputs) End(time.Time) error { return nil }
 
 // Result is what a run did.
 type Result struct {
@@ -87,7 +110,7 @@ type Result struct {
 }
 
 // Run is one fetch run: load, lock, recover, fetch, then save the ledger,
-// the index, the state, the reports and the pages — also after an
+// the index and the state, and end the Outputs — also after an
 // interruption, so nothing fetched is lost. Its error has a kind (see
 // ErrUsage, ErrCannot, ErrInterrupted, ErrFailures; pipeline.ErrFatal is
 // one of ErrCannot's); Load's is returned as it is.
@@ -148,7 +171,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return fetch.CheckNetwork(ctx, r, hosts)
 	}
 	settling := newSettler(led)
-	feeds := startFeedWriter(o.Dirs, o.Getenv, set, ix, st)
+	var outs RunOutputs = noOutputs{}
+	if o.Outputs != nil {
+		outs = o.Outputs(set, st, ix)
+	}
 	prog := newProgress(o.Output.Err, o.Clock, o.Terminal, o.Tick)
 	stopTicks := prog.start(ctx)
 	lim := o.Limits
@@ -166,11 +192,11 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		HostEvent: func(e pipeline.HostEvent) {
 			prog.hostEvent(e)
 			if e.Kind == pipeline.HostDone {
-				feeds.hostDone()
+				outs.HostDone()
 				settling.hostDone(e.Host)
 			}
 		},
-		SourceDone:   feeds.add,
+		SourceDone:   outs.SourceDone,
 		CheckNetwork: checkNetwork,
 	})
 	stopTicks()
@@ -178,7 +204,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	out := Result{Result: *res, Report: filepath.Join(o.Reports, "coverage.md")}
 	// Save even after an interruption or a fatal error: what was fetched and
 	// dispatched must not be lost.
-	saved := save(o, st, ix, led, settling, feeds)
+	saved := save(o, st, ix, led, settling, outs)
 	if saved != nil {
 		return out, cannotRun("%w", saved)
 	}
@@ -188,7 +214,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	prog.finish("run: %d request(s), %d source(s) checked, %d failing, %d deferred",
 		res.Dispatches, res.Checked, res.Failed, res.Deferred)
 	md := out.Report
-	prog.finish("run: report in %s (and coverage.json beside it)", md)
+	if o.Outputs != nil {
+		prog.finish("run: report in %s (and coverage.json beside it)", md)
+	}
 	// The error is the caller's to print, after, as the last line: it says
 	// where too.
 	switch {
@@ -259,8 +287,7 @@ func (w *workspace) close() {
 // at once; closing the ledger makes its result lines (never fsynced on
 // their own) durable, those of the hosts not yet settled, and a failure
 // there, a settling's too, is reported like any other.
-func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, settling *settler, feeds *feedWriter) error {
-	rep := report.Build(o.Set, st).AddUsage(ix.Usage)
+func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, settling *settler, outs RunOutputs) error {
 	return all(
 		func() error { // the result lines, written without an fsync of their own
 			settling.stop()
@@ -271,7 +298,7 @@ func save(o Options, st *state.State, ix *store.Index, led *ledger.Ledger, settl
 		func() error {
 			// The last feeds the writer has under way are waited for
 			// here, beside the other writes, not before them.
-			return writeReports(o.Dirs, o.Getenv, o.Set, st, rep, ix, o.Clock.Now(), feeds)
+			return outs.End(o.Clock.Now())
 		},
 	)
 }

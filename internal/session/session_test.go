@@ -16,6 +16,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/outputs"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -88,6 +89,9 @@ func options(t *testing.T, clk clock.Clock, out *bytes.Buffer, sources ...[2]str
 		},
 		Output: Output{Out: out, Err: out},
 		Set:    set, Limits: pipeline.Limits{MaxDuration: time.Minute, RunID: "test", Clock: clk},
+		Outputs: func(set *manifest.Set, st *state.State, ix *store.Index) RunOutputs {
+			return outputs.Start(outputs.Dirs{Snapshots: filepath.Join(dir, "snapshots"), Reports: filepath.Join(dir, "reports"), Ledgers: filepath.Join(dir, "state", "ledgers")}, nil, set, st, ix)
+		},
 	}
 }
 
@@ -392,141 +396,23 @@ func TestFeedsWrittenDuringTheRunAreTheEndsOwn(t *testing.T) {
 	must(t, err)
 	ix, err := store.LoadIndex(o.IndexPath())
 	must(t, err)
-	must(t, WriteReports(o.Dirs, nil, o.Set, st, report.Build(o.Set, st), ix, clk.Now()))
-	after := feeds()
+	files, err := outputs.Render(t.Context(), outputs.Input{
+		Set: o.Set, Report: report.Build(o.Set, st), State: st, Index: ix, Now: clk.Now(),
+		Texts: outputs.Derived{Snapshots: o.Snapshots}, Blob: outputs.BlobLinks(nil),
+	})
+	must(t, err)
+	after := map[string]string{}
+	for _, f := range files.Feeds {
+		if strings.HasPrefix(f.Name, "feeds/") {
+			after[filepath.Join(o.Reports, filepath.FromSlash(f.Name))] = string(f.Data)
+		}
+	}
 	if len(after) != len(before) {
-		t.Fatalf("%d feeds after the run, %d rewritten", len(before), len(after))
+		t.Fatalf("%d feeds after the run, %d rendered again", len(before), len(after))
 	}
 	for path, data := range after {
 		if before[path] != data {
 			t.Errorf("%s differs from what the run wrote", path)
 		}
-	}
-}
-
-// TestFeedWriterWaitsForTheAnswersToPause: feeds are written once the
-// answers pause, not among them, where they would take the CPU the hosts'
-// next requests want; at once when a host's turn is over; and what is
-// still queued at the stop is left to the end. The writer's timers are a
-// fake clock's: each fires when the test moves its time.
-func TestFeedWriterWaitsForTheAnswersToPause(t *testing.T) {
-	var out bytes.Buffer
-	var sources [][2]string
-	for _, id := range []string{"t-a", "t-b", "t-c", "t-d"} {
-		sources = append(sources, [2]string{id, "http://127.0.0.1:1/" + id})
-	}
-	o := options(t, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), &out, sources...)
-	written := func(id string) bool {
-		_, err := os.Stat(filepath.Join(o.Reports, "feeds", "sources", id+".atom"))
-		return err == nil
-	}
-	eventually := func(id, what string) {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !written(id); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s's feed was not written %s", id, what)
-			}
-		}
-	}
-	timers := clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
-	set := 0 // timers the writer has set so far
-	next := func(want time.Duration) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-		defer cancel()
-		got, err := timers.AwaitAfters(ctx, set+1)
-		if err != nil {
-			t.Fatalf("the writer set no timer of %v", want)
-		}
-		if got[set] != want {
-			t.Fatalf("the writer set a timer of %v, want %v", got[set], want)
-		}
-		set++
-	}
-	w := newFeedWriter(o.Dirs, nil, o.Set, store.NewIndex(), state.New())
-	w.timers = timers
-	w.start()
-
-	// An answer, and another before the quiet is up: nothing is written
-	// until a quiet passes with no answer in it.
-	w.add("t-a")
-	next(feedHoldMax)
-	next(feedQuiet)
-	w.add("t-b")
-	timers.Advance(feedQuiet) // the first quiet is up, with an answer in it
-	next(feedQuiet)
-	if written("t-a") || written("t-b") {
-		t.Fatal("feeds were written while answers were still coming")
-	}
-	timers.Advance(feedQuiet) // a quiet with no answer
-	eventually("t-a", "after a quiet with no answer")
-	eventually("t-b", "after a quiet with no answer")
-
-	// A host's turn is over: written with no timer fired.
-	w.add("t-c")
-	next(feedHoldMax)
-	next(feedQuiet)
-	w.hostDone()
-	eventually("t-c", "when its host's turn was over")
-
-	// What is still queued at the stop is the end's to write, beside the
-	// pages, not the writer's after a pause.
-	w.add("t-d")
-	next(feedHoldMax)
-	next(feedQuiet)
-	stopped := make(chan func(string) bool)
-	go func() { stopped <- w.stop() }()
-	select {
-	case done := <-stopped:
-		if !done("t-a") || !done("t-c") || done("t-d") || written("t-d") {
-			t.Errorf("at the stop: t-a done %v, t-c done %v, t-d done %v, t-d written %v; want true, true, false, false", done("t-a"), done("t-c"), done("t-d"), written("t-d"))
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("stop waited for the answers to pause")
-	}
-}
-
-// queued is how many feeds w has yet to begin writing.
-func (w *feedWriter) queued() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.queue)
-}
-
-// begun waits until w has begun to write all it was given.
-func begun(t *testing.T, w *feedWriter) {
-	t.Helper()
-	w.hostDone()
-	for deadline := time.Now().Add(10 * time.Second); w.queued() > 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the feed writer did not begin to write what it was given")
-		}
-	}
-}
-
-// TestFeedWriterLeavesToTheEndWhatItCouldNotWrite: a feed the writer
-// could not write is not named done, so that the end writes it (or says
-// why not).
-func TestFeedWriterLeavesToTheEndWhatItCouldNotWrite(t *testing.T) {
-	var out bytes.Buffer
-	o := options(t, clock.NewFake(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)), &out, [2]string{"t-a", "http://127.0.0.1:1/a"}, [2]string{"t-b", "http://127.0.0.1:1/b"})
-	// A directory where t-b's feed should be.
-	must(t, os.MkdirAll(filepath.Join(o.Reports, "feeds", "sources", "t-b.atom", "x"), 0o755))
-	w := startFeedWriter(o.Dirs, nil, o.Set, store.NewIndex(), state.New())
-	w.add("t-a")
-	w.add("no-such-source")
-	begun(t, w)
-	done := w.stop()
-	if !done("t-a") || done("no-such-source") {
-		t.Errorf("done t-a %v, no-such-source %v; want true, false", done("t-a"), done("no-such-source"))
-	}
-	w = startFeedWriter(o.Dirs, nil, o.Set, store.NewIndex(), state.New())
-	w.add("t-b")
-	begun(t, w)
-	if done := w.stop(); done("t-b") {
-		t.Error("t-b's feed could not be written, yet is named done")
-	}
-	if _, err := os.Stat(filepath.Join(o.Reports, "feeds", "sources", "t-a.atom")); err != nil {
-		t.Errorf("t-a's feed: %v", err)
 	}
 }

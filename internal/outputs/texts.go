@@ -1,0 +1,136 @@
+package outputs
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
+)
+
+// Texts gives the text derived from held blob sum (served as
+// contentType); false when it cannot be had, and the feed entry then says
+// so instead of showing a diff.
+type Texts interface {
+	Text(ctx context.Context, sum, contentType string) (string, bool)
+}
+
+// OpenBlob opens held blob sum for reading and says how long it is. The
+// blob is read as a stream: a document of max_body (or more) is never
+// held whole to be compared.
+type OpenBlob func(sum string) (io.ReadCloser, int64, error)
+
+// LocalBlobs opens the blobs of the store in snapshots, each checked
+// against its hash as it is read.
+func LocalBlobs(snapshots string) OpenBlob {
+	local := store.ReadOnly(snapshots)
+	return func(sum string) (io.ReadCloser, int64, error) {
+		rc, err := local.Open(store.Sum(sum))
+		if err != nil {
+			return nil, 0, err
+		}
+		fi, err := os.Stat(local.Path(store.Sum(sum)))
+		if err != nil {
+			rc.Close()
+			return nil, 0, err
+		}
+		return rc, fi.Size(), nil
+	}
+}
+
+// BlobDoc is the document of blob sum, opened through open each time it
+// is read (a comparison through a view with drop reads the new one
+// twice). The blob is opened once here so that a missing one is told now.
+func BlobDoc(open OpenBlob, sum, contentType string) (textview.Doc, error) {
+	rc, size, err := open(sum)
+	if err != nil {
+		return textview.Doc{}, err
+	}
+	rc.Close()
+	return textview.Doc{
+		Open: func() (io.ReadCloser, error) {
+			rc, _, err := open(sum)
+			return rc, err
+		},
+		Size:        size,
+		ContentType: contentType,
+	}, nil
+}
+
+// TextPath is where the text derived from blob sum is in the repository,
+// slash-separated: snapshots/text/<version>/<2 hex>/<sum>.txt; "" for a
+// sum that is not one.
+func TextPath(sum string) string {
+	p, err := textview.TextPath("snapshots", sum)
+	if err != nil {
+		return ""
+	}
+	return filepath.ToSlash(p)
+}
+
+// Derived reads a blob's derived text from the first place that holds
+// it — the local store, then each tree in order — and derives it from the
+// bytes when none does (a first copy's text is kept only once it is
+// compared), as the next comparison would.
+type Derived struct {
+	// Snapshots is the local store's directory, "" for none.
+	Snapshots string
+	// Trees are repository trees (main's, the bot branch's) holding texts
+	// at TextPath; the caller fetches what a partial tree should hold
+	// beforehand.
+	Trees []fs.FS
+	// Blob opens the bytes to derive a text from; nil: the local store's.
+	Blob OpenBlob
+}
+
+// Text implements Texts.
+func (d Derived) Text(ctx context.Context, sum, contentType string) (string, bool) {
+	if d.Snapshots != "" {
+		if p, err := textview.TextPath(d.Snapshots, sum); err == nil {
+			if text, err := textview.ReadText(p); err == nil {
+				return text, true
+			}
+		}
+	}
+	if rel := TextPath(sum); rel != "" {
+		for _, t := range d.Trees {
+			if text, err := readText(t, rel); err == nil {
+				return text, true
+			}
+		}
+	}
+	open := d.Blob
+	if open == nil {
+		if d.Snapshots == "" {
+			return "", false
+		}
+		open = LocalBlobs(d.Snapshots)
+	}
+	doc, err := BlobDoc(open, sum, contentType)
+	if err != nil {
+		return "", false
+	}
+	res := textview.ExtractDoc(ctx, doc, textview.Limits{})
+	return res.Text, res.OK()
+}
+
+// readText reads a text file of fsys into a string, copying it once.
+func readText(fsys fs.FS, name string) (string, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	var b strings.Builder
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= 1<<30 {
+		b.Grow(int(fi.Size()))
+	}
+	if _, err := io.Copy(&b, f); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}
