@@ -6,7 +6,9 @@
 // to exit codes in one place. A fetch run is a session (internal/session:
 // lock, recover, run, save), called by cli's run and by cycle, the
 // scheduled job in a repository (pull the state from the cache branch, take
-// a lease, run the session, push, publish the pull request). The session
+// a lease, run the session, push), which then calls publish (rebuild the
+// bot branch, open or edit its pull request); botrepo is the repository's
+// layout the two share. The session
 // drives pipeline, which plans what is due and runs one turn per host
 // through gate (the pacing), robots and robotsdecision, fetch (one request)
 // and textview (derived text), and records into store (the bytes under

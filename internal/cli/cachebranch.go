@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
-	"github.com/taxkernel/taxkernelbot/internal/cycle"
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 )
 
@@ -27,7 +27,7 @@ func cacheBranch(dir, ref string) (files fs.FS, name string, done func(), err er
 	}
 	refs := []string{ref}
 	if ref == "" {
-		refs = []string{"origin/" + cycle.CacheBranch, cycle.CacheBranch}
+		refs = []string{"origin/" + botrepo.CacheBranch, botrepo.CacheBranch}
 	}
 	var hash string
 	for _, r := range refs {
@@ -39,7 +39,7 @@ func cacheBranch(dir, ref string) (files fs.FS, name string, done func(), err er
 	if name == "" {
 		wt.Close()
 		return nil, "", nil, fmt.Errorf("%w: the repository at %s has no %s; fetch it first (git fetch origin %s)",
-			errNoCacheBranch, wt.Root, joinOr(refs), cycle.CacheBranch)
+			errNoCacheBranch, wt.Root, joinOr(refs), botrepo.CacheBranch)
 	}
 	tree, err := wt.Tree(hash)
 	if err != nil {

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
-	"github.com/taxkernel/taxkernelbot/internal/cycle"
 	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore/gittest"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
@@ -121,26 +121,26 @@ func TestCIFullLoop(t *testing.T) {
 	}
 	// The cache branch holds the ledger, the state and the released lease.
 	day := ledger.Day(time.Now())
-	led := p.file(t, cycle.CacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
+	led := p.file(t, botrepo.CacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
 	if strings.Count(led, `"event":"dispatch"`) != 3 {
 		t.Errorf("cache branch ledger has %d dispatch lines, want 3:\n%s", strings.Count(led, `"event":"dispatch"`), led)
 	}
-	if !strings.Contains(p.file(t, cycle.CacheBranch, "state.json"), `"t-rates"`) {
+	if !strings.Contains(p.file(t, botrepo.CacheBranch, "state.json"), `"t-rates"`) {
 		t.Error("cache branch has no state for t-rates")
 	}
-	l, err := lease.Decode([]byte(p.file(t, cycle.CacheBranch, lease.Path("1-of-1"))))
+	l, err := lease.Decode([]byte(p.file(t, botrepo.CacheBranch, lease.Path("1-of-1"))))
 	if err != nil || !l.Released || l.Dispatched[a.host()] != 3 {
 		t.Errorf("lease after the run: %+v, %v; want released with 3 dispatched", l, err)
 	}
 	// The rolling branch holds the blob, the index and the report; one PR.
 	e := w1.report()["t-rates"]
-	if p.file(t, cycle.BotBranch, "snapshots/sha256/"+e.SHA256[:2]+"/"+e.SHA256) != "income tax rates 2026 v1" {
+	if p.file(t, botrepo.BotBranch, "snapshots/sha256/"+e.SHA256[:2]+"/"+e.SHA256) != "income tax rates 2026 v1" {
 		t.Error("the rolling branch lacks the new blob")
 	}
-	if !strings.Contains(p.file(t, cycle.BotBranch, "snapshots/index.json"), e.SHA256) {
+	if !strings.Contains(p.file(t, botrepo.BotBranch, "snapshots/index.json"), e.SHA256) {
 		t.Error("the rolling branch's index lacks the new hash")
 	}
-	if !strings.Contains(p.file(t, cycle.BotBranch, "reports/coverage.json"), `"t-gone"`) {
+	if !strings.Contains(p.file(t, botrepo.BotBranch, "reports/coverage.json"), `"t-gone"`) {
 		t.Error("the rolling branch lacks the report")
 	}
 	want := []string{"GET /repos/acme/tax/pulls", "GET /repos/acme/tax/pulls", "POST /repos/acme/tax/pulls", "POST /repos/acme/tax/issues/1/labels", "GET /repos/acme/tax/issues"}
@@ -154,7 +154,7 @@ func TestCIFullLoop(t *testing.T) {
 		}
 	}
 	t.Logf("pull request body:\n%s", body)
-	prTip, _ := p.git.Run("acme/tax.git", "rev-parse", cycle.BotBranch)
+	prTip, _ := p.git.Run("acme/tax.git", "rev-parse", botrepo.BotBranch)
 
 	// A second run on a fresh checkout of main: the blob waiting in the PR is
 	// carried, its validator sent, the server answers 304, nothing changes.
@@ -171,13 +171,13 @@ func TestCIFullLoop(t *testing.T) {
 	if cond != 1 {
 		t.Errorf("second run sent %d conditional requests for /rates, want 1", cond)
 	}
-	if tip, _ := p.git.Run("acme/tax.git", "rev-parse", cycle.BotBranch); tip != prTip {
+	if tip, _ := p.git.Run("acme/tax.git", "rev-parse", botrepo.BotBranch); tip != prTip {
 		t.Errorf("a quiet run moved the rolling branch")
 	}
 	if got := p.gh.Calls(); len(got) != 7 || got[5] != "GET /repos/acme/tax/pulls" || got[6] != "GET /repos/acme/tax/issues" {
 		t.Errorf("second run's GitHub calls: %v, want only reads (no new PR, no edit)", got[len(want):])
 	}
-	led = p.file(t, cycle.CacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
+	led = p.file(t, botrepo.CacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
 	if strings.Count(led, `"event":"dispatch"`) != 5 {
 		t.Errorf("the ledger has %d dispatch lines after two runs, want 5 (the robots.txt copy is kept)", strings.Count(led, `"event":"dispatch"`))
 	}
@@ -185,7 +185,7 @@ func TestCIFullLoop(t *testing.T) {
 	// branch). Then the document changes: the next run opens a new pull
 	// request that shows the change against main.
 	p.git.Git(t, "acme/tax.git", "update-ref", "refs/heads/main", prTip)
-	p.git.Git(t, "acme/tax.git", "update-ref", "-d", "refs/heads/"+cycle.BotBranch)
+	p.git.Git(t, "acme/tax.git", "update-ref", "-d", "refs/heads/"+botrepo.BotBranch)
 	p.gh.Merge(1)
 	mu.Lock()
 	version = "v2"
@@ -202,13 +202,13 @@ func TestCIFullLoop(t *testing.T) {
 	if !strings.Contains(last, "Documents that changed (1)") || !strings.Contains(last, e.SHA256[:12]) || !strings.Contains(last, e3.SHA256[:12]) {
 		t.Errorf("the new body does not show the change %s → %s", e.SHA256[:12], e3.SHA256[:12])
 	}
-	if p.file(t, cycle.BotBranch, "snapshots/sha256/"+e3.SHA256[:2]+"/"+e3.SHA256) == "" {
+	if p.file(t, botrepo.BotBranch, "snapshots/sha256/"+e3.SHA256[:2]+"/"+e3.SHA256) == "" {
 		t.Errorf("the new rolling branch lacks blob %s", e3.SHA256[:12])
 	}
 	t.Logf("pull request body after the document changed:\n%s", last)
 
 	// The branch only moved forward.
-	for _, u := range p.git.RefLog(t, "acme/tax.git", "refs/heads/"+cycle.CacheBranch) {
+	for _, u := range p.git.RefLog(t, "acme/tax.git", "refs/heads/"+botrepo.CacheBranch) {
 		if u.Old != strings.Repeat("0", 40) {
 			if _, err := p.git.Run("acme/tax.git", "merge-base", "--is-ancestor", u.Old, u.New); err != nil {
 				t.Errorf("cache branch moved from %s to %s, not a descendant: a forced update", u.Old, u.New)
@@ -224,7 +224,7 @@ func TestCILeaseHeldExit3WithoutRequest(t *testing.T) {
 	held, err := lease.Acquire(nil, lease.Request{RunID: "99-1", Holder: "elsewhere", Shard: "1-of-1", TTL: time.Hour,
 		Want: map[string]int{a.host(): 5}, Remaining: map[string]int{a.host(): 5}}, now)
 	must(t, err)
-	p.git.Commit(t, "acme/tax.git", cycle.CacheBranch, "lease", map[string][]byte{lease.Path("1-of-1"): held.Encode()})
+	p.git.Commit(t, "acme/tax.git", botrepo.CacheBranch, "lease", map[string][]byte{lease.Path("1-of-1"): held.Encode()})
 	w := newWorkspace(t, testPolicy, "", src{"t-doc", a.url("/doc"), ""})
 	if code := p.ci(w, "100-1"); code != ExitCannot {
 		t.Fatalf("exit %d, want 3 while another run holds the lease\n%s", code, w.out.String())
@@ -284,7 +284,7 @@ func TestCIKilledRunKeepsItsReservationSpent(t *testing.T) {
 		b, _ := json.Marshal(ledger.Line{Event: ledger.Dispatch, Time: now.Add(-time.Minute).UTC(), Host: a.host(), URL: a.url(fmt.Sprintf("/x%d", i)), Purpose: "document", RunID: "98-1"})
 		led.Write(append(b, '\n'))
 	}
-	p.git.Commit(t, "acme/tax.git", cycle.CacheBranch, "dead run", map[string][]byte{
+	p.git.Commit(t, "acme/tax.git", botrepo.CacheBranch, "dead run", map[string][]byte{
 		lease.Path("1-of-1"): dead.Encode(),
 		"ledgers/" + ledger.Day(now) + "/" + ledger.FileName(a.host()): []byte(led.String()),
 	})
@@ -318,7 +318,7 @@ func TestCIShardsTouchEveryHostOnce(t *testing.T) {
 		}
 	}
 	// The last shard to publish reports what every shard fetched.
-	cov := p.file(t, cycle.BotBranch, "reports/coverage.json")
+	cov := p.file(t, botrepo.BotBranch, "reports/coverage.json")
 	if n := strings.Count(cov, `"status":"fresh"`); n != len(auths) {
 		t.Errorf("the rolling branch's report has %d fresh sources, want %d:\n%s", n, len(auths), cov)
 	}
@@ -335,7 +335,7 @@ func TestRunThenPublish(t *testing.T) {
 	if err != nil {
 		t.Fatalf("publish: %v\n%s", err, w.out.String())
 	}
-	if !strings.Contains(p.file(t, cycle.CacheBranch, "state.json"), `"t-doc"`) {
+	if !strings.Contains(p.file(t, botrepo.CacheBranch, "state.json"), `"t-doc"`) {
 		t.Error("publish did not push the state")
 	}
 	if got := p.gh.Writes(); len(got) < 1 || got[0] != "POST /repos/acme/tax/pulls" {
@@ -352,7 +352,7 @@ func TestCIDeliversLinesAnEarlierPushLost(t *testing.T) {
 		return append(b, '\n')
 	}
 	rel := "ledgers/" + ledger.Day(now) + "/" + ledger.FileName(a.host())
-	p.git.Commit(t, "acme/tax.git", cycle.CacheBranch, "another run", map[string][]byte{rel: line("96-1", "/on-branch")})
+	p.git.Commit(t, "acme/tax.git", botrepo.CacheBranch, "another run", map[string][]byte{rel: line("96-1", "/on-branch")})
 	w := newWorkspace(t, testPolicy, "", src{"t-doc", a.url("/doc"), ""})
 	// A line this machine recorded but never managed to push.
 	must(t, os.MkdirAll(filepath.Join(w.State, filepath.Dir(rel)), 0o755))
@@ -360,7 +360,7 @@ func TestCIDeliversLinesAnEarlierPushLost(t *testing.T) {
 	if code := p.ci(w, "100-1", func(o *ciOptions) { o.NoPublish = true }); code != ExitOK {
 		t.Fatalf("exit %d\n%s", code, w.out.String())
 	}
-	led := p.file(t, cycle.CacheBranch, rel)
+	led := p.file(t, botrepo.CacheBranch, rel)
 	for _, want := range []string{"/on-branch", "/only-local", "/doc"} {
 		if !strings.Contains(led, want) {
 			t.Errorf("the branch's ledger lacks the line for %s:\n%s", want, led)

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/taxkernel/taxkernelbot/internal/textview"
 	"io/fs"
 	"net"
 	"os"
@@ -15,8 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taxkernel/taxkernelbot/internal/cycle"
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/escape/escapetest"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // What a security review sent through every field a server or a
@@ -126,7 +126,7 @@ func TestHostileTextStaysInert(t *testing.T) {
 
 	// A halt on the cache branch, its reason on several lines.
 	halt, _ := json.Marshal(map[string]any{"until": time.Now().Add(time.Hour).UTC(), "reason": evilHalt})
-	p.git.Commit(t, "acme/tax.git", cycle.CacheBranch, "halt", map[string][]byte{"halt.json": halt})
+	p.git.Commit(t, "acme/tax.git", botrepo.CacheBranch, "halt", map[string][]byte{"halt.json": halt})
 	ci("halted ci", "101-1")
 
 	flags := []string{"--manifests", w.Manifests, "--snapshots", w.Snapshots, "--reports", w.Reports, "--state", w.State}

@@ -12,7 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/taxkernel/taxkernelbot/internal/cycle"
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -39,9 +39,9 @@ func cmdLedger(ctx context.Context, io IO, args []string) error {
 	fs.StringVar(&opts.Since, "since", "", "first UTC day to list, `YYYY-MM-DD` (default: the first kept)")
 	fs.StringVar(&opts.Until, "until", "", "last UTC day to list, `YYYY-MM-DD` (default: the last kept)")
 	fs.BoolVar(&opts.JSON, "json", false, "print one JSON object per request instead of a table")
-	fs.BoolVar(&opts.FromBranch, "from-branch", false, "read the ledgers of the cache branch ("+cycle.CacheBranch+") as the local repository has it, not the state's (also done when the state has no request to HOST); nothing is fetched")
+	fs.BoolVar(&opts.FromBranch, "from-branch", false, "read the ledgers of the cache branch ("+botrepo.CacheBranch+") as the local repository has it, not the state's (also done when the state has no request to HOST); nothing is fetched")
 	fs.StringVar(&opts.Repo, "repo", ".", "the local git repository whose cache branch to read, `DIR`")
-	fs.StringVar(&opts.Branch, "branch", "", "the cache branch's `REF` in that repository (default origin/"+cycle.CacheBranch+", then "+cycle.CacheBranch+")")
+	fs.StringVar(&opts.Branch, "branch", "", "the cache branch's `REF` in that repository (default origin/"+botrepo.CacheBranch+", then "+botrepo.CacheBranch+")")
 	if err := parse(fs, args); err != nil {
 		return err
 	}

@@ -9,8 +9,9 @@ import (
 	"os"
 	"path"
 
-	"github.com/taxkernel/taxkernelbot/internal/cycle"
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/publish"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -18,7 +19,7 @@ import (
 )
 
 // runPublishPreview prints the title and body that publishing would send
-// for the local state, against the base branch (cycle.BaseBranch) of the
+// for the local state, against the base branch (botrepo.BaseBranch) of the
 // repository at repoDir: no GitHub environment, no network.
 func runPublishPreview(ctx context.Context, opts publishOptions, repoDir string) error {
 	set, err := loadManifests(opts.Manifests, opts.IO)
@@ -29,7 +30,7 @@ func runPublishPreview(ctx context.Context, opts publishOptions, repoDir string)
 	if err != nil {
 		return cannotRun("%v", err)
 	}
-	const base = cycle.BaseBranch
+	const base = botrepo.BaseBranch
 	wt, err := gitstore.OpenWorkTree(repoDir)
 	if err != nil {
 		return cannotRun("publish --preview: %s is not in a git repository (%v); run it in the checkout, or pass --repo DIR", repoDir, err)
@@ -68,7 +69,7 @@ func runPublishPreview(ctx context.Context, opts publishOptions, repoDir string)
 		}
 		return f, fi.Size(), nil
 	}
-	d := cycle.BodyDetails(ctx, set, st, changes, blob)
+	d := publish.BodyDetails(ctx, set, st, changes, blob)
 	out := opts.IO.Out
 	if len(changes) == 0 {
 		fmt.Fprintf(out, "Nothing differs from %s (%.12s): publishing would open no pull request and edit none.\n", base, hash)

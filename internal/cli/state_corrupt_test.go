@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taxkernel/taxkernelbot/internal/cycle"
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 )
 
 // A state.json whose hash was cut to one character (a hand edit, a bad
@@ -24,14 +24,14 @@ func TestCIRefusesAShortHashInState(t *testing.T) {
 		t.Fatalf("first ci: exit %d\n%s", code, w.out.String())
 	}
 	// Break the state on the cache branch, as a bad merge would.
-	st := p.file(t, cycle.CacheBranch, "state.json")
+	st := p.file(t, botrepo.CacheBranch, "state.json")
 	i := strings.Index(st, `"sha256": "`)
 	if i < 0 {
 		t.Fatalf("no sha256 in the cache branch state:\n%s", st)
 	}
 	j := i + len(`"sha256": "`)
 	broken := st[:j] + "a" + st[j+64:]
-	p.git.Commit(t, "acme/tax.git", cycle.CacheBranch, "break", map[string][]byte{"state.json": []byte(broken)})
+	p.git.Commit(t, "acme/tax.git", botrepo.CacheBranch, "break", map[string][]byte{"state.json": []byte(broken)})
 	w2 := newWorkspace(t, testPolicy, "", sources...)
 	// Not due again, so the run keeps the broken hash rather than replacing it.
 	mf := filepath.Join(w2.Manifests, "test.yaml")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -62,8 +63,8 @@ func TestAppTokensOutliveAnHour(t *testing.T) {
 	}
 	for i := range r.ids {
 		host := "tax" + string(rune('0'+i)) + ".example.gov"
-		if n := strings.Count(r.show(CacheBranch, "ledgers/"+ledger.Path(ledger.Day(r.now), host)), `"event":"dispatch"`); n != 1 {
-			t.Errorf("%s: %d dispatch lines on %s, want 1", host, n, CacheBranch)
+		if n := strings.Count(r.show(botrepo.CacheBranch, "ledgers/"+ledger.Path(ledger.Day(r.now), host)), `"event":"dispatch"`); n != 1 {
+			t.Errorf("%s: %d dispatch lines on %s, want 1", host, n, botrepo.CacheBranch)
 		}
 	}
 }

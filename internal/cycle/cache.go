@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -37,7 +38,7 @@ func (c *Cycle) pull(ctx context.Context) (halted string, err error) {
 			return "", fmt.Errorf("restore the blobs run %s kept: %w", m.RunID, err)
 		}
 	}
-	_, tip, err := c.repo.Read(ctx, CacheBranch)
+	_, tip, err := c.repo.Read(ctx, botrepo.CacheBranch)
 	if errors.Is(err, gitstore.ErrNoBranch) {
 		return c.missingCacheBranch(ctx)
 	}
@@ -66,7 +67,7 @@ func (c *Cycle) pull(ctx context.Context) (halted string, err error) {
 	}
 	remote, err := state.Decode(tip)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", CacheBranch, err)
+		return "", fmt.Errorf("%s: %w", botrepo.CacheBranch, err)
 	}
 	local, err := state.Load(c.o.State)
 	if err != nil {
@@ -102,7 +103,7 @@ func (c *Cycle) carryPending(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		waiting, err := indexAt(c.pulled, pendingIndex, CacheBranch)
+		waiting, err := botrepo.IndexAt(c.pulled, botrepo.PendingIndex, botrepo.CacheBranch)
 		if err != nil {
 			return err
 		}
@@ -115,7 +116,7 @@ func (c *Cycle) carryPending(ctx context.Context) error {
 			return err
 		}
 		defer reader.Close()
-		_, tip, err := reader.Read(ctx, BotBranch)
+		_, tip, err := reader.Read(ctx, botrepo.BotBranch)
 		if err != nil && !errors.Is(err, gitstore.ErrNoBranch) {
 			return err
 		}
@@ -124,10 +125,10 @@ func (c *Cycle) carryPending(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
-			if err := tip.Fetch(ctx, indexJSON); err != nil {
+			if err := tip.Fetch(ctx, botrepo.IndexJSON); err != nil {
 				return err
 			}
-			proposed, err := indexAt(tip, indexJSON, BotBranch)
+			proposed, err := botrepo.IndexAt(tip, botrepo.IndexJSON, botrepo.BotBranch)
 			if err != nil {
 				return err
 			}
@@ -213,7 +214,7 @@ func (c *Cycle) acquire(ctx context.Context, want map[string]int) error {
 	now := c.o.Clock.Now()
 	self := lease.ID{RunID: c.o.RunID, Holder: c.o.Holder, Shard: c.o.Shard.Name()}
 	marker, restored := c.unpushed()
-	_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+	_, err := c.repo.Update(ctx, botrepo.CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 		files, err := leaseFiles(tip)
 		if err != nil {
 			return nil, err
@@ -252,7 +253,7 @@ func (c *Cycle) acquire(ctx context.Context, want map[string]int) error {
 				}
 			}
 			if usage[host], err = ledger.Count(data, host); err != nil {
-				return nil, fmt.Errorf("%s ledgers/%s: %w", CacheBranch, ledger.Path(c.day, host), err)
+				return nil, fmt.Errorf("%s ledgers/%s: %w", botrepo.CacheBranch, ledger.Path(c.day, host), err)
 			}
 		}
 		l, err := lease.Acquire(files[own], lease.Request{
@@ -270,7 +271,7 @@ func (c *Cycle) acquire(ctx context.Context, want map[string]int) error {
 		return cannot("%v: another run is fetching shard %s; nothing was requested", err, c.o.Shard)
 	}
 	if err != nil {
-		return cannot("take the lease of shard %s: %v", c.o.Shard, explainGit(err))
+		return cannot("take the lease of shard %s: %v", c.o.Shard, botrepo.ExplainGit(err))
 	}
 	return nil
 }
@@ -281,7 +282,7 @@ func (c *Cycle) pushLedgers(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	sig, msg := c.signature("ledgers")
-	_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+	_, err := c.repo.Update(ctx, botrepo.CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 		changes, err := c.ledgerChanges(tip)
 		if err != nil {
 			return nil, err
@@ -327,18 +328,18 @@ func (c *Cycle) pushFinal(ctx context.Context) error {
 		if attempt == c.o.PushAttempts || errors.Is(err, lease.ErrLost) {
 			break
 		}
-		c.logf("push %s: %v; trying again in %s (%d of %d)", CacheBranch, explainGit(err), wait, attempt+1, c.o.PushAttempts)
+		c.logf("push %s: %v; trying again in %s (%d of %d)", botrepo.CacheBranch, botrepo.ExplainGit(err), wait, attempt+1, c.o.PushAttempts)
 		if err := c.o.Clock.Sleep(ctx, wait); err != nil {
 			break
 		}
 		wait *= 2
 	}
 	if merr := c.markUnpushed(); merr != nil {
-		return cannot("push %s: %v; and keeping this run's record for a re-run failed too: %v", CacheBranch, explainGit(err), merr)
+		return cannot("push %s: %v; and keeping this run's record for a re-run failed too: %v", botrepo.CacheBranch, botrepo.ExplainGit(err), merr)
 	}
 	return cannot("push %s failed %d times: %v. This run's ledgers and state are kept in %s (in GitHub Actions the workflow uploads them as the artifact %q). "+
 		"Re-run the workflow run (Re-run all jobs): the re-run gets them back, takes over this run's lease and pushes them; nothing else is needed",
-		CacheBranch, c.o.PushAttempts, explainGit(err), c.o.State, "taxkernelbot-state-"+runOf(c.o.RunID)+"-"+c.o.Shard.Name())
+		botrepo.CacheBranch, c.o.PushAttempts, botrepo.ExplainGit(err), c.o.State, "taxkernelbot-state-"+runOf(c.o.RunID)+"-"+c.o.Shard.Name())
 }
 
 // pushState pushes the local ledgers of the day and the local state merged
@@ -352,14 +353,14 @@ func (c *Cycle) pushState(ctx context.Context, what string, extra func(tip fs.FS
 	}
 	main, err := c.readMain(ctx)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", BaseBranch, err)
+		return fmt.Errorf("read %s: %w", botrepo.BaseBranch, err)
 	}
 	c.main = main
 	if err := c.pushPendingInParts(ctx, main); err != nil {
 		return err
 	}
 	sig, msg := c.signature(what)
-	_, err = c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+	_, err = c.repo.Update(ctx, botrepo.CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 		changes, err := c.ledgerChanges(tip)
 		if err != nil {
 			return nil, err
@@ -381,7 +382,7 @@ func (c *Cycle) pushState(ctx context.Context, what string, extra func(tip fs.FS
 		// Unchanged files cost nothing: the commit leaves out a file whose
 		// hash the tip already has, and no commit is made at all when
 		// nothing differs.
-		for _, p := range sortedKeys(files) {
+		for _, p := range slices.Sorted(maps.Keys(files)) {
 			changes = append(changes, gitstore.Change{Path: p, Data: files[p]})
 		}
 		if extra == nil {
@@ -395,8 +396,6 @@ func (c *Cycle) pushState(ctx context.Context, what string, extra func(tip fs.FS
 	}, 0)
 	return err
 }
-
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // ledgerChanges appends the lines of every local ledger file of the day
 // that the tip does not hold yet.
@@ -512,8 +511,8 @@ func (c *Cycle) clearUnpushed() {
 	if err := os.Remove(filepath.Join(c.o.State, unpushedFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.logf("remove %s: %v", unpushedFile, err)
 	}
-	if err := os.RemoveAll(filepath.Join(c.o.State, pendingDir)); err != nil {
-		c.logf("remove %s: %v", pendingDir, err)
+	if err := os.RemoveAll(filepath.Join(c.o.State, botrepo.PendingDir)); err != nil {
+		c.logf("remove %s: %v", botrepo.PendingDir, err)
 	}
 }
 
@@ -533,7 +532,7 @@ func (c *Cycle) keepPending() error {
 	if beyond.Len() == 0 {
 		return nil
 	}
-	dir := filepath.Join(c.o.State, pendingDir)
+	dir := filepath.Join(c.o.State, botrepo.PendingDir)
 	kept, err := store.Open(dir)
 	if err != nil {
 		return err
@@ -541,7 +540,7 @@ func (c *Cycle) keepPending() error {
 	for _, id := range beyond.IDs() {
 		for _, e := range beyond.Entries(id) {
 			for _, sum := range e.Blobs() {
-				data, err := readLocal(c.o.Snapshots, sum)
+				data, err := botrepo.ReadLocal(c.o.Snapshots, sum)
 				if err != nil {
 					return err
 				}
@@ -549,8 +548,8 @@ func (c *Cycle) keepPending() error {
 					return err
 				}
 			}
-			for p, text := range derivedTexts(c.o.Snapshots, string(e.SHA256)) {
-				if err := writeUnder(c.o.State, pendingPath(p), text); err != nil {
+			for p, text := range botrepo.DerivedTexts(c.o.Snapshots, string(e.SHA256)) {
+				if err := writeUnder(c.o.State, botrepo.PendingPath(p), text); err != nil {
 					return err
 				}
 			}
@@ -562,7 +561,7 @@ func (c *Cycle) keepPending() error {
 // restoreKept brings what an earlier attempt kept in the state directory's
 // pending/ back into the local store and index.
 func (c *Cycle) restoreKept(ctx context.Context) error {
-	dir := filepath.Join(c.o.State, pendingDir)
+	dir := filepath.Join(c.o.State, botrepo.PendingDir)
 	kept, err := store.LoadIndex(filepath.Join(dir, "index.json"))
 	if err != nil || kept.Len() == 0 {
 		return err
@@ -571,8 +570,8 @@ func (c *Cycle) restoreKept(ctx context.Context) error {
 	for _, id := range kept.IDs() {
 		for _, e := range kept.Entries(id) {
 			sums = append(sums, e.Blobs()...)
-			for _, tp := range textFiles(TextPath(string(e.SHA256))) {
-				if data, err := os.ReadFile(filepath.Join(c.o.State, filepath.FromSlash(pendingPath(tp)))); err == nil {
+			for _, tp := range botrepo.TextFiles(botrepo.TextPath(string(e.SHA256))) {
+				if data, err := os.ReadFile(filepath.Join(c.o.State, filepath.FromSlash(botrepo.PendingPath(tp)))); err == nil {
 					if err := writeUnder(c.o.Snapshots, strings.TrimPrefix(tp, "snapshots/"), data); err != nil {
 						return err
 					}
@@ -580,7 +579,7 @@ func (c *Cycle) restoreKept(ctx context.Context) error {
 			}
 		}
 	}
-	lost, err := copyInto(ctx, c.o.Snapshots, sums, dir, func(sum store.Sum) ([]byte, error) { return readLocal(dir, sum) })
+	lost, err := copyInto(ctx, c.o.Snapshots, sums, dir, func(sum store.Sum) ([]byte, error) { return botrepo.ReadLocal(dir, sum) })
 	if err != nil {
 		return err
 	}
@@ -602,13 +601,4 @@ func runOf(runID string) string {
 		return runID[:i]
 	}
 	return runID
-}
-
-// explainGit adds to a git error what a maintainer must fix.
-func explainGit(err error) error {
-	if errors.Is(err, gitstore.ErrAuth) {
-		return fmt.Errorf("%w (the token is the repository secret TAXKERNELBOT_TOKEN or, when it is not set, the workflow's GITHUB_TOKEN: "+
-			"it needs `contents: write`; with TAXKERNELBOT_APP_ID and TAXKERNELBOT_APP_PRIVATE_KEY the bot mints and renews an App's tokens itself)", err)
-	}
-	return err
 }

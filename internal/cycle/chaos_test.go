@@ -17,10 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+	"github.com/taxkernel/taxkernelbot/internal/publish"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -171,7 +173,7 @@ func (w *chaos) people() {
 		}
 	}
 	switch x := w.rng.IntN(100); {
-	case x < 30 && open != nil && r.tip(BotBranch) != "":
+	case x < 30 && open != nil && r.tip(botrepo.BotBranch) != "":
 		w.merges++
 		w.merge(open.n, []string{"squash", "merge", "rebase"}[w.rng.IntN(3)])
 	case x < 38 && open != nil:
@@ -179,15 +181,15 @@ func (w *chaos) people() {
 		r.gh.Close(open.n)
 	case x < 42:
 		if last := len(prs); last > 0 && prs[last-1].State == "closed" && !prs[last-1].Merged {
-			r.gh.AddLabel(prs[last-1].Number, ReproposeLabel)
+			r.gh.AddLabel(prs[last-1].Number, publish.ReproposeLabel)
 		}
-	case x < 47 && r.tip(BotBranch) != "":
+	case x < 47 && r.tip(botrepo.BotBranch) != "":
 		w.deletions++
-		r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+BotBranch)
-		r.gh.HeadDeletedFor(BotBranch)
-	case x < 50 && r.tip(CacheBranch) != "":
+		r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+botrepo.BotBranch)
+		r.gh.HeadDeletedFor(botrepo.BotBranch)
+	case x < 50 && r.tip(botrepo.CacheBranch) != "":
 		w.deletions++
-		r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+CacheBranch)
+		r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+botrepo.CacheBranch)
 		if w.rng.IntN(2) == 0 {
 			must(t, os.RemoveAll(r.gitCache)) // and the Actions cache expired
 			must(t, os.MkdirAll(r.gitCache, 0o755))
@@ -205,23 +207,23 @@ type githubPR struct{ n int }
 // deletes the head branch as GitHub's setting does.
 func (w *chaos) merge(n int, how string) {
 	r, t := w.r, w.t
-	tree, err := r.git.Run(repoName, "merge-tree", "--write-tree", "main", BotBranch)
+	tree, err := r.git.Run(repoName, "merge-tree", "--write-tree", "main", botrepo.BotBranch)
 	if err != nil {
 		w.fatalf("pull request #%d does not merge cleanly into main: %v", n, err)
 	}
 	var commit string
 	switch how {
 	case "merge":
-		commit = r.git.Git(t, repoName, "commit-tree", tree, "-p", "main", "-p", BotBranch, "-m", fmt.Sprintf("Merge pull request #%d", n))
+		commit = r.git.Git(t, repoName, "commit-tree", tree, "-p", "main", "-p", botrepo.BotBranch, "-m", fmt.Sprintf("Merge pull request #%d", n))
 	case "rebase": // the bot's commit replayed on main, the bot its author
-		commit = r.git.Git(t, repoName, "-c", "user.name="+BotName, "-c", "user.email="+BotEmail, "commit-tree", tree, "-p", "main", "-m", "snapshots and coverage")
+		commit = r.git.Git(t, repoName, "-c", "user.name="+botrepo.BotName, "-c", "user.email="+botrepo.BotEmail, "commit-tree", tree, "-p", "main", "-m", "snapshots and coverage")
 	default:
 		commit = r.git.Git(t, repoName, "commit-tree", tree, "-p", "main", "-m", fmt.Sprintf("TaxKernelBot coverage update (#%d)", n))
 	}
 	r.git.Git(t, repoName, "update-ref", "refs/heads/main", commit)
 	r.gh.Merge(n)
 	if w.rng.IntN(4) > 0 {
-		r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+BotBranch)
+		r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+botrepo.BotBranch)
 	}
 }
 
@@ -230,7 +232,7 @@ func (w *chaos) merge(n int, how string) {
 // or "edit" (after the bot branch was pushed, before the pull request is
 // opened or edited).
 type hooked struct {
-	PullRequests
+	publish.PullRequests
 	at   string
 	do   func()
 	done bool
@@ -328,7 +330,7 @@ func (w *chaos) cycle(shard string, rr *rerun, depth int) {
 		must(w.t, os.RemoveAll(filepath.Join(keep, ".gitstore"))) // the artifact leaves it out
 		w.reruns_ = append(w.reruns_, rerun{shard: shard, run: strings.TrimSuffix(o.RunID, "-1"), state: keep})
 		r.git.FailPushes(0)
-	case errors.Is(err, ErrBrokenRecord):
+	case errors.Is(err, publish.ErrBrokenRecord):
 		w.fatalf("shard %s refused to publish a broken record: %v\n%s", shard, err, log)
 	case errors.Is(err, lease.ErrHeld):
 		w.refused++ // a killed runner's lease has not expired yet
@@ -392,21 +394,21 @@ func (w *chaos) check() {
 // (pending/), on the bot branch or on main.
 func (w *chaos) cacheHeld() {
 	r := w.r
-	data := r.show(CacheBranch, "state.json")
+	data := r.show(botrepo.CacheBranch, "state.json")
 	if data == "" {
 		return
 	}
-	st, err := state.Decode(os.DirFS(exportBranch(w.t, r, CacheBranch)))
+	st, err := state.Decode(os.DirFS(exportBranch(w.t, r, botrepo.CacheBranch)))
 	must(w.t, err)
-	onCache, onMain, onBot := r.files(CacheBranch), r.files(BaseBranch), r.files(BotBranch)
+	onCache, onMain, onBot := r.files(botrepo.CacheBranch), r.files(botrepo.BaseBranch), r.files(botrepo.BotBranch)
 	for _, id := range st.SourceIDs() {
 		sum := st.Source(id).SHA256
 		if sum == "" {
 			continue
 		}
 		p := "snapshots/" + sum.Path()
-		if !onCache[pendingPath(p)] && !onMain[p] && !onBot[p] {
-			w.fatalf("%s's state names %s's %.12s, which no branch holds", CacheBranch, id, sum)
+		if !onCache[botrepo.PendingPath(p)] && !onMain[p] && !onBot[p] {
+			w.fatalf("%s's state names %s's %.12s, which no branch holds", botrepo.CacheBranch, id, sum)
 		}
 	}
 }
@@ -414,7 +416,7 @@ func (w *chaos) cacheHeld() {
 // noLineLost: the cache branch still has every ledger line it had.
 func (w *chaos) noLineLost() {
 	lines := map[string]bool{}
-	out, err := exec.Command("git", "--git-dir", w.r.git.Dir(repoName), "archive", "--format=tar", CacheBranch, "ledgers").Output()
+	out, err := exec.Command("git", "--git-dir", w.r.git.Dir(repoName), "archive", "--format=tar", botrepo.CacheBranch, "ledgers").Output()
 	if err == nil {
 		tr := tar.NewReader(bytes.NewReader(out))
 		for {
@@ -434,7 +436,7 @@ func (w *chaos) noLineLost() {
 	}
 	for l := range w.seen {
 		if !lines[l] {
-			w.fatalf("%s lost a ledger line: %s", CacheBranch, l)
+			w.fatalf("%s lost a ledger line: %s", botrepo.CacheBranch, l)
 		}
 	}
 	w.seen = lines
@@ -444,10 +446,10 @@ func (w *chaos) noLineLost() {
 func (w *chaos) noRegression() {
 	r := w.r
 	open := slices.ContainsFunc(r.gh.PRs(), func(p githubtest.PR) bool { return p.State == "open" })
-	if !open || r.tip(BotBranch) == "" {
+	if !open || r.tip(botrepo.BotBranch) == "" {
 		return
 	}
-	mainIx, botIx := w.index(BaseBranch), w.index(BotBranch)
+	mainIx, botIx := w.index(botrepo.BaseBranch), w.index(botrepo.BotBranch)
 	for _, id := range mainIx.IDs() {
 		for _, e := range mainIx.Entries(id) {
 			if _, ok := botIx.Lookup(id, e.SHA256); !ok {
@@ -455,7 +457,7 @@ func (w *chaos) noRegression() {
 			}
 		}
 	}
-	onMain, onBot := w.report(BaseBranch), w.report(BotBranch)
+	onMain, onBot := w.report(botrepo.BaseBranch), w.report(botrepo.BotBranch)
 	if onMain == nil || onBot == nil {
 		return
 	}
@@ -471,7 +473,7 @@ func (w *chaos) noRegression() {
 }
 
 func (w *chaos) index(branch string) *store.Index {
-	data := w.r.show(branch, indexJSON)
+	data := w.r.show(branch, botrepo.IndexJSON)
 	if data == "" {
 		return store.NewIndex()
 	}
@@ -481,7 +483,7 @@ func (w *chaos) index(branch string) *store.Index {
 }
 
 func (w *chaos) report(branch string) *report.Report {
-	data := w.r.show(branch, coverageJSON)
+	data := w.r.show(branch, botrepo.CoverageJSON)
 	if data == "" {
 		return nil
 	}

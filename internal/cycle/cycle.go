@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
@@ -20,28 +21,10 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/outputs"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+	"github.com/taxkernel/taxkernelbot/internal/publish"
 	"github.com/taxkernel/taxkernelbot/internal/session"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
-)
-
-// The branches the bot writes, and the label that hands its branch back.
-const (
-	CacheBranch = "fetch-cache"
-	BotBranch   = "taxkernelbot/update"
-	BaseBranch  = "main"
-	RebaseLabel = "taxkernelbot:rebase"
-	// ReproposeLabel on a pull request a reviewer closed asks the bot to
-	// propose its content again.
-	ReproposeLabel = "taxkernelbot:repropose"
-	PRLabel        = "taxkernelbot"
-)
-
-// The identity of the bot's commits: how it tells its own commits on the
-// bot branch from anyone else's.
-const (
-	BotName  = "TaxKernelBot"
-	BotEmail = "bot@taxkernel.com"
 )
 
 // ErrCannotRun wraps every reason a cycle could not run or finish its
@@ -61,21 +44,6 @@ func cannot(format string, args ...any) error {
 // belong to the run). It is a seam for tests: the cycle's run is
 // session.Run.
 type Runner func(ctx context.Context, lim pipeline.Limits) error
-
-// PullRequests is the part of the GitHub API a cycle uses; *github.Client
-// is the real one.
-type PullRequests interface {
-	LatestPR(ctx context.Context, head string) (*github.PRState, error)
-	EnsurePR(ctx context.Context, pr github.PR) (number int, url string, created bool, err error)
-	EditPR(ctx context.Context, number int, title, body string) error
-	Comment(ctx context.Context, number int, body string) error
-	RemoveLabel(ctx context.Context, number int, label string) error
-	// ClosedByBranchDeletion: was a closed pull request closed because its
-	// head branch was deleted (not by a person)?
-	ClosedByBranchDeletion(ctx context.Context, number int) (bool, error)
-	// SyncFailureIssues keeps one issue per source failing for days.
-	SyncFailureIssues(ctx context.Context, failing []github.FailureIssue, opts github.IssueOptions) (github.IssueSync, error)
-}
 
 // Options configures a cycle.
 type Options struct {
@@ -98,7 +66,7 @@ type Options struct {
 	NoPublish    bool
 
 	Remote gitstore.Remote
-	GitHub PullRequests
+	GitHub publish.PullRequests
 	Links  github.Config // where blobs and the workflow run are linked from
 	// Output is where the fetch run prints and the environment it reads.
 	Output session.Output
@@ -118,9 +86,8 @@ type Cycle struct {
 	// pulled is the cache branch's tip as pull read it (nil before).
 	pulled fs.FS
 	// main is main's record as the last push of the state read it.
-	main *mainRecord
-	// files is how many files the last bot commit built writes.
-	files int
+	main  *mainRecord
+	pub   *publish.Publisher // called once the state is pushed
 	day   string
 	lease lease.Lease
 	notes []string // for the step summary: what a maintainer should know
@@ -181,6 +148,12 @@ func open(o Options) (*Cycle, error) {
 	// Every partial read opens its own Repo: a fallback is said once a cycle.
 	var once sync.Once
 	c.o.Remote.Notify = func(msg string) { once.Do(func() { c.note("%s", msg) }) }
+	c.pub = publish.New(publish.Options{
+		Set: o.Set, Snapshots: o.Snapshots, State: o.State,
+		Remote: c.o.Remote, Cache: repo, GitHub: o.GitHub, Links: o.Links, Clock: o.Clock,
+		By:  c.by(),
+		Log: o.Log, Note: c.keep,
+	})
 	return c, nil
 }
 
@@ -199,14 +172,21 @@ func (c *Cycle) logf(format string, args ...any) {
 func (c *Cycle) note(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	c.logf("%s", msg)
+	c.keep(msg)
+}
+
+// keep keeps a line for the step summary.
+func (c *Cycle) keep(msg string) {
 	c.mu.Lock()
 	c.notes = append(c.notes, msg)
 	c.mu.Unlock()
 }
 
+// by names this cycle in the messages of its commits.
+func (c *Cycle) by() string { return fmt.Sprintf("shard %s, run %s", c.o.Shard.Name(), c.o.RunID) }
+
 func (c *Cycle) signature(what string) (gitstore.Signature, string) {
-	return gitstore.Signature{Name: BotName, Email: BotEmail, When: c.o.Clock.Now().UTC().Truncate(time.Second)},
-		fmt.Sprintf("%s: shard %s, run %s", what, c.o.Shard.Name(), c.o.RunID)
+	return botrepo.Signature(c.o.Clock.Now()), what + ": " + c.by()
 }
 
 // Outcome is what a cycle did, for its caller and the step summary.
@@ -233,14 +213,14 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 		return out, err
 	}
 	if !o.DryRun && !o.NoPublish {
-		url, st, err := c.publish(context.WithoutCancel(ctx))
+		url, st, err := c.pub.Publish(context.WithoutCancel(ctx))
 		if err != nil {
 			c.summarize(out)
 			return out, cannot("publish: %v", err)
 		}
 		out.PR = url
 		// Failure issues are best-effort: the pull request is the record.
-		if err := c.failureIssues(context.WithoutCancel(ctx), st); err != nil {
+		if err := c.pub.FailureIssues(context.WithoutCancel(ctx), st); err != nil {
 			c.note("issues for sources failing for days: %v; nothing else is affected", err)
 		}
 	}
@@ -248,15 +228,34 @@ func Run(ctx context.Context, o Options) (Outcome, error) {
 	return out, runErr
 }
 
+// Publish is the second half of a cycle for a run made with a plain `run`
+// (no lease: use it only where no other run can overlap): push today's
+// ledgers and the state to the cache branch, then publish.
+func Publish(ctx context.Context, o Options) (string, error) {
+	c, err := open(o)
+	if err != nil {
+		return "", err
+	}
+	defer c.close()
+	if err := c.pushState(ctx, "state", nil); err != nil {
+		return "", cannot("push %s: %v", botrepo.CacheBranch, botrepo.ExplainGit(err))
+	}
+	url, _, err := c.pub.Publish(ctx)
+	if err != nil {
+		return "", cannot("publish: %v", err)
+	}
+	return url, nil
+}
+
 // fetch is the first half of a cycle: pull, lease, run, push, release.
 // runErr is the fetch run's own error; err a failure of the cycle.
 func (c *Cycle) fetch(ctx context.Context, out *Outcome) (runErr, err error) {
 	halted, err := c.pull(ctx)
 	if err != nil {
-		return nil, cannot("pull %s: %v", CacheBranch, explainGit(err))
+		return nil, cannot("pull %s: %v", botrepo.CacheBranch, botrepo.ExplainGit(err))
 	}
 	if err := c.carryPending(ctx); err != nil {
-		return nil, cannot("carry the blobs of %s: %v", BotBranch, explainGit(err))
+		return nil, cannot("carry the blobs of %s: %v", botrepo.BotBranch, botrepo.ExplainGit(err))
 	}
 	if c.o.DryRun {
 		lim := c.o.Limits

@@ -13,11 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+	"github.com/taxkernel/taxkernelbot/internal/publish"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -57,7 +59,7 @@ func TestScriptedMonth(t *testing.T) {
 	r.docs["t-a"] = "t-a rates, edition 2"
 	before := writes()
 	r.cycle()
-	if got := r.git.Git(t, repoName, "rev-parse", BotBranch+"^"); got != mainTip {
+	if got := r.git.Git(t, repoName, "rev-parse", botrepo.BotBranch+"^"); got != mainTip {
 		t.Errorf("day 2: the bot branch sits on %s, want main's tip %s", got, mainTip)
 	}
 	if paths := r.changedPaths(); !onlyBotPaths(paths) {
@@ -77,12 +79,12 @@ func TestScriptedMonth(t *testing.T) {
 
 	// Days 4 and 5: nothing changes: nothing is pushed or written.
 	for d := 4; d <= 5; d++ {
-		before, botTip := writes(), r.tip(BotBranch)
+		before, botTip := writes(), r.tip(botrepo.BotBranch)
 		r.cycle()
 		if w := r.gh.Writes()[before:]; len(w) != 0 {
 			t.Errorf("day %d (quiet): GitHub writes %v", d, w)
 		}
-		if r.tip(BotBranch) != botTip {
+		if r.tip(botrepo.BotBranch) != botTip {
 			t.Errorf("day %d (quiet): the bot branch moved", d)
 		}
 		day("quiet")
@@ -142,10 +144,10 @@ func TestScriptedMonth(t *testing.T) {
 	t.Log("the month, as the pull requests saw it:\n" + strings.Join(story, "\n"))
 
 	// The cache branch only ever moved forward.
-	for _, u := range r.git.RefLog(t, repoName, "refs/heads/"+CacheBranch) {
+	for _, u := range r.git.RefLog(t, repoName, "refs/heads/"+botrepo.CacheBranch) {
 		if u.Old != strings.Repeat("0", 40) {
 			if _, err := r.git.Run(repoName, "merge-base", "--is-ancestor", u.Old, u.New); err != nil {
-				t.Errorf("%s was rewritten from %.12s to %.12s", CacheBranch, u.Old, u.New)
+				t.Errorf("%s was rewritten from %.12s to %.12s", botrepo.CacheBranch, u.Old, u.New)
 			}
 		}
 	}
@@ -159,34 +161,34 @@ func TestSomeoneElsesCommitIsNeverDropped(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t, "t-a")
 	r.cycle()
-	theirs := r.git.Commit(t, repoName, BotBranch, "fix a typo in the report", map[string][]byte{"reports/coverage.md": []byte("# Coverage, fixed by hand\n")})
+	theirs := r.git.Commit(t, repoName, botrepo.BotBranch, "fix a typo in the report", map[string][]byte{"reports/coverage.md": []byte("# Coverage, fixed by hand\n")})
 	for d := range 2 {
 		r.docs["t-a"] = fmt.Sprintf("t-a rates, edition %d", d+2)
 		_, log := r.cycle()
-		if got := r.tip(BotBranch); got != theirs {
+		if got := r.tip(botrepo.BotBranch); got != theirs {
 			t.Fatalf("cycle %d rewrote the branch over someone else's commit (now %s)\n%s", d+2, got, log)
 		}
-		if !strings.Contains(log, theirs[:12]) || !strings.Contains(log, RebaseLabel) {
+		if !strings.Contains(log, theirs[:12]) || !strings.Contains(log, publish.RebaseLabel) {
 			t.Errorf("cycle %d's log does not name the commit and the label:\n%s", d+2, log)
 		}
 	}
 	pr := r.gh.PRs()[0]
-	if len(pr.Comments) != 1 || !strings.Contains(pr.Comments[0], theirs[:12]) || !strings.Contains(pr.Comments[0], RebaseLabel) {
+	if len(pr.Comments) != 1 || !strings.Contains(pr.Comments[0], theirs[:12]) || !strings.Contains(pr.Comments[0], publish.RebaseLabel) {
 		t.Fatalf("comments %q: want exactly one naming the commit and the label", pr.Comments)
 	}
-	if n := strings.Count(r.git.Git(t, repoName, "log", "--format=%s", CacheBranch), "release:"); n != 3 {
+	if n := strings.Count(r.git.Git(t, repoName, "log", "--format=%s", botrepo.CacheBranch), "release:"); n != 3 {
 		t.Errorf("%d releases on the cache branch, want 3: fetch results must keep flowing", n)
 	}
 	// The label hands the branch back: rebuilt on main, label removed.
-	r.gh.AddLabel(1, RebaseLabel)
+	r.gh.AddLabel(1, publish.RebaseLabel)
 	r.cycle()
-	if got := r.git.Git(t, repoName, "log", "-1", "--format=%ae", BotBranch); got != BotEmail {
+	if got := r.git.Git(t, repoName, "log", "-1", "--format=%ae", botrepo.BotBranch); got != botrepo.BotEmail {
 		t.Errorf("after the label the tip is by %s, want the bot", got)
 	}
-	if r.git.Git(t, repoName, "rev-parse", BotBranch+"^") != r.tip("main") {
+	if r.git.Git(t, repoName, "rev-parse", botrepo.BotBranch+"^") != r.tip("main") {
 		t.Error("after the label the branch does not sit on main")
 	}
-	if pr := r.gh.PRs()[0]; slices.Contains(pr.Labels, RebaseLabel) || !strings.Contains(pr.Body, "t-a") {
+	if pr := r.gh.PRs()[0]; slices.Contains(pr.Labels, publish.RebaseLabel) || !strings.Contains(pr.Body, "t-a") {
 		t.Errorf("after the rebuild: labels %v, body updated %v", pr.Labels, strings.Contains(pr.Body, "t-a"))
 	}
 }
@@ -197,7 +199,7 @@ func TestMissingBotBranchIsRecreatedAndSaid(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t, "t-a")
 	r.cycle()
-	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+BotBranch)
+	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+botrepo.BotBranch)
 	r.gh.HeadDeleted(1) // GitHub closes a pull request whose branch is deleted
 	r.docs["t-a"] = "t-a rates, edition 2"
 	summary := filepath.Join(t.TempDir(), "summary.md")
@@ -207,11 +209,11 @@ func TestMissingBotBranchIsRecreatedAndSaid(t *testing.T) {
 		t.Fatalf("%v\n%s", err, log)
 	}
 	sum, _ := os.ReadFile(summary)
-	if !strings.Contains(string(sum), BotBranch+" was missing") {
+	if !strings.Contains(string(sum), botrepo.BotBranch+" was missing") {
 		t.Errorf("the step summary does not say the branch was missing:\n%s", sum)
 	}
-	if r.tip(BotBranch) == "" || len(r.gh.PRs()) != 2 {
-		t.Errorf("branch %q, %d pull requests: want the branch recreated and #2 opened", r.tip(BotBranch), len(r.gh.PRs()))
+	if r.tip(botrepo.BotBranch) == "" || len(r.gh.PRs()) != 2 {
+		t.Errorf("branch %q, %d pull requests: want the branch recreated and #2 opened", r.tip(botrepo.BotBranch), len(r.gh.PRs()))
 	}
 }
 
@@ -224,8 +226,8 @@ func TestDeletedBotBranchIsNoDecline(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t, "t-a", "t-b")
 	r.cycle()
-	first := r.show(BotBranch, indexJSON)
-	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+BotBranch)
+	first := r.show(botrepo.BotBranch, botrepo.IndexJSON)
+	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+botrepo.BotBranch)
 	r.gh.HeadDeleted(1)
 	r.now = r.now.Add(-23 * time.Hour) // the same day: nothing is due, nothing new is fetched
 	_, log := r.cycle()
@@ -233,7 +235,7 @@ func TestDeletedBotBranchIsNoDecline(t *testing.T) {
 	if len(prs) != 2 || prs[1].State != "open" {
 		t.Fatalf("%d pull requests after the branch was deleted: want #2 open with what main lacks\n%s", len(prs), log)
 	}
-	if got := r.show(BotBranch, indexJSON); got != first {
+	if got := r.show(botrepo.BotBranch, botrepo.IndexJSON); got != first {
 		t.Errorf("the recreated branch's index differs from what #1 proposed:\n%s\nwant\n%s", got, first)
 	}
 	assertHeld(t, r)
@@ -243,10 +245,10 @@ func TestDeletedBotBranchIsNoDecline(t *testing.T) {
 	if n := len(r.gh.PRs()); n != 2 {
 		t.Fatalf("%d pull requests after a reviewer closed #2: want it left closed", n)
 	}
-	if !strings.Contains(log, ReproposeLabel) {
+	if !strings.Contains(log, publish.ReproposeLabel) {
 		t.Errorf("the cycle does not say how to have it proposed again:\n%s", log)
 	}
-	r.gh.AddLabel(2, ReproposeLabel)
+	r.gh.AddLabel(2, publish.ReproposeLabel)
 	_, log = r.cycle()
 	if prs := r.gh.PRs(); len(prs) != 3 || prs[2].State != "open" {
 		t.Fatalf("%d pull requests after the label asked again: want #3 open\n%s", len(prs), log)
@@ -264,9 +266,9 @@ func TestLostCacheBranchAfterAMergeLosesNothing(t *testing.T) {
 	r := newRepo(t, "t-a", "t-b")
 	r.cycle()
 	r.squashMerge(1)
-	onMain, err := report.Parse([]byte(r.show(BaseBranch, coverageJSON)))
+	onMain, err := report.Parse([]byte(r.show(botrepo.BaseBranch, botrepo.CoverageJSON)))
 	must(t, err)
-	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+CacheBranch)
+	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+botrepo.CacheBranch)
 	out, log := r.cycle()
 	if out.Requests != 0 || !strings.Contains(log, "none is sent before") {
 		t.Errorf("%d requests on the day the cache branch vanished: want none, and the halt said\n%s", out.Requests, log)
@@ -277,10 +279,10 @@ func TestLostCacheBranchAfterAMergeLosesNothing(t *testing.T) {
 	if !strings.Contains(log, "recreated from main's coverage report") {
 		t.Errorf("the cycle does not say where the state came from:\n%s", log)
 	}
-	if got := r.show(CacheBranch, lease.Path("1-of-1")); got != "" {
+	if got := r.show(botrepo.CacheBranch, lease.Path("1-of-1")); got != "" {
 		t.Errorf("a lease on the recreated branch of a halted cycle:\n%s", got)
 	}
-	st, err := state.Decode(os.DirFS(exportBranch(t, r, CacheBranch)))
+	st, err := state.Decode(os.DirFS(exportBranch(t, r, botrepo.CacheBranch)))
 	must(t, err)
 	for _, e := range onMain.Sources {
 		if got := st.Source(e.ID); got.Status != e.Status || string(got.SHA256) != e.SHA256 {
@@ -303,20 +305,20 @@ func TestLostCacheBranchRecoveredFromTheRunnersCopy(t *testing.T) {
 	r := newRepo(t, "t-a", "t-b")
 	r.gitCache = t.TempDir()
 	r.cycle()
-	oldState := r.show(CacheBranch, "state.json")
-	oldPending := r.show(CacheBranch, pendingIndex)
+	oldState := r.show(botrepo.CacheBranch, "state.json")
+	oldPending := r.show(botrepo.CacheBranch, botrepo.PendingIndex)
 	body := r.gh.PRs()[0].Body
-	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+CacheBranch)
+	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+botrepo.CacheBranch)
 	r.now = r.now.Add(-23 * time.Hour)
 	_, log := r.cycle()
 	if !strings.Contains(log, "which this runner's copy holds") {
 		t.Errorf("the cycle does not say it recovered from the runner's copy:\n%s", log)
 	}
-	if got := r.show(CacheBranch, "state.json"); got != oldState || oldState == "" {
+	if got := r.show(botrepo.CacheBranch, "state.json"); got != oldState || oldState == "" {
 		t.Errorf("recovered state.json:\n%s\nwant the vanished tip's:\n%s", got, oldState)
 	}
-	if got := r.show(CacheBranch, pendingIndex); got != oldPending || oldPending == "" {
-		t.Errorf("recovered %s:\n%s\nwant\n%s", pendingIndex, got, oldPending)
+	if got := r.show(botrepo.CacheBranch, botrepo.PendingIndex); got != oldPending || oldPending == "" {
+		t.Errorf("recovered %s:\n%s\nwant\n%s", botrepo.PendingIndex, got, oldPending)
 	}
 	if prs := r.gh.PRs(); len(prs) != 1 || prs[0].Body != body {
 		t.Errorf("the open pull request changed after the state was recovered")
@@ -344,7 +346,7 @@ func TestVanishedCacheBranchHaltsUntilTomorrow(t *testing.T) {
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
-	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+CacheBranch)
+	r.git.Git(t, repoName, "update-ref", "-d", "refs/heads/"+botrepo.CacheBranch)
 	for i, at := range []time.Time{
 		time.Date(2026, 11, 2, 10, 0, 0, 0, time.UTC), // the bot branch remembers the cache branch
 		time.Date(2026, 11, 2, 23, 0, 0, 0, time.UTC), // a later run the same day honours the halt
@@ -368,8 +370,8 @@ func TestVanishedCacheBranchHaltsUntilTomorrow(t *testing.T) {
 			t.Errorf("run %d: the step summary does not say why nothing was sent:\n%s", i, sum)
 		}
 	}
-	if !strings.Contains(r.show(CacheBranch, haltFile), "2026-11-03T00:00:00Z") {
-		t.Errorf("the recreated branch does not carry the halt until the next UTC day:\n%s", r.show(CacheBranch, haltFile))
+	if !strings.Contains(r.show(botrepo.CacheBranch, haltFile), "2026-11-03T00:00:00Z") {
+		t.Errorf("the recreated branch does not carry the halt until the next UTC day:\n%s", r.show(botrepo.CacheBranch, haltFile))
 	}
 }
 
@@ -407,7 +409,7 @@ func TestFailedFinalPushIsKeptForTheRerun(t *testing.T) {
 	if got := o.Clock.(*clock.Fake).Sleeps(); len(got) != 2 || got[0] != 2*time.Second || got[1] != 4*time.Second {
 		t.Errorf("waits between push attempts %v, want [2s 4s] on the injected clock", got)
 	}
-	held, _ := lease.Decode([]byte(r.show(CacheBranch, lease.Path("1-of-1"))))
+	held, _ := lease.Decode([]byte(r.show(botrepo.CacheBranch, lease.Path("1-of-1"))))
 	if held.Released || held.RunID != "555-1" {
 		t.Fatalf("the lease on the branch: %+v; want 555-1's, unreleased", held)
 	}
@@ -432,7 +434,7 @@ func TestFailedFinalPushIsKeptForTheRerun(t *testing.T) {
 	// What attempt 1 fetched is not lost with its runner: the re-run's
 	// pull request holds both editions.
 	assertHeld(t, r)
-	ix, err := store.ParseIndex([]byte(r.show(BotBranch, indexJSON)))
+	ix, err := store.ParseIndex([]byte(r.show(botrepo.BotBranch, botrepo.IndexJSON)))
 	must(t, err)
 	for _, id := range r.ids {
 		if n := len(ix.Entries(id)); n != 2 {
@@ -442,7 +444,7 @@ func TestFailedFinalPushIsKeptForTheRerun(t *testing.T) {
 	if !strings.Contains(log2.String(), "restoring the ledgers and state of run 555-1") {
 		t.Errorf("the re-run does not say it restores the lost lines:\n%s", log2)
 	}
-	l, _ := lease.Decode([]byte(r.show(CacheBranch, lease.Path("1-of-1"))))
+	l, _ := lease.Decode([]byte(r.show(botrepo.CacheBranch, lease.Path("1-of-1"))))
 	// The earlier attempt's lines landed with the re-run's lease, which
 	// counted them, not attempt 1's reservation: nothing of it is left as
 	// an unreleased record, and the re-run had its own budget.
@@ -455,7 +457,7 @@ func TestFailedFinalPushIsKeptForTheRerun(t *testing.T) {
 		}
 	}
 	for _, src := range o2.Set.Sources {
-		led := r.show(CacheBranch, "ledgers/"+ledger.Path(ledger.Day(r.now), src.Host))
+		led := r.show(botrepo.CacheBranch, "ledgers/"+ledger.Path(ledger.Day(r.now), src.Host))
 		if strings.Count(led, `"run":"555-1"`) != 2 || strings.Count(led, `"run":"555-2"`) != 2 {
 			t.Errorf("ledger of %s lacks one attempt's lines:\n%s", src.Host, led)
 		}
@@ -480,7 +482,7 @@ func TestLedgersArePushedDuringALongRun(t *testing.T) {
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
-	hist := r.git.Git(t, repoName, "log", "--format=%s", CacheBranch)
+	hist := r.git.Git(t, repoName, "log", "--format=%s", botrepo.CacheBranch)
 	if n := strings.Count(hist, "ledgers: shard 1-of-1"); n != 2 {
 		t.Errorf("%d ledger pushes during a run of 8 s with PushEvery 3 s, want 2:\n%s", n, hist)
 	}
@@ -518,7 +520,7 @@ func TestGitHubServerErrorIsRetried(t *testing.T) {
 // interleave runs another publisher between this one's push and its
 // edit of the pull request: the window in which shards race.
 type interleave struct {
-	PullRequests
+	publish.PullRequests
 	between func()
 	done    bool
 }
@@ -564,7 +566,7 @@ func TestOnePictureWhateverTheShardsOrder(t *testing.T) {
 	r.now = r.now.Add(2 * time.Hour) // the sources are due again
 	r.docs[inA] = inA + " rates, edition 2"
 	r.docs[inB] = inB + " rates, edition 2"
-	run("2/2", func(gh PullRequests) PullRequests {
+	run("2/2", func(gh publish.PullRequests) publish.PullRequests {
 		return &interleave{PullRequests: gh, between: func() { run("1/2", nil) }}
 	})
 	body := r.gh.PRs()[0].Body
@@ -579,7 +581,7 @@ func TestOnePictureWhateverTheShardsOrder(t *testing.T) {
 // beforePublish runs another cycle between this one's push to the cache
 // branch and its first look at the pull request.
 type beforePublish struct {
-	PullRequests
+	publish.PullRequests
 	between func()
 	done    bool
 }
@@ -603,7 +605,7 @@ func TestShardsPublishAUnion(t *testing.T) {
 		t.Run(order, func(t *testing.T) {
 			r := newRepo(t, "t-a", "t-b", "t-c", "t-d", "t-e", "t-f")
 			r.coded = map[string]bool{"t-a": true, "t-d": true, "t-f": true}
-			run := func(shard string, wrap func(PullRequests) PullRequests) {
+			run := func(shard string, wrap func(publish.PullRequests) publish.PullRequests) {
 				r.shardCycle(shard, wrap)
 				assertHeld(t, r)
 			}
@@ -611,27 +613,27 @@ func TestShardsPublishAUnion(t *testing.T) {
 			if order == "1 publishes first" {
 				first, second = second, first
 			}
-			run(second, func(gh PullRequests) PullRequests {
+			run(second, func(gh publish.PullRequests) publish.PullRequests {
 				return &beforePublish{PullRequests: gh, between: func() { run(first, nil) }}
 			})
-			ix, err := store.ParseIndex([]byte(r.show(BotBranch, indexJSON)))
+			ix, err := store.ParseIndex([]byte(r.show(botrepo.BotBranch, botrepo.IndexJSON)))
 			must(t, err)
 			for _, id := range r.ids {
 				if len(ix.Entries(id)) != 1 {
-					t.Errorf("the bot branch's index has %d entries for %s, want 1: %s", len(ix.Entries(id)), id, r.show(BotBranch, indexJSON))
+					t.Errorf("the bot branch's index has %d entries for %s, want 1: %s", len(ix.Entries(id)), id, r.show(botrepo.BotBranch, botrepo.IndexJSON))
 				}
 			}
 			// Merged, main verifies: every blob is there.
 			r.squashMerge(1)
 			assertHeld(t, r)
-			if got := r.show(CacheBranch, pendingIndex); got != "" {
+			if got := r.show(botrepo.CacheBranch, botrepo.PendingIndex); got != "" {
 				o, _ := r.options("1/1")
 				o.Run = r.runner(&o)
 				r.now = r.now.Add(2 * time.Hour)
 				if _, err := Run(context.Background(), o); err != nil {
 					t.Fatal(err)
 				}
-				if got := r.show(CacheBranch, pendingIndex); got != "" {
+				if got := r.show(botrepo.CacheBranch, botrepo.PendingIndex); got != "" {
 					t.Errorf("after the merge, the cache branch still keeps entries main holds:\n%s", got)
 				}
 			}
@@ -685,10 +687,10 @@ func TestUnindexedBlobIsNeverProposed(t *testing.T) {
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
-	if r.show(BotBranch, "snapshots/"+stray.Path()) != "" {
+	if r.show(botrepo.BotBranch, "snapshots/"+stray.Path()) != "" {
 		t.Errorf("the bot branch carries blob %.12s, which no index names", stray)
 	}
-	if ix := r.show(BotBranch, "snapshots/index.json"); !strings.Contains(ix, "t-a") {
+	if ix := r.show(botrepo.BotBranch, "snapshots/index.json"); !strings.Contains(ix, "t-a") {
 		t.Errorf("the bot branch lacks the indexed source:\n%s", ix)
 	}
 }
@@ -701,10 +703,10 @@ func TestHandEditOfTheReportOnMainRebuildsTheBranch(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t, "t-a")
 	r.cycle()
-	tip := r.tip(BotBranch)
+	tip := r.tip(botrepo.BotBranch)
 	r.git.Commit(t, repoName, "main", "docs", map[string][]byte{"README.md": []byte("tax, v2\n")})
 	r.cycle()
-	if r.tip(BotBranch) != tip {
+	if r.tip(botrepo.BotBranch) != tip {
 		t.Fatal("a change to README on main moved the bot branch, though nothing new was fetched")
 	}
 	r.git.Commit(t, repoName, "main", "fix the report by hand", map[string][]byte{"reports/coverage.md": []byte("# Coverage, by hand\n")})
@@ -713,7 +715,7 @@ func TestHandEditOfTheReportOnMainRebuildsTheBranch(t *testing.T) {
 	}
 	before := len(r.gh.Writes())
 	r.cycle()
-	if r.git.Git(t, repoName, "rev-parse", BotBranch+"^") != r.tip("main") || !r.mergeable() {
+	if r.git.Git(t, repoName, "rev-parse", botrepo.BotBranch+"^") != r.tip("main") || !r.mergeable() {
 		t.Errorf("after a hand edit of the report on main, the branch was not rebuilt on main (mergeable %v)", r.mergeable())
 	}
 	if w := r.gh.Writes()[before:]; len(w) > 1 {
@@ -725,8 +727,8 @@ func TestHandEditOfTheReportOnMainRebuildsTheBranch(t *testing.T) {
 // hash index and coverage report name is a blob on that branch or on main.
 func assertHeld(t *testing.T, r *repo) {
 	t.Helper()
-	onMain := r.files(BaseBranch)
-	for _, branch := range []string{BotBranch, BaseBranch} {
+	onMain := r.files(botrepo.BaseBranch)
+	for _, branch := range []string{botrepo.BotBranch, botrepo.BaseBranch} {
 		if r.tip(branch) == "" {
 			continue
 		}
@@ -734,7 +736,7 @@ func assertHeld(t *testing.T, r *repo) {
 		for _, sum := range citedBy(t, r, branch) {
 			p := "snapshots/" + store.BlobPath(sum)
 			if !on[p] && !onMain[p] {
-				t.Errorf("%s cites %.12s, which neither %s nor %s holds", branch, sum, branch, BaseBranch)
+				t.Errorf("%s cites %.12s, which neither %s nor %s holds", branch, sum, branch, botrepo.BaseBranch)
 			}
 		}
 	}
@@ -744,7 +746,7 @@ func assertHeld(t *testing.T, r *repo) {
 func citedBy(t *testing.T, r *repo, branch string) []string {
 	t.Helper()
 	var out []string
-	if data := r.show(branch, indexJSON); data != "" {
+	if data := r.show(branch, botrepo.IndexJSON); data != "" {
 		ix, err := store.ParseIndex([]byte(data))
 		must(t, err)
 		for _, id := range ix.IDs() {
@@ -755,7 +757,7 @@ func citedBy(t *testing.T, r *repo, branch string) []string {
 			}
 		}
 	}
-	if data := r.show(branch, coverageJSON); data != "" {
+	if data := r.show(branch, botrepo.CoverageJSON); data != "" {
 		rep, err := report.Parse([]byte(data))
 		must(t, err)
 		for _, e := range rep.Sources {
@@ -828,11 +830,11 @@ func TestABigDayIsPushedInParts(t *testing.T) {
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
-	parts := strings.Count(r.git.Git(t, repoName, "log", "--format=%s", CacheBranch), "pending documents, part")
+	parts := strings.Count(r.git.Git(t, repoName, "log", "--format=%s", botrepo.CacheBranch), "pending documents, part")
 	if parts < 2 {
 		t.Errorf("%d part commits for 12 documents over a bound of 100 bytes, want several", parts)
 	}
-	for _, c := range strings.Split(r.git.Git(t, repoName, "log", "--format=%H", CacheBranch), "\n") {
+	for _, c := range strings.Split(r.git.Git(t, repoName, "log", "--format=%H", botrepo.CacheBranch), "\n") {
 		out, err := r.git.Run(repoName, "diff", "--numstat", c+"^", c, "--", "pending/sha256")
 		if err != nil {
 			continue // the root commit
@@ -849,7 +851,7 @@ func TestABigDayIsPushedInParts(t *testing.T) {
 		}
 	}
 	assertHeld(t, r)
-	if r.show(CacheBranch, pendingIndex) == "" {
+	if r.show(botrepo.CacheBranch, botrepo.PendingIndex) == "" {
 		t.Error("no pending index after the parts")
 	}
 }

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
+	"slices"
 	"strings"
 	"testing/fstest"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
 	"github.com/taxkernel/taxkernelbot/internal/report"
@@ -38,18 +41,13 @@ func haltReason(tip fs.FS, now time.Time) (string, error) {
 	}
 	var h halt
 	if err := json.Unmarshal(data, &h); err != nil {
-		return "", fmt.Errorf("%s: %s does not decode (%w): fix or remove it on the branch", CacheBranch, haltFile, err)
+		return "", fmt.Errorf("%s: %s does not decode (%w): fix or remove it on the branch", botrepo.CacheBranch, haltFile, err)
 	}
 	if !now.Before(h.Until) {
 		return "", nil
 	}
 	return h.Reason, nil
 }
-
-// cacheTrailer, in the message of each bot commit, names the cache
-// branch's tip the commit was built with: the bot branch remembers that
-// the cache branch existed even on a runner that never saw it.
-const cacheTrailer = "Fetch-Cache: "
 
 // missingCacheBranch decides what a missing cache branch means. Never seen
 // before: the first run, which creates it. Seen before (this machine's
@@ -62,19 +60,19 @@ const cacheTrailer = "Fetch-Cache: "
 // recreated at once, with what was recovered and the halt, so every run of
 // every shard honours it; no lease is carried over.
 func (c *Cycle) missingCacheBranch(ctx context.Context) (string, error) {
-	seen, by := c.repo.LastSeen(CacheBranch), "this runner's copy of the repository"
+	seen, by := c.repo.LastSeen(botrepo.CacheBranch), "this runner's copy of the repository"
 	if seen == "" {
-		seen, by = c.rememberedByBotBranch(ctx), "the bot branch "+BotBranch
+		seen, by = c.rememberedByBotBranch(ctx), "the bot branch "+botrepo.BotBranch
 	}
 	onMain, err := c.mainReport(ctx)
 	if err != nil {
 		return "", err
 	}
 	if seen == "" && checked(onMain) {
-		seen, by = "(unknown)", BaseBranch+"'s coverage report, which shows checked sources,"
+		seen, by = "(unknown)", botrepo.BaseBranch+"'s coverage report, which shows checked sources,"
 	}
 	if seen == "" {
-		c.note("branch %s does not exist yet: this is the bot's first run, the branch is created", CacheBranch)
+		c.note("branch %s does not exist yet: this is the bot's first run, the branch is created", botrepo.CacheBranch)
 		return "", nil
 	}
 	files, from, err := c.recoverCache(seen, onMain)
@@ -85,18 +83,18 @@ func (c *Cycle) missingCacheBranch(ctx context.Context) (string, error) {
 	until := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
 	reason := fmt.Sprintf("branch %s has vanished (it was at %.12s, as %s remembers): how many requests each host got today cannot be known, "+
 		"so none is sent before %s. The branch is recreated from %s; it is the bot's memory, so protect it from deletion (a branch rule on %s)",
-		CacheBranch, seen, by, until.Format("2006-01-02 15:04 UTC"), from, CacheBranch)
+		botrepo.CacheBranch, seen, by, until.Format("2006-01-02 15:04 UTC"), from, botrepo.CacheBranch)
 	data, _ := json.MarshalIndent(halt{Until: until, Reason: reason}, "", "  ")
 	files[haltFile] = append(data, '\n')
 	sig, msg := c.signature("recreate after the branch vanished")
-	if _, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(fs.FS) ([]gitstore.Change, error) {
+	if _, err := c.repo.Update(ctx, botrepo.CacheBranch, msg, sig, func(fs.FS) ([]gitstore.Change, error) {
 		changes := make([]gitstore.Change, 0, len(files))
-		for _, p := range sortedKeys(files) {
+		for _, p := range slices.Sorted(maps.Keys(files)) {
 			changes = append(changes, gitstore.Change{Path: p, Data: files[p]})
 		}
 		return changes, nil
 	}, 0); err != nil {
-		return "", fmt.Errorf("recreate %s: %w", CacheBranch, explainGit(err))
+		return "", fmt.Errorf("recreate %s: %w", botrepo.CacheBranch, botrepo.ExplainGit(err))
 	}
 	c.note("%s", reason)
 	// The recovered state is what this cycle publishes from.
@@ -135,7 +133,7 @@ func (c *Cycle) recoverCache(seen string, onMain *report.Report) (map[string][]b
 		if err == nil {
 			return files, fmt.Sprintf("its tip %.12s, which this runner's copy holds (state, validators, robots copies, ledgers, pending blobs)", seen), nil
 		}
-		c.logf("recover %s from %.12s: %v; recovering from %s's report instead", CacheBranch, seen, err, BaseBranch)
+		c.logf("recover %s from %.12s: %v; recovering from %s's report instead", botrepo.CacheBranch, seen, err, botrepo.BaseBranch)
 	}
 	st := state.New()
 	if onMain != nil {
@@ -151,15 +149,15 @@ func (c *Cycle) recoverCache(seen string, onMain *report.Report) (map[string][]b
 	if err != nil {
 		return nil, "", err
 	}
-	return files, fmt.Sprintf("%s's coverage report (statuses and hashes; validators, robots copies and check times start afresh)", BaseBranch), nil
+	return files, fmt.Sprintf("%s's coverage report (statuses and hashes; validators, robots copies and check times start afresh)", botrepo.BaseBranch), nil
 }
 
 // mainReport is main's coverage report (nil when it has none).
 func (c *Cycle) mainReport(ctx context.Context) (rep *report.Report, err error) {
 	err = c.onMain(ctx, func(tree *gitstore.Tree) error {
-		rep, err = reportIn(tree, BaseBranch)
+		rep, err = botrepo.ReportIn(tree, botrepo.BaseBranch)
 		return err
-	}, coverageJSON)
+	}, botrepo.CoverageJSON)
 	return rep, err
 }
 
@@ -184,7 +182,7 @@ func (c *Cycle) rememberedByBotBranch(ctx context.Context) string {
 		return ""
 	}
 	defer reader.Close()
-	tip, _, err := reader.Read(ctx, BotBranch)
+	tip, _, err := reader.Read(ctx, botrepo.BotBranch)
 	if err != nil {
 		return ""
 	}
@@ -194,7 +192,7 @@ func (c *Cycle) rememberedByBotBranch(ctx context.Context) string {
 	}
 	for _, cm := range log {
 		for _, line := range strings.Split(cm.Message, "\n") {
-			if v, ok := strings.CutPrefix(line, cacheTrailer); ok && strings.TrimSpace(v) != "" {
+			if v, ok := strings.CutPrefix(line, botrepo.CacheTrailer); ok && strings.TrimSpace(v) != "" {
 				return strings.TrimSpace(v)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
@@ -24,6 +25,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
+	"github.com/taxkernel/taxkernelbot/internal/publish"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -257,7 +259,7 @@ func (r *repo) archive(branch, prefix, dir string) {
 
 // shardCycle runs one whole cycle of shard, its GitHub client wrapped by
 // wrap when given.
-func (r *repo) shardCycle(shard string, wrap func(PullRequests) PullRequests) {
+func (r *repo) shardCycle(shard string, wrap func(publish.PullRequests) publish.PullRequests) {
 	r.t.Helper()
 	o, log := r.options(shard)
 	o.Run = r.runner(&o)
@@ -315,22 +317,22 @@ func (r *repo) tip(branch string) string {
 // reviewer; then GitHub deletes the head branch.
 func (r *repo) squashMerge(n int) {
 	r.t.Helper()
-	tree := r.git.Git(r.t, repoName, "merge-tree", "--write-tree", "main", BotBranch)
+	tree := r.git.Git(r.t, repoName, "merge-tree", "--write-tree", "main", botrepo.BotBranch)
 	commit := r.git.Git(r.t, repoName, "commit-tree", tree, "-p", "main", "-m", fmt.Sprintf("TaxKernelBot coverage update (#%d)", n))
 	r.git.Git(r.t, repoName, "update-ref", "refs/heads/main", commit)
-	r.git.Git(r.t, repoName, "update-ref", "-d", "refs/heads/"+BotBranch)
+	r.git.Git(r.t, repoName, "update-ref", "-d", "refs/heads/"+botrepo.BotBranch)
 	r.gh.Merge(n)
 }
 
 // mergeable reports whether the bot branch merges into main cleanly.
 func (r *repo) mergeable() bool {
-	_, err := r.git.Run(repoName, "merge-tree", "--write-tree", "main", BotBranch)
+	_, err := r.git.Run(repoName, "merge-tree", "--write-tree", "main", botrepo.BotBranch)
 	return err == nil
 }
 
 // changedPaths lists the paths in which the bot branch differs from main.
 func (r *repo) changedPaths() []string {
-	out := r.git.Git(r.t, repoName, "diff", "--name-only", "main", BotBranch)
+	out := r.git.Git(r.t, repoName, "diff", "--name-only", "main", botrepo.BotBranch)
 	if out == "" {
 		return nil
 	}

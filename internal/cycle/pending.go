@@ -21,16 +21,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
-	"strings"
+	"slices"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/store"
-)
-
-const (
-	pendingDir   = "pending"
-	pendingIndex = pendingDir + "/index.json"
 )
 
 // MaxPushBytes bounds the bytes of files one push carries: GitHub refuses a
@@ -46,7 +43,7 @@ func (c *Cycle) pushPendingInParts(ctx context.Context, main *mainRecord) error 
 	for part := 1; ; part++ {
 		sig, msg := c.signature(fmt.Sprintf("pending documents, part %d", part))
 		more := false
-		_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+		_, err := c.repo.Update(ctx, botrepo.CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 			all, err := c.pendingChanges(tip, main)
 			if err != nil {
 				return nil, err
@@ -54,7 +51,7 @@ func (c *Cycle) pushPendingInParts(ctx context.Context, main *mainRecord) error 
 			var adds []gitstore.Change
 			total := 0
 			for _, ch := range all {
-				if ch.Data != nil && ch.Path != pendingIndex {
+				if ch.Data != nil && ch.Path != botrepo.PendingIndex {
 					adds = append(adds, ch)
 					total += len(ch.Data)
 				}
@@ -81,12 +78,6 @@ func (c *Cycle) pushPendingInParts(ctx context.Context, main *mainRecord) error 
 	}
 }
 
-// pendingPath is where a file of the repository's snapshots/ (a blob or a
-// derived text) waits on the cache branch.
-func pendingPath(repoPath string) string {
-	return pendingDir + "/" + strings.TrimPrefix(repoPath, "snapshots/")
-}
-
 // mainRecord is what main holds: its hash index and a test of its files
 // that reads directory listings only.
 type mainRecord struct {
@@ -97,11 +88,11 @@ type mainRecord struct {
 func (c *Cycle) readMain(ctx context.Context) (*mainRecord, error) {
 	var m *mainRecord
 	err := c.onMain(ctx, func(tree *gitstore.Tree) error {
-		ix, err := indexAt(tree, indexJSON, BaseBranch)
+		ix, err := botrepo.IndexAt(tree, botrepo.IndexJSON, botrepo.BaseBranch)
 		if err != nil {
 			return err
 		}
-		has := lister(tree)
+		has := botrepo.Lister(tree)
 		// The listings are read now, while the reader is open.
 		for _, id := range ix.IDs() {
 			for _, e := range ix.Entries(id) {
@@ -112,7 +103,7 @@ func (c *Cycle) readMain(ctx context.Context) (*mainRecord, error) {
 		}
 		m = &mainRecord{ix: ix, has: has}
 		return nil
-	}, indexJSON)
+	}, botrepo.IndexJSON)
 	return m, err
 }
 
@@ -124,9 +115,9 @@ func (c *Cycle) onMain(ctx context.Context, fn func(*gitstore.Tree) error, fetch
 		return err
 	}
 	defer reader.Close()
-	_, tree, err := reader.Read(ctx, BaseBranch)
+	_, tree, err := reader.Read(ctx, botrepo.BaseBranch)
 	if err != nil {
-		return explainGit(err)
+		return botrepo.ExplainGit(err)
 	}
 	if err := tree.Fetch(ctx, fetch...); err != nil {
 		return err
@@ -139,7 +130,7 @@ func (c *Cycle) onMain(ctx context.Context, fn func(*gitstore.Tree) error, fetch
 // index. An entry whose blob neither the tip nor this runner holds is left
 // out and said: the record never names bytes nobody has.
 func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, error) {
-	held, err := indexAt(tip, pendingIndex, CacheBranch)
+	held, err := botrepo.IndexAt(tip, botrepo.PendingIndex, botrepo.CacheBranch)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +141,7 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 	all := store.NewIndex()
 	all.Unite(held)
 	all.Unite(local)
-	onTip := lister(tip)
+	onTip := botrepo.Lister(tip)
 	want := store.NewIndex()
 	needed := map[store.Sum]bool{}
 	var out []gitstore.Change
@@ -164,24 +155,24 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 			var adds []gitstore.Change
 			for _, sum := range e.Blobs() {
 				p := "snapshots/" + sum.Path()
-				if main.has(p) || needed[sum] || onTip(pendingPath(p)) {
+				if main.has(p) || needed[sum] || onTip(botrepo.PendingPath(p)) {
 					continue
 				}
-				data, err := readLocal(c.o.Snapshots, sum)
+				data, err := botrepo.ReadLocal(c.o.Snapshots, sum)
 				if errors.Is(err, fs.ErrNotExist) {
-					c.logf("pending: %s's %.12s is held neither here nor on %s: left out of the record", id, sum, CacheBranch)
+					c.logf("pending: %s's %.12s is held neither here nor on %s: left out of the record", id, sum, botrepo.CacheBranch)
 					continue entries
 				}
 				if err != nil {
 					return nil, err
 				}
-				adds = append(adds, gitstore.Change{Path: pendingPath(p), Data: data})
+				adds = append(adds, gitstore.Change{Path: botrepo.PendingPath(p), Data: data})
 				if sum != e.SHA256 {
 					continue // bytes as sent have no text
 				}
-				texts := derivedTexts(c.o.Snapshots, string(sum))
-				for _, tp := range sortedKeys(texts) {
-					adds = append(adds, gitstore.Change{Path: pendingPath(tp), Data: texts[tp]})
+				texts := botrepo.DerivedTexts(c.o.Snapshots, string(sum))
+				for _, tp := range slices.Sorted(maps.Keys(texts)) {
+					adds = append(adds, gitstore.Change{Path: botrepo.PendingPath(tp), Data: texts[tp]})
 				}
 			}
 			out = append(out, adds...)
@@ -200,23 +191,23 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 				if needed[sum] {
 					continue
 				}
-				out = append(out, gitstore.Change{Path: pendingPath("snapshots/" + sum.Path())})
-				if tp := TextPath(string(sum)); tp != "" && sum == e.SHA256 {
-					for _, f := range textFiles(tp) {
-						out = append(out, gitstore.Change{Path: pendingPath(f)})
+				out = append(out, gitstore.Change{Path: botrepo.PendingPath("snapshots/" + sum.Path())})
+				if tp := botrepo.TextPath(string(sum)); tp != "" && sum == e.SHA256 {
+					for _, f := range botrepo.TextFiles(tp) {
+						out = append(out, gitstore.Change{Path: botrepo.PendingPath(f)})
 					}
 				}
 			}
 		}
 	}
 	if want.Len() == 0 {
-		return append(out, gitstore.Change{Path: pendingIndex}), nil
+		return append(out, gitstore.Change{Path: botrepo.PendingIndex}), nil
 	}
 	data, err := want.Marshal()
 	if err != nil {
 		return nil, err
 	}
-	return append(out, gitstore.Change{Path: pendingIndex, Data: data}), nil
+	return append(out, gitstore.Change{Path: botrepo.PendingIndex, Data: data}), nil
 }
 
 // single is an index of one entry.
@@ -224,12 +215,4 @@ func single(id string, e store.Entry) *store.Index {
 	ix := store.NewIndex()
 	ix.Add(id, e, "")
 	return ix
-}
-
-// pendingBlob reads a blob, or a text, waiting on the cache branch.
-func pendingBlob(cache fs.FS, repoPath string) ([]byte, error) {
-	if cache == nil {
-		return nil, fmt.Errorf("no %s: %w", CacheBranch, fs.ErrNotExist)
-	}
-	return fs.ReadFile(cache, pendingPath(repoPath))
 }

@@ -12,15 +12,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
+	"github.com/taxkernel/taxkernelbot/internal/publish"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 )
 
 // afterEdit runs another cycle once this one's first edit of the pull
 // request has landed, before it goes on (and saves its record).
 type afterEdit struct {
-	PullRequests
+	publish.PullRequests
 	then func()
 	done bool
 }
@@ -64,10 +66,10 @@ func TestRecordNamesTheBranchWhateverTheShardsOrder(t *testing.T) {
 	if _, err := Run(context.Background(), o); err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}
-	before := r.tip(BotBranch)
-	r.shardCycle(empty, func(gh PullRequests) PullRequests {
+	before := r.tip(botrepo.BotBranch)
+	r.shardCycle(empty, func(gh publish.PullRequests) publish.PullRequests {
 		return &afterEdit{PullRequests: gh, then: func() {
-			if r.tip(BotBranch) == before {
+			if r.tip(botrepo.BotBranch) == before {
 				t.Fatalf("the shard with no hosts did not rebuild the branch with edition 2")
 			}
 			r.now = r.now.Add(2 * time.Hour)
@@ -75,8 +77,8 @@ func TestRecordNamesTheBranchWhateverTheShardsOrder(t *testing.T) {
 			r.shardCycle(owner, nil)
 		}}
 	})
-	if !strings.Contains(r.show(BotBranch, coverageJSON), sha256Hex("t-a rates, edition 3")) {
-		t.Fatalf("the branch does not propose edition 3:\n%s", r.show(BotBranch, coverageJSON))
+	if !strings.Contains(r.show(botrepo.BotBranch, botrepo.CoverageJSON), sha256Hex("t-a rates, edition 3")) {
+		t.Fatalf("the branch does not propose edition 3:\n%s", r.show(botrepo.BotBranch, botrepo.CoverageJSON))
 	}
 	assertRecordTrue(t, r)
 }
@@ -102,24 +104,24 @@ func recordFalse(t testing.TB, r *repo) string {
 			open = &pr
 		}
 	}
-	head := r.tip(BotBranch)
-	if open == nil || head == "" || r.tip(CacheBranch) == "" {
+	head := r.tip(botrepo.BotBranch)
+	if open == nil || head == "" || r.tip(botrepo.CacheBranch) == "" {
 		return ""
 	}
-	var rec record
-	if data := r.show(CacheBranch, recordFile); data != "" {
+	var rec publish.Record
+	if data := r.show(botrepo.CacheBranch, publish.RecordFile); data != "" {
 		must(t, json.Unmarshal([]byte(data), &rec))
 	}
 	want := branchProposes(t, r)
 	switch {
 	case rec.Number != open.Number:
-		return fmt.Sprintf("%s's record names pull request #%d, not the open #%d", CacheBranch, rec.Number, open.Number)
+		return fmt.Sprintf("%s's record names pull request #%d, not the open #%d", botrepo.CacheBranch, rec.Number, open.Number)
 	case rec.Head != head:
-		return fmt.Sprintf("%s's record names the head %.12s, not %s's %.12s", CacheBranch, rec.Head, BotBranch, head)
+		return fmt.Sprintf("%s's record names the head %.12s, not %s's %.12s", botrepo.CacheBranch, rec.Head, botrepo.BotBranch, head)
 	case !slices.Equal(rec.Proposal, want):
-		return fmt.Sprintf("%s's record names the proposal\n\t%s\nnot what %s proposes\n\t%s", CacheBranch, strings.Join(rec.Proposal, "\n\t"), BotBranch, strings.Join(want, "\n\t"))
+		return fmt.Sprintf("%s's record names the proposal\n\t%s\nnot what %s proposes\n\t%s", botrepo.CacheBranch, strings.Join(rec.Proposal, "\n\t"), botrepo.BotBranch, strings.Join(want, "\n\t"))
 	case strings.Contains(open.Body, "/blob/") && !strings.Contains(open.Body, "/blob/"+head+"/"):
-		return fmt.Sprintf("pull request #%d's body does not describe %s's head %.12s:\n%s", open.Number, BotBranch, head, open.Body)
+		return fmt.Sprintf("pull request #%d's body does not describe %s's head %.12s:\n%s", open.Number, botrepo.BotBranch, head, open.Body)
 	}
 	return ""
 }
@@ -130,7 +132,7 @@ func recordFalse(t testing.TB, r *repo) string {
 func branchProposes(t testing.TB, r *repo) []string {
 	t.Helper()
 	parse := func(branch string) *report.Report {
-		data := raw(r, branch, coverageJSON)
+		data := raw(r, branch, botrepo.CoverageJSON)
 		if data == nil {
 			return nil
 		}
@@ -138,21 +140,21 @@ func branchProposes(t testing.TB, r *repo) []string {
 		must(t, err)
 		return rep
 	}
-	onMain, onBot := parse(BaseBranch), parse(BotBranch)
+	onMain, onBot := parse(botrepo.BaseBranch), parse(botrepo.BotBranch)
 	if onBot == nil {
 		return nil
 	}
 	md := onBot.MarkdownFiles()
 	extra := map[string][]byte{}
-	for p := range r.files(BotBranch) {
-		if _, isMD := md[strings.TrimPrefix(p, "reports/")]; !strings.HasPrefix(p, "reports/") || p == coverageJSON || isMD {
+	for p := range r.files(botrepo.BotBranch) {
+		if _, isMD := md[strings.TrimPrefix(p, "reports/")]; !strings.HasPrefix(p, "reports/") || p == botrepo.CoverageJSON || isMD {
 			continue
 		}
-		if data := raw(r, BotBranch, p); string(data) != string(raw(r, BaseBranch, p)) {
+		if data := raw(r, botrepo.BotBranch, p); string(data) != string(raw(r, botrepo.BaseBranch, p)) {
 			extra[p] = data
 		}
 	}
-	return proposal(report.Diff(onMain, onBot), extra)
+	return publish.Proposal(report.Diff(onMain, onBot), extra)
 }
 
 // raw is a file of a branch as git holds it (nil when it has none).
@@ -167,40 +169,4 @@ func raw(r *repo, branch, path string) []byte {
 func sha256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:])
-}
-
-// TestMergedRecord: a cycle's record is written onto the one on the cache
-// branch's tip as what it changed of the one it read; the pull request it
-// names does not replace one that names the bot branch's real head.
-func TestMergedRecord(t *testing.T) {
-	t.Parallel()
-	pr := func(head string, keys ...string) record { return record{Number: 1, Head: head, Proposal: keys} }
-	for _, c := range []struct {
-		name                 string
-		cur, read, ours      record
-		head                 string
-		wantHead, wantIssues string
-		wantDeclined         int
-	}{
-		{name: "a later publisher's record stands", cur: pr("t2", "k2"), read: pr("t0", "k0"), ours: pr("t1", "k1"), head: "t2", wantHead: "t2"},
-		{name: "ours names the real head", cur: pr("t1", "k1"), read: pr("t0", "k0"), ours: pr("t2", "k2"), head: "t2", wantHead: "t2"},
-		{name: "neither names it: the last writer's", cur: pr("t1", "k1"), read: pr("t0", "k0"), ours: pr("t2", "k2"), head: "t3", wantHead: "t2"},
-		{name: "nobody else wrote", cur: pr("t0", "k0"), read: pr("t0", "k0"), ours: pr("t1", "k1"), head: "t2", wantHead: "t1"},
-		{name: "what ours left alone is the tip's",
-			cur:  record{Number: 1, Head: "t2", Proposal: []string{"k2"}, IssuesOff: "2026-11-03"},
-			read: pr("t0", "k0"), ours: record{Number: 1, Head: "t0", Proposal: []string{"k0"}, DeclinedPR: 1, Declined: []string{"k0"}},
-			head: "t2", wantHead: "t2", wantIssues: "2026-11-03", wantDeclined: 1},
-	} {
-		got := merged(c.cur, c.read, c.ours, c.head)
-		if got.Head != c.wantHead || got.IssuesOff != c.wantIssues || got.DeclinedPR != c.wantDeclined {
-			t.Errorf("%s: got %+v, want head %s, issues off %q, declined #%d", c.name, got, c.wantHead, c.wantIssues, c.wantDeclined)
-		}
-		want := c.cur
-		if got.Head == c.ours.Head {
-			want = c.ours
-		}
-		if !samePR(got, want) {
-			t.Errorf("%s: the pull request part %+v is not one record's whole (%+v)", c.name, got, want)
-		}
-	}
 }

@@ -6,9 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/pipeline"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -25,7 +24,7 @@ func copyBlobs(ctx context.Context, tree *gitstore.Tree, snapshots string, sums 
 	if err := tree.Fetch(ctx, paths...); err != nil {
 		return nil, err
 	}
-	return copyInto(ctx, snapshots, sums, BotBranch, func(sum store.Sum) ([]byte, error) {
+	return copyInto(ctx, snapshots, sums, botrepo.BotBranch, func(sum store.Sum) ([]byte, error) {
 		return fs.ReadFile(tree, "snapshots/"+sum.Path())
 	})
 }
@@ -33,8 +32,8 @@ func copyBlobs(ctx context.Context, tree *gitstore.Tree, snapshots string, sums 
 // copyPending copies the blobs of sums that wait on the cache branch's tip
 // (pending/) into the local store and returns those it did not find.
 func copyPending(ctx context.Context, tip fs.FS, snapshots string, sums []store.Sum) ([]store.Sum, error) {
-	return copyInto(ctx, snapshots, sums, CacheBranch, func(sum store.Sum) ([]byte, error) {
-		return pendingBlob(tip, "snapshots/"+sum.Path())
+	return copyInto(ctx, snapshots, sums, botrepo.CacheBranch, func(sum store.Sum) ([]byte, error) {
+		return botrepo.PendingBlob(tip, "snapshots/"+sum.Path())
 	})
 }
 
@@ -81,9 +80,4 @@ func plan(_ context.Context, o Options) ([]string, error) {
 		hosts[i] = p.Host
 	}
 	return hosts, nil
-}
-
-// readLocal reads a file of the local store (its bytes as served).
-func readLocal(snapshots string, sum store.Sum) ([]byte, error) {
-	return os.ReadFile(filepath.Join(snapshots, filepath.FromSlash(sum.Path())))
 }

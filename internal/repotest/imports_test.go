@@ -30,7 +30,8 @@ func deps(t *testing.T, pkg string) []string {
 // Packages that must not link another. The extractor (textview) starts
 // its child process from an init() in any program that links it, so a
 // package that only reads manifests, or a leaf below it, must not
-// (cmd/taxkernelbot's package comment says which are at the bottom).
+// (cmd/taxkernelbot's package comment says which are at the bottom). And
+// the dependencies between the cycle and the publisher point one way.
 func TestPackagesDoNotLinkWhatTheyMustNot(t *testing.T) {
 	for _, rule := range []struct{ pkg, not, why string }{
 		{"internal/manifest", "internal/textview", "manifest checks views through internal/view; textview links the extraction child"},
@@ -38,6 +39,10 @@ func TestPackagesDoNotLinkWhatTheyMustNot(t *testing.T) {
 		{"internal/ledger", "internal/textview", "a leaf of the run: it must not link the extraction child"},
 		{"internal/store", "internal/textview", "a leaf of the run: textview reads the store, not the other way round"},
 		{"internal/state", "internal/textview", "a leaf of the run: it must not link the extraction child"},
+		{"internal/publish", "internal/cycle", "the cycle hands the publisher what it needs; the publisher does not reach back"},
+		{"internal/publish", "internal/session", "the publisher publishes what a run left; it runs none"},
+		{"internal/botrepo", "internal/publish", "botrepo is the layout below the cycle and the publisher"},
+		{"internal/botrepo", "internal/cycle", "botrepo is the layout below the cycle and the publisher"},
 		// A run is lock, recover, fetch, save: what it leaves for people to
 		// read is rendered by outputs, which its callers hand in as a hook.
 		{"internal/session", "internal/outputs", "the run's outputs are its caller's hook"},

@@ -1,4 +1,4 @@
-package cycle
+package publish
 
 import (
 	"crypto/sha256"
@@ -75,4 +75,11 @@ func withSent(ix *store.Index, id string, sum, sent store.Sum) *store.Index {
 		}
 	}
 	return out
+}
+
+// single is an index of one entry.
+func single(id string, e store.Entry) *store.Index {
+	ix := store.NewIndex()
+	ix.Add(id, e, "")
+	return ix
 }

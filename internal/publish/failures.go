@@ -1,4 +1,4 @@
-package cycle
+package publish
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/report"
@@ -112,7 +113,7 @@ func checkLine(l ledger.Line) string {
 // lastChecks is how many ledger lines an issue shows of a source's checks.
 const lastChecks = 5
 
-// failureIssues brings a source that has been failing for days to a
+// FailureIssues brings a source that has been failing for days to a
 // person: one issue per source, commented on when the failure changes,
 // closed when the source recovers. The picture is st, the cache branch's
 // state the pull request was published from; a quiet day writes nothing.
@@ -120,23 +121,23 @@ const lastChecks = 5
 // Issues turned off, or not readable with the token, is said once and then
 // not asked again before the next UTC day (the cache branch's record
 // remembers it).
-func (c *Cycle) failureIssues(ctx context.Context, st *state.State) error {
-	if _, tip, err := c.repo.Read(ctx, CacheBranch); err == nil {
-		if rec, err := recordIn(tip); err == nil && rec.IssuesOff == c.day {
-			c.logf("issues for sources failing for days: not tried, the repository's issues were off or unreadable earlier today")
+func (pub *Publisher) FailureIssues(ctx context.Context, st *state.State) error {
+	if _, tip, err := pub.o.Cache.Read(ctx, botrepo.CacheBranch); err == nil {
+		if rec, err := recordIn(tip); err == nil && rec.IssuesOff == pub.day {
+			pub.logf("issues for sources failing for days: not tried, the repository's issues were off or unreadable earlier today")
 			return nil
 		}
 	}
-	failing, err := failingSources(report.Build(c.o.Set, st), filepath.Join(c.o.State, "ledgers"), lastChecks)
+	failing, err := failingSources(report.Build(pub.o.Set, st), filepath.Join(pub.o.State, "ledgers"), lastChecks)
 	if err != nil {
 		return err
 	}
-	now := c.o.Clock.Now()
+	now := pub.o.Clock.Now()
 	issues, summary := issuesOf(failing, now)
-	done, err := c.o.GitHub.SyncFailureIssues(ctx, issues, github.IssueOptions{After: c.o.Set.Policy.IssueAfter, Now: now, Summary: summary})
+	done, err := pub.o.GitHub.SyncFailureIssues(ctx, issues, github.IssueOptions{After: pub.o.Set.Policy.IssueAfter, Now: now, Summary: summary})
 	if errors.Is(err, github.ErrIssuesOff) {
-		if rerr := c.updateRecord(ctx, func(r *record) { r.IssuesOff = c.day }); rerr != nil {
-			c.logf("remember that issues are off: %v", rerr)
+		if rerr := pub.updateRecord(ctx, func(r *Record) { r.IssuesOff = pub.day }); rerr != nil {
+			pub.logf("remember that issues are off: %v", rerr)
 		}
 	}
 	if err != nil {
@@ -147,7 +148,7 @@ func (c *Cycle) failureIssues(ctx context.Context, st *state.State) error {
 		n    []int
 	}{{"opened", done.Opened}, {"commented on", done.Commented}, {"closed", done.Closed}} {
 		if len(what.n) > 0 {
-			c.note("issues for sources failing for days: %s %v", what.verb, what.n)
+			pub.note("issues for sources failing for days: %s %v", what.verb, what.n)
 		}
 	}
 	return nil

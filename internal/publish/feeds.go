@@ -1,10 +1,11 @@
-package cycle
+package publish
 
 import (
 	"context"
 	"io/fs"
 	"path"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/changedoc"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/public"
@@ -17,22 +18,22 @@ import (
 // (main's, the bot branch's, the cache branch's and this runner's,
 // united) and the derived texts, read here or else from main or the bot
 // branch (fetched in one go), or else derived from the bytes.
-func (c *Cycle) feeds(ctx context.Context, cache fs.FS, v *view, local *store.Index) ([]public.File, error) {
-	if err := v.mainTree.Fetch(ctx, indexJSON); err != nil {
+func (pub *Publisher) feeds(ctx context.Context, cache fs.FS, v *view, local *store.Index) ([]public.File, error) {
+	if err := v.mainTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
 		return nil, err
 	}
-	mainIx, err := indexAt(v.mainTree, indexJSON, BaseBranch)
+	mainIx, err := botrepo.IndexAt(v.mainTree, botrepo.IndexJSON, botrepo.BaseBranch)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := c.unitedIndex(ctx, mainIx, cache, v, local)
+	ix, err := pub.unitedIndex(ctx, mainIx, cache, v, local)
 	if err != nil {
 		return nil, err
 	}
 	var paths []string
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
-			if p := TextPath(string(e.SHA256)); p != "" {
+			if p := botrepo.TextPath(string(e.SHA256)); p != "" {
 				paths = append(paths, p)
 			}
 		}
@@ -45,15 +46,15 @@ func (c *Cycle) feeds(ctx context.Context, cache fs.FS, v *view, local *store.In
 		_ = t.Fetch(ctx, paths...) // a text not fetched is derived from the bytes below
 		trees = append(trees, t)
 	}
-	blob := blobReader(ctx, c.o.Snapshots, v.mainTree, v.botTree)
+	blob := blobReader(ctx, pub.o.Snapshots, v.mainTree, v.botTree)
 	text := func(sum, contentType string) (string, bool) {
-		if p, err := textview.TextPath(c.o.Snapshots, sum); err == nil {
+		if p, err := textview.TextPath(pub.o.Snapshots, sum); err == nil {
 			if text, err := textview.ReadText(p); err == nil {
 				return text, true
 			}
 		}
 		for _, t := range trees {
-			if data, err := fs.ReadFile(t, TextPath(sum)); err == nil {
+			if data, err := fs.ReadFile(t, botrepo.TextPath(sum)); err == nil {
 				return string(data), true
 			}
 		}
@@ -67,8 +68,8 @@ func (c *Cycle) feeds(ctx context.Context, cache fs.FS, v *view, local *store.In
 		res := textview.ExtractDoc(ctx, d, textview.Limits{})
 		return res.Text, res.OK()
 	}
-	return public.RulesOf(c.o.Set).Feeds(public.FeedInput{
-		Set: c.o.Set, Index: ix, Text: text, Blob: review.BlobLink(c.o.Links.FileURL(BaseBranch)),
+	return public.RulesOf(pub.o.Set).Feeds(public.FeedInput{
+		Set: pub.o.Set, Index: ix, Text: text, Blob: review.BlobLink(pub.o.Links.FileURL(botrepo.BaseBranch)),
 	})
 }
 

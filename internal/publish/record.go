@@ -1,4 +1,4 @@
-package cycle
+package publish
 
 import (
 	"context"
@@ -8,20 +8,23 @@ import (
 	"io/fs"
 	"slices"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 )
 
-// recordFile, on the cache branch, is what the bot remembers of its pull
+// RecordFile, on the cache branch, is what the bot remembers of its pull
 // requests between cycles.
-const recordFile = "pull-request.json"
+const RecordFile = "pull-request.json"
 
-// record is the bot's memory of its pull requests.
-type record struct {
+// Record is the bot's memory of its pull requests, kept in RecordFile on
+// the cache branch; what a cycle changed of it is merged onto the tip's,
+// so shards write it in any order.
+type Record struct {
 	// Number and Head: the pull request last opened or updated, and the
 	// commit of the bot branch it showed.
 	Number int    `json:"number,omitempty"`
 	Head   string `json:"head,omitempty"`
-	// Proposal: what that commit proposed (report.Change keys).
+	// Proposal: what that commit proposed (keys as Proposal makes them).
 	Proposal []string `json:"proposal,omitempty"`
 	// Declined: what a pull request closed without merging proposed, and
 	// which one it was. A key leaves the list once the source has moved on
@@ -41,9 +44,9 @@ type record struct {
 
 // recordIn reads the record from the cache branch's tip (a zero record
 // when there is none yet).
-func recordIn(tip fs.FS) (record, error) {
-	var r record
-	data, err := fs.ReadFile(tip, recordFile)
+func recordIn(tip fs.FS) (Record, error) {
+	var r Record
+	data, err := fs.ReadFile(tip, RecordFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return r, nil
 	}
@@ -51,12 +54,12 @@ func recordIn(tip fs.FS) (record, error) {
 		return r, err
 	}
 	if err := json.Unmarshal(data, &r); err != nil {
-		return r, fmt.Errorf("%s: %s does not decode (%w): remove it from the branch and the bot starts its memory of pull requests afresh", CacheBranch, recordFile, err)
+		return r, fmt.Errorf("%s: %s does not decode (%w): remove it from the branch and the bot starts its memory of pull requests afresh", botrepo.CacheBranch, RecordFile, err)
 	}
 	return r, nil
 }
 
-func (r record) encode() []byte {
+func (r Record) encode() []byte {
 	data, _ := json.MarshalIndent(r, "", "  ")
 	return append(data, '\n')
 }
@@ -64,20 +67,20 @@ func (r record) encode() []byte {
 // saveRecord writes what this cycle changed of the record it read (read,
 // now r) onto the record on the cache branch's tip, leaving what other runs
 // wrote meanwhile (see merged).
-func (c *Cycle) saveRecord(ctx context.Context, read, r record) error {
-	sig, msg := c.signature("pull request")
-	_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+func (pub *Publisher) saveRecord(ctx context.Context, read, r Record) error {
+	sig, msg := pub.signature("pull request")
+	_, err := pub.o.Cache.Update(ctx, botrepo.CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 		cur, err := recordIn(tip)
 		if err != nil {
 			return nil, err
 		}
-		head, err := c.repo.Tip(ctx, BotBranch)
+		head, err := pub.o.Cache.Tip(ctx, botrepo.BotBranch)
 		if err != nil {
 			return nil, err
 		}
-		return []gitstore.Change{{Path: recordFile, Data: merged(cur, read, r, head).encode()}}, nil
+		return []gitstore.Change{{Path: RecordFile, Data: merged(cur, read, r, head).encode()}}, nil
 	}, 0)
-	return explainGit(err)
+	return botrepo.ExplainGit(err)
 }
 
 // merged is the record cur (the tip's) with what one cycle changed of the
@@ -86,7 +89,7 @@ func (c *Cycle) saveRecord(ctx context.Context, read, r record) error {
 // replaces the tip's unless the tip's names the bot branch's head as it is
 // now (head) and the cycle's does not, which means a later publisher wrote
 // it.
-func merged(cur, read, ours record, head string) record {
+func merged(cur, read, ours Record, head string) Record {
 	out := cur
 	if !samePR(ours, read) && (ours.Head == head || cur.Head != head || samePR(cur, read)) {
 		out.Number, out.Head, out.Proposal = ours.Number, ours.Head, ours.Proposal
@@ -108,23 +111,23 @@ func merged(cur, read, ours record, head string) record {
 
 // samePR reports whether a and b name the same pull request, head and
 // proposal.
-func samePR(a, b record) bool {
+func samePR(a, b Record) bool {
 	return a.Number == b.Number && a.Head == b.Head && slices.Equal(a.Proposal, b.Proposal)
 }
 
 // updateRecord changes one thing of the record as it is on the cache
 // branch's tip, leaving what other runs wrote.
-func (c *Cycle) updateRecord(ctx context.Context, change func(*record)) error {
-	sig, msg := c.signature("pull request")
-	_, err := c.repo.Update(ctx, CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
+func (pub *Publisher) updateRecord(ctx context.Context, change func(*Record)) error {
+	sig, msg := pub.signature("pull request")
+	_, err := pub.o.Cache.Update(ctx, botrepo.CacheBranch, msg, sig, func(tip fs.FS) ([]gitstore.Change, error) {
 		r, err := recordIn(tip)
 		if err != nil {
 			return nil, err
 		}
 		change(&r)
-		return []gitstore.Change{{Path: recordFile, Data: r.encode()}}, nil
+		return []gitstore.Change{{Path: RecordFile, Data: r.encode()}}, nil
 	}, 0)
-	return explainGit(err)
+	return botrepo.ExplainGit(err)
 }
 
 // keep returns the keys of have that are also in want.

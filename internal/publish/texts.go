@@ -1,4 +1,4 @@
-package cycle
+package publish
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/report"
@@ -17,16 +17,6 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
-
-// TextPath is where the text derived from blob sum is in the repository,
-// slash-separated: snapshots/text/<version>/<2 hex>/<sum>.txt.
-func TextPath(sum string) string {
-	p, err := textview.TextPath("snapshots", sum)
-	if err != nil {
-		return ""
-	}
-	return filepath.ToSlash(p)
-}
 
 // OpenBlob opens held blob sum for reading and says how long it is. The
 // blob is read as a stream: a document of max_body (or more) is never
@@ -68,7 +58,7 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 		if c.Kind != report.KindChanged || c.Old.SHA256 == "" || c.New.SHA256 == "" {
 			continue
 		}
-		tc := review.TextChange{OldPath: TextPath(c.Old.SHA256), NewPath: TextPath(c.New.SHA256)}
+		tc := review.TextChange{OldPath: botrepo.TextPath(c.Old.SHA256), NewPath: botrepo.TextPath(c.New.SHA256)}
 		var view *textview.View
 		if src, ok := set.Source(c.ID); ok {
 			view, _ = textview.Compile(src.View) // validated with the manifest
@@ -129,32 +119,4 @@ func blobReader(ctx context.Context, snapshots string, trees ...*gitstore.Tree) 
 		}
 		return nil, 0, fmt.Errorf("blob %.12s: neither this runner nor a branch holds it: %w", sum, fs.ErrNotExist)
 	}
-}
-
-// derivedTexts are the files of the text derived from blob sum that the
-// local store holds (the .txt, and the .reason when there is one), keyed
-// by their repository path.
-func derivedTexts(snapshots, sum string) map[string][]byte {
-	out := map[string][]byte{}
-	rel := TextPath(sum)
-	local, err := textview.TextPath(snapshots, sum)
-	if rel == "" || err != nil {
-		return out
-	}
-	locals := textFiles(local)
-	for i, r := range textFiles(rel) {
-		l := locals[i]
-		if data, err := os.ReadFile(l); err == nil {
-			out[r] = data
-		}
-	}
-	return out
-}
-
-// textFiles are the files of the derived text at a text path: the .txt,
-// the .reason when the text is missing or partial, and the .engine that
-// says what derived it (so that a runner that gets them need not derive
-// them again).
-func textFiles(textPath string) []string {
-	return []string{textPath, textview.ReasonPath(textPath), textview.EnginePath(textPath)}
 }

@@ -1,4 +1,4 @@
-package cycle
+package publish
 
 import (
 	"context"
@@ -7,11 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -22,53 +24,31 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
-// Paths of what the bot proposes, in the repository.
-const (
-	coverageJSON = report.JSONPath
-	indexJSON    = "snapshots/index.json"
-)
-
-// Publish is the second half of a cycle for a run made with a plain `run`
-// (no lease: use it only where no other run can overlap): push today's
-// ledgers and the state to the cache branch, then publish.
-func Publish(ctx context.Context, o Options) (string, error) {
-	c, err := open(o)
-	if err != nil {
-		return "", err
-	}
-	defer c.close()
-	if err := c.pushState(ctx, "state", nil); err != nil {
-		return "", cannot("push %s: %v", CacheBranch, explainGit(err))
-	}
-	url, _, err := c.publish(ctx)
-	if err != nil {
-		return "", cannot("publish: %v", err)
-	}
-	return url, nil
-}
-
 // publishAttempts bounds how often a cycle starts its publishing over
 // because another shard moved the bot branch meanwhile.
 const publishAttempts = 3
 
-// publish brings the cycle's outcome to reviewers and returns the pull
-// request's address when one is open with it, and the cache branch's state
-// it published from (nil if it could not read it).
-func (c *Cycle) publish(ctx context.Context) (string, *state.State, error) {
-	local, err := store.LoadIndex(filepath.Join(c.o.Snapshots, "index.json"))
+// Publish brings what the cache branch and this runner's store hold to
+// reviewers: it rebuilds the bot branch as main plus one bot commit when
+// that proposes something main lacks, and opens or edits the pull
+// request. It returns the pull request's address when one is open with
+// it, and the cache branch's state it published from (nil if it could not
+// read it).
+func (pub *Publisher) Publish(ctx context.Context) (string, *state.State, error) {
+	local, err := store.LoadIndex(filepath.Join(pub.o.Snapshots, "index.json"))
 	if err != nil {
 		return "", nil, err
 	}
-	pr, err := c.o.GitHub.LatestPR(ctx, BotBranch)
+	pr, err := pub.o.GitHub.LatestPR(ctx, botrepo.BotBranch)
 	if err != nil {
 		return "", nil, err
 	}
 	for attempt := 1; ; attempt++ {
-		url, st, err := c.publishOnce(ctx, local, pr)
+		url, st, err := pub.publishOnce(ctx, local, pr)
 		if !errors.Is(err, gitstore.ErrMoved) || attempt == publishAttempts {
 			return url, st, err
 		}
-		c.logf("publish: %s moved while this cycle built it (another shard published): looking again", BotBranch)
+		pub.logf("publish: %s moved while this cycle built it (another shard published): looking again", botrepo.BotBranch)
 	}
 }
 
@@ -81,30 +61,30 @@ type view struct {
 	botTree  *gitstore.Tree // nil when the branch does not exist
 }
 
-func (c *Cycle) read(ctx context.Context) (*view, error) {
-	reader, err := gitstore.OpenPartial(c.o.Remote)
+func (pub *Publisher) read(ctx context.Context) (*view, error) {
+	reader, err := gitstore.OpenPartial(pub.o.Remote)
 	if err != nil {
 		return nil, err
 	}
 	v := &view{reader: reader}
-	if _, v.mainTree, err = reader.Read(ctx, BaseBranch); err != nil {
-		return nil, explainGit(err)
+	if _, v.mainTree, err = reader.Read(ctx, botrepo.BaseBranch); err != nil {
+		return nil, botrepo.ExplainGit(err)
 	}
-	if err := v.mainTree.Fetch(ctx, coverageJSON); err != nil {
+	if err := v.mainTree.Fetch(ctx, botrepo.CoverageJSON); err != nil {
 		return nil, err
 	}
-	if v.onMain, err = reportIn(v.mainTree, BaseBranch); err != nil {
+	if v.onMain, err = botrepo.ReportIn(v.mainTree, botrepo.BaseBranch); err != nil {
 		return nil, err
 	}
-	v.botTip, v.botTree, err = reader.Read(ctx, BotBranch)
+	v.botTip, v.botTree, err = reader.Read(ctx, botrepo.BotBranch)
 	if errors.Is(err, gitstore.ErrNoBranch) {
 		return v, nil
 	}
-	return v, explainGit(err)
+	return v, botrepo.ExplainGit(err)
 }
 
-func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.PRState) (url string, st *state.State, err error) {
-	v, err := c.read(ctx)
+func (pub *Publisher) publishOnce(ctx context.Context, local *store.Index, pr *github.PRState) (url string, st *state.State, err error) {
+	v, err := pub.read(ctx)
 	if err != nil {
 		return "", nil, err
 	}
@@ -112,7 +92,7 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	// One reading of the cache branch gives the bot's memory of its pull
 	// requests and the newest state: a shard that publishes later has seen
 	// every state pushed before it.
-	st, cache, err := c.cacheState(ctx)
+	st, cache, err := pub.cacheState(ctx)
 	if err != nil {
 		return "", nil, err
 	}
@@ -128,34 +108,34 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	if open && v.botTip != "" {
 		if theirs := foreignCommits(v.reader, v.botTip); len(theirs) > 0 {
 			if !pr.HasLabel(RebaseLabel) {
-				return pr.URL, st, c.leaveAlone(ctx, pr, theirs, rec)
+				return pr.URL, st, pub.leaveAlone(ctx, pr, theirs, rec)
 			}
 			rebase = true
-			c.note("%s: the label %s is on pull request #%d, so the bot rebuilds its branch over %s", BotBranch, RebaseLabel, pr.Number, describe(theirs))
+			pub.note("%s: the label %s is on pull request #%d, so the bot rebuilds its branch over %s", botrepo.BotBranch, RebaseLabel, pr.Number, describe(theirs))
 		}
 	}
 	if v.botTip == "" && rec.Head != "" && !(pr != nil && pr.Merged) {
-		c.note("branch %s was missing (deleted?): it is recreated from %s if there is anything to propose", BotBranch, BaseBranch)
+		pub.note("branch %s was missing (deleted?): it is recreated from %s if there is anything to propose", botrepo.BotBranch, botrepo.BaseBranch)
 	}
-	if err := c.closedHow(ctx, pr, &rec); err != nil {
+	if err := pub.closedHow(ctx, pr, &rec); err != nil {
 		return "", st, err
 	}
 
 	// What the bot branch should propose now.
-	rep := dropUnheld(report.Keep(report.Build(c.o.Set, st), v.onMain), v.onMain, c.holder(v, cache)).AddUsage(local.Usage)
+	rep := dropUnheld(report.Keep(report.Build(pub.o.Set, st), v.onMain), v.onMain, pub.holder(v, cache)).AddUsage(local.Usage)
 	changes := report.Diff(v.onMain, rep)
-	pages, err := c.pages(ctx, cache, st, rep, v, local)
+	pages, err := pub.pages(ctx, cache, st, rep, v, local)
 	if err != nil {
 		return "", st, err
 	}
 	extra := differing(ctx, v.mainTree, pages)
-	keys := proposal(changes, extra)
+	keys := Proposal(changes, extra)
 	rec.Declined = keep(rec.Declined, keys)
 	persist := func() error {
 		if string(rec.encode()) == string(read.encode()) {
 			return nil
 		}
-		return c.saveRecord(ctx, read, rec)
+		return pub.saveRecord(ctx, read, rec)
 	}
 	// asIs: the cycle leaves the branch and the pull request as they are.
 	// When the record does not name them (a publisher stopped between its
@@ -163,8 +143,8 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	// and the record to name it.
 	asIs := func() error {
 		if open && v.botTip != "" && !rebase && (rec.Number != pr.Number || rec.Head != v.botTip) {
-			c.logf("publish: the record names %.12s of pull request #%d, not %s's %.12s: the pull request is described again", rec.Head, rec.Number, BotBranch, v.botTip)
-			if err := c.settleRecord(ctx, v, st, &rec, pr.Number, "", nil, pages); err != nil {
+			pub.logf("publish: the record names %.12s of pull request #%d, not %s's %.12s: the pull request is described again", rec.Head, rec.Number, botrepo.BotBranch, v.botTip)
+			if err := pub.settleRecord(ctx, v, st, &rec, pr.Number, "", nil, pages); err != nil {
 				return errors.Join(err, persist())
 			}
 		}
@@ -172,61 +152,61 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 	}
 	switch {
 	case len(keys) == 0:
-		c.logf("publish: nothing differs from %s: no pull request", BaseBranch)
+		pub.logf("publish: nothing differs from %s: no pull request", botrepo.BaseBranch)
 		return "", st, asIs()
 	case open && v.botTip != "" && !rebase:
 		held, err := proposalIn(ctx, v, v.botTree, pages)
 		if err != nil {
 			return "", st, err
 		}
-		whole, err := c.branchHoldsIndex(ctx, v, cache, local)
+		whole, err := pub.branchHoldsIndex(ctx, v, cache, local)
 		if err != nil {
 			return "", st, err
 		}
-		if slices.Equal(held, keys) && whole && !c.mainMovedUnder(v) {
-			c.logf("publish: pull request #%d already proposes all of this: no push, no edit", pr.Number)
+		if slices.Equal(held, keys) && whole && !pub.mainMovedUnder(v) {
+			pub.logf("publish: pull request #%d already proposes all of this: no push, no edit", pr.Number)
 			return pr.URL, st, asIs()
 		}
 	case !open && rec.DeclinedPR != 0 && subset(keys, rec.Declined):
-		c.logf("publish: only what pull request #%d proposed before a reviewer closed it: nothing opened", rec.DeclinedPR)
+		pub.logf("publish: only what pull request #%d proposed before a reviewer closed it: nothing opened", rec.DeclinedPR)
 		return "", st, persist()
 	}
 
-	sig, msg := c.signature("snapshots and coverage")
-	if seen := c.repo.LastSeen(CacheBranch); seen != "" {
-		msg += "\n\n" + cacheTrailer + seen
+	sig, msg := pub.signature("snapshots and coverage")
+	if seen := pub.o.Cache.LastSeen(botrepo.CacheBranch); seen != "" {
+		msg += "\n\n" + botrepo.CacheTrailer + seen
 	}
-	tip, err := v.reader.Rebuild(ctx, BotBranch, BaseBranch, v.botTip, msg, sig, func(base fs.FS) ([]gitstore.Change, error) {
-		changes, err := c.botChanges(ctx, base, cache, v, local, rep, extra)
-		c.files = len(changes)
+	tip, err := v.reader.Rebuild(ctx, botrepo.BotBranch, botrepo.BaseBranch, v.botTip, msg, sig, func(base fs.FS) ([]gitstore.Change, error) {
+		changes, err := pub.botChanges(ctx, base, cache, v, local, rep, extra)
+		pub.files = len(changes)
 		return changes, err
 	})
 	if err != nil {
-		return "", st, explainGit(err)
+		return "", st, botrepo.ExplainGit(err)
 	}
 	if tip == "" {
 		return "", st, asIs()
 	}
-	title, body := review.Title(changes), c.body(ctx, v, st, changes, rep, tip, v.botTree)
+	title, body := review.Title(changes), pub.body(ctx, v, st, changes, rep, tip, v.botTree)
 	var number int
 	if open {
 		number, url = pr.Number, pr.URL
-		err = c.o.GitHub.EditPR(ctx, number, title, body)
+		err = pub.o.GitHub.EditPR(ctx, number, title, body)
 	} else {
 		var created bool
-		number, url, created, err = c.o.GitHub.EnsurePR(ctx, github.PR{Head: BotBranch, Base: BaseBranch, Title: title, Body: body, Labels: []string{PRLabel}})
+		number, url, created, err = pub.o.GitHub.EnsurePR(ctx, github.PR{Head: botrepo.BotBranch, Base: botrepo.BaseBranch, Title: title, Body: body, Labels: []string{PRLabel}})
 		if errors.Is(err, github.ErrLabels) {
-			c.logf("publish: %v", err)
+			pub.logf("publish: %v", err)
 			err = nil
 		}
 		if created {
-			c.logf("publish: pull request #%d opened: %s", number, url)
+			pub.logf("publish: pull request #%d opened: %s", number, url)
 		}
 	}
 	rec.Number, rec.Head, rec.Proposal = number, tip, keys
 	if err == nil {
 		// The record names what the body describes once settled.
-		err = c.settleRecord(ctx, v, st, &rec, number, tip, keys, pages)
+		err = pub.settleRecord(ctx, v, st, &rec, number, tip, keys, pages)
 	}
 	if perr := persist(); err == nil {
 		err = perr
@@ -235,11 +215,11 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 		return "", st, err
 	}
 	if rebase {
-		if err := c.o.GitHub.RemoveLabel(ctx, number, RebaseLabel); err != nil {
-			c.logf("publish: %v", err)
+		if err := pub.o.GitHub.RemoveLabel(ctx, number, RebaseLabel); err != nil {
+			pub.logf("publish: %v", err)
 		}
 	}
-	c.logf("publish: %s is %.12s, pull request #%d: %s", BotBranch, tip, number, url)
+	pub.logf("publish: %s is %.12s, pull request #%d: %s", botrepo.BotBranch, tip, number, url)
 	return url, st, nil
 }
 
@@ -249,32 +229,32 @@ func (c *Cycle) publishOnce(ctx context.Context, local *store.Index, pr *github.
 // because its branch was deleted (GitHub's timeline says head_ref_deleted),
 // it is no decision about the content: the branch is recreated from main
 // and a new pull request opens with what main lacks.
-func (c *Cycle) closedHow(ctx context.Context, pr *github.PRState, rec *record) error {
+func (pub *Publisher) closedHow(ctx context.Context, pr *github.PRState, rec *Record) error {
 	if pr == nil || pr.Open || pr.Merged || pr.Number != rec.Number {
 		return nil
 	}
 	if pr.HasLabel(ReproposeLabel) {
 		if rec.DeclinedPR == pr.Number {
 			rec.Declined, rec.DeclinedPR = nil, 0
-			c.note("pull request #%d carries the label %s: what it proposed is proposed again", pr.Number, ReproposeLabel)
+			pub.note("pull request #%d carries the label %s: what it proposed is proposed again", pr.Number, ReproposeLabel)
 		}
 		return nil
 	}
 	if rec.DeclinedPR == pr.Number || rec.BranchDeletedPR == pr.Number {
 		return nil // decided in an earlier cycle
 	}
-	deleted, err := c.o.GitHub.ClosedByBranchDeletion(ctx, pr.Number)
+	deleted, err := pub.o.GitHub.ClosedByBranchDeletion(ctx, pr.Number)
 	if err != nil {
 		return err
 	}
 	if deleted {
 		rec.BranchDeletedPR = pr.Number
-		c.note("pull request #%d was closed because its branch %s was deleted, not by a reviewer: the branch is recreated from %s and a new pull request opens with what %s lacks",
-			pr.Number, BotBranch, BaseBranch, BaseBranch)
+		pub.note("pull request #%d was closed because its branch %s was deleted, not by a reviewer: the branch is recreated from %s and a new pull request opens with what %s lacks",
+			pr.Number, botrepo.BotBranch, botrepo.BaseBranch, botrepo.BaseBranch)
 		return nil
 	}
 	rec.Declined, rec.DeclinedPR = rec.Proposal, pr.Number
-	c.note("pull request #%d was closed without merging: what it proposed is not proposed again, and a new pull request opens only for a new change. "+
+	pub.note("pull request #%d was closed without merging: what it proposed is not proposed again, and a new pull request opens only for a new change. "+
 		"To have it proposed again, add the label %s to pull request #%d", pr.Number, ReproposeLabel, pr.Number)
 	return nil
 }
@@ -287,7 +267,7 @@ var botPaths = []string{"reports", "snapshots"}
 // report, say): the open pull request would then conflict, so the branch
 // is rebuilt on main even though it proposes nothing new. A branch whose
 // base cannot be read counts as moved.
-func (c *Cycle) mainMovedUnder(v *view) bool {
+func (pub *Publisher) mainMovedUnder(v *view) bool {
 	log, err := v.reader.Log(v.botTip, 2)
 	if err != nil || len(log) < 2 {
 		return true
@@ -312,22 +292,22 @@ func (c *Cycle) mainMovedUnder(v *view) bool {
 // edit and, if it moved, describes the newer tip instead. It returns the
 // tip the body last described (ours when it did not move; "" for none),
 // and its tree when that is not ours.
-func (c *Cycle) settle(ctx context.Context, v *view, st *state.State, number int, ours string) (string, *gitstore.Tree, error) {
+func (pub *Publisher) settle(ctx context.Context, v *view, st *state.State, number int, ours string) (string, *gitstore.Tree, error) {
 	var described *gitstore.Tree
 	for range publishAttempts {
-		tip, tree, err := v.reader.Read(ctx, BotBranch)
+		tip, tree, err := v.reader.Read(ctx, botrepo.BotBranch)
 		if err != nil || tip == ours {
-			return ours, described, explainGit(err)
+			return ours, described, botrepo.ExplainGit(err)
 		}
-		if err := tree.Fetch(ctx, coverageJSON); err != nil {
+		if err := tree.Fetch(ctx, botrepo.CoverageJSON); err != nil {
 			return ours, described, err
 		}
-		rep, err := reportIn(tree, BotBranch)
+		rep, err := botrepo.ReportIn(tree, botrepo.BotBranch)
 		if err != nil || rep == nil {
 			return ours, described, err
 		}
 		changes := report.Diff(v.onMain, rep)
-		if err := c.o.GitHub.EditPR(ctx, number, review.Title(changes), c.body(ctx, v, st, changes, rep, tip, tree)); err != nil {
+		if err := pub.o.GitHub.EditPR(ctx, number, review.Title(changes), pub.body(ctx, v, st, changes, rep, tip, tree)); err != nil {
 			return ours, described, err
 		}
 		ours, described = tip, tree
@@ -339,8 +319,8 @@ func (c *Cycle) settle(ctx context.Context, v *view, st *state.State, number int
 // cycle described, with keys its proposal; "" for none) and makes rec name
 // what the body then describes: the pull request, the head, and what that
 // head proposes.
-func (c *Cycle) settleRecord(ctx context.Context, v *view, st *state.State, rec *record, number int, ours string, keys []string, pages map[string][]byte) error {
-	head, tree, err := c.settle(ctx, v, st, number, ours)
+func (pub *Publisher) settleRecord(ctx context.Context, v *view, st *state.State, rec *Record, number int, ours string, keys []string, pages map[string][]byte) error {
+	head, tree, err := pub.settle(ctx, v, st, number, ours)
 	if head == "" {
 		return err
 	}
@@ -357,32 +337,32 @@ func (c *Cycle) settleRecord(ctx context.Context, v *view, st *state.State, rec 
 // body is the pull request body for changes, with the text diffs of the
 // changed documents read from the local store, main or the bot branch's
 // tree at tip.
-func (c *Cycle) body(ctx context.Context, v *view, st *state.State, changes []report.Change, rep *report.Report, tip string, bot *gitstore.Tree) string {
-	d := BodyDetails(ctx, c.o.Set, st, changes, blobReader(ctx, c.o.Snapshots, v.mainTree, bot))
-	d.Files = c.files
-	file := c.o.Links.FileURL(tip)
-	return review.Body(changes, review.SummaryOf(rep), review.Links{Blob: review.BlobLink(file), File: file, Run: c.o.Links.RunURL()}, d)
+func (pub *Publisher) body(ctx context.Context, v *view, st *state.State, changes []report.Change, rep *report.Report, tip string, bot *gitstore.Tree) string {
+	d := BodyDetails(ctx, pub.o.Set, st, changes, blobReader(ctx, pub.o.Snapshots, v.mainTree, bot))
+	d.Files = pub.files
+	file := pub.o.Links.FileURL(tip)
+	return review.Body(changes, review.SummaryOf(rep), review.Links{Blob: review.BlobLink(file), File: file, Run: pub.o.Links.RunURL()}, d)
 }
 
 // leaveAlone is what the bot does while someone else's commit is on its
 // branch: fetch results keep flowing to the cache branch, the bot branch
 // and the pull request stay as they are, and the bot says so once.
-func (c *Cycle) leaveAlone(ctx context.Context, pr *github.PRState, theirs []gitstore.Commit, rec record) error {
-	c.note("%s has %s: the bot leaves the branch alone until a maintainer adds the label %s to pull request #%d, or it is merged or closed",
-		BotBranch, describe(theirs), RebaseLabel, pr.Number)
+func (pub *Publisher) leaveAlone(ctx context.Context, pr *github.PRState, theirs []gitstore.Commit, rec Record) error {
+	pub.note("%s has %s: the bot leaves the branch alone until a maintainer adds the label %s to pull request #%d, or it is merged or closed",
+		botrepo.BotBranch, describe(theirs), RebaseLabel, pr.Number)
 	if rec.ForeignNoted == theirs[0].Hash {
 		return nil
 	}
 	body := fmt.Sprintf("TaxKernelBot will not rewrite this branch: it has %s, which the bot did not write.\n\n"+
 		"New fetch results keep being recorded, but this pull request is not updated while that commit is here. "+
 		"To let the bot rebuild the branch on `%s` (dropping that commit), add the label `%s`; or merge or close this pull request.",
-		describe(theirs), BaseBranch, RebaseLabel)
-	if err := c.o.GitHub.Comment(ctx, pr.Number, body); err != nil {
+		describe(theirs), botrepo.BaseBranch, RebaseLabel)
+	if err := pub.o.GitHub.Comment(ctx, pr.Number, body); err != nil {
 		return err
 	}
 	read := rec
 	rec.ForeignNoted = theirs[0].Hash
-	return c.saveRecord(ctx, read, rec)
+	return pub.saveRecord(ctx, read, rec)
 }
 
 // foreignCommits returns the commits at the tip of the bot branch that
@@ -395,7 +375,7 @@ func foreignCommits(reader *gitstore.Repo, tip string) []gitstore.Commit {
 	}
 	var theirs []gitstore.Commit
 	for _, cm := range log {
-		if cm.AuthorEmail == BotEmail {
+		if cm.AuthorEmail == botrepo.BotEmail {
 			break
 		}
 		theirs = append(theirs, cm)
@@ -415,14 +395,16 @@ func describe(commits []gitstore.Commit) string {
 	return fmt.Sprintf("%d commits by someone else, %s", len(parts), strings.Join(parts, ", "))
 }
 
-// proposal lists the keys of what the bot would propose: one per change
-// of the coverage report, one per other report file that differs.
-func proposal(changes []report.Change, extra map[string][]byte) []string {
+// Proposal lists the keys of what a bot commit proposes, sorted: one per
+// change of the coverage report (report.Change.Key), one per other
+// report file whose bytes differ from main's (extra, by path). Record
+// keeps them.
+func Proposal(changes []report.Change, extra map[string][]byte) []string {
 	keys := make([]string, 0, len(changes)+len(extra))
 	for _, ch := range changes {
 		keys = append(keys, ch.Key())
 	}
-	for _, p := range sortedKeys(extra) {
+	for _, p := range slices.Sorted(maps.Keys(extra)) {
 		keys = append(keys, fileKey(p, extra[p]))
 	}
 	slices.Sort(keys)
@@ -437,7 +419,7 @@ func fileKey(path string, data []byte) string {
 // proposalIn is what a tree of the bot branch proposes against main as it
 // is now, in the same keys.
 func proposalIn(ctx context.Context, v *view, tree *gitstore.Tree, pages map[string][]byte) ([]string, error) {
-	paths := []string{coverageJSON}
+	paths := []string{botrepo.CoverageJSON}
 	for p := range pages {
 		paths = append(paths, p)
 	}
@@ -446,7 +428,7 @@ func proposalIn(ctx context.Context, v *view, tree *gitstore.Tree, pages map[str
 	if err := tree.Fetch(ctx, paths...); err != nil {
 		return nil, err
 	}
-	rep, err := reportIn(tree, BotBranch)
+	rep, err := botrepo.ReportIn(tree, botrepo.BotBranch)
 	if err != nil {
 		return nil, err
 	}
@@ -459,7 +441,7 @@ func proposalIn(ctx context.Context, v *view, tree *gitstore.Tree, pages map[str
 			held[p] = data
 		}
 	}
-	return proposal(report.Diff(v.onMain, rep), differing(ctx, v.mainTree, held)), nil
+	return Proposal(report.Diff(v.onMain, rep), differing(ctx, v.mainTree, held)), nil
 }
 
 // pages records in rep what the cache branch's state and ledgers say of
@@ -467,7 +449,7 @@ func proposalIn(ctx context.Context, v *view, tree *gitstore.Tree, pages map[str
 // requests per week, the index page, the change feeds) from rep and the
 // index the bot commit proposes: the same picture whichever runner
 // renders them.
-func (c *Cycle) pages(ctx context.Context, cache fs.FS, st *state.State, rep *report.Report, v *view, local *store.Index) (map[string][]byte, error) {
+func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, rep *report.Report, v *view, local *store.Index) (map[string][]byte, error) {
 	count := func(host, since, until string) (map[string]int, error) {
 		ledgers, err := fs.Sub(cache, "ledgers")
 		if err != nil {
@@ -475,15 +457,15 @@ func (c *Cycle) pages(ctx context.Context, cache fs.FS, st *state.State, rep *re
 		}
 		return ledger.CountDaysFS(ledgers, host, since, until)
 	}
-	now := c.o.Clock.Now()
-	if err := public.Observe(rep, c.o.Set, st, count, now); err != nil {
+	now := pub.o.Clock.Now()
+	if err := public.Observe(rep, pub.o.Set, st, count, now); err != nil {
 		return nil, err
 	}
-	files, err := public.Pages(c.o.Set, rep, now)
+	files, err := public.Pages(pub.o.Set, rep, now)
 	if err != nil {
 		return nil, err
 	}
-	feeds, err := c.feeds(ctx, cache, v, local)
+	feeds, err := pub.feeds(ctx, cache, v, local)
 	if err != nil {
 		return nil, err
 	}
@@ -515,18 +497,18 @@ func differing(ctx context.Context, mainTree *gitstore.Tree, files map[string][]
 // the bot branch's and this runner's, united: nothing served is ever
 // dropped), every blob it names that main lacks (documents, and the bytes
 // they were sent as under a Content-Encoding), and the reports.
-func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, local *store.Index, rep *report.Report, extra map[string][]byte) ([]gitstore.Change, error) {
-	mainIx, err := indexAt(base, indexJSON, BaseBranch)
+func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view, local *store.Index, rep *report.Report, extra map[string][]byte) ([]gitstore.Change, error) {
+	mainIx, err := botrepo.IndexAt(base, botrepo.IndexJSON, botrepo.BaseBranch)
 	if err != nil {
 		return nil, err
 	}
-	ix, err := c.unitedIndex(ctx, mainIx, cache, v, local)
+	ix, err := pub.unitedIndex(ctx, mainIx, cache, v, local)
 	if err != nil {
 		return nil, err
 	}
 	var out []gitstore.Change
 	var fromBranch []string // blobs only the bot branch holds
-	onBase := lister(base)
+	onBase := botrepo.Lister(base)
 	added := map[string]bool{}
 	docs := map[store.Sum]bool{} // blobs that are documents, which have texts
 	for _, id := range ix.IDs() {
@@ -544,9 +526,9 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 					continue // two sources may have served the same bytes
 				}
 				added[p] = true
-				data, err := readLocal(c.o.Snapshots, sum)
+				data, err := botrepo.ReadLocal(pub.o.Snapshots, sum)
 				if errors.Is(err, fs.ErrNotExist) {
-					if data, err = pendingBlob(cache, p); err == nil {
+					if data, err = botrepo.PendingBlob(cache, p); err == nil {
 						out = append(out, gitstore.Change{Path: p, Data: data})
 						if docs[sum] {
 							out = append(out, pendingTexts(cache, string(sum), onBase)...)
@@ -565,8 +547,8 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 				}
 				// The text derived from it goes with it, for readers of the
 				// repository (a rules engine) and the pull request's links.
-				texts := derivedTexts(c.o.Snapshots, string(sum))
-				for _, tp := range sortedKeys(texts) {
+				texts := botrepo.DerivedTexts(pub.o.Snapshots, string(sum))
+				for _, tp := range slices.Sorted(maps.Keys(texts)) {
 					if !onBase(tp) {
 						out = append(out, gitstore.Change{Path: tp, Data: texts[tp]})
 					}
@@ -576,7 +558,7 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 	}
 	if len(fromBranch) > 0 {
 		if v.botTree == nil {
-			return nil, fmt.Errorf("the hash index names %d blob(s) that neither %s, %s's pending/ nor this runner holds, e.g. %s", len(fromBranch), BaseBranch, CacheBranch, fromBranch[0])
+			return nil, fmt.Errorf("the hash index names %d blob(s) that neither %s, %s's pending/ nor this runner holds, e.g. %s", len(fromBranch), botrepo.BaseBranch, botrepo.CacheBranch, fromBranch[0])
 		}
 		if err := v.botTree.Fetch(ctx, fromBranch...); err != nil {
 			return nil, err
@@ -586,22 +568,22 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 		// fetch too; one that fails leaves those texts out.
 		var texts []string
 		for _, p := range fromBranch {
-			if tp := TextPath(path.Base(p)); tp != "" && !onBase(tp) && docs[store.Sum(path.Base(p))] {
-				texts = append(texts, textFiles(tp)...)
+			if tp := botrepo.TextPath(path.Base(p)); tp != "" && !onBase(tp) && docs[store.Sum(path.Base(p))] {
+				texts = append(texts, botrepo.TextFiles(tp)...)
 			}
 		}
 		textsFetched := v.botTree.Fetch(ctx, texts...) == nil
 		for _, p := range fromBranch {
 			data, err := fs.ReadFile(v.botTree, p)
 			if err != nil {
-				return nil, fmt.Errorf("the hash index names %s, which neither %s, %s nor this runner holds: %w", p, BaseBranch, BotBranch, err)
+				return nil, fmt.Errorf("the hash index names %s, which neither %s, %s nor this runner holds: %w", p, botrepo.BaseBranch, botrepo.BotBranch, err)
 			}
 			out = append(out, gitstore.Change{Path: p, Data: data})
-			tp := TextPath(path.Base(p))
+			tp := botrepo.TextPath(path.Base(p))
 			if tp == "" || onBase(tp) || !textsFetched || !docs[store.Sum(path.Base(p))] {
 				continue
 			}
-			for _, f := range textFiles(tp) {
+			for _, f := range botrepo.TextFiles(tp) {
 				if data, err := fs.ReadFile(v.botTree, f); err == nil {
 					out = append(out, gitstore.Change{Path: f, Data: data})
 				}
@@ -611,14 +593,14 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 	// What waits under pending/ is on the server already: named, not sent,
 	// so the bot branch's push carries only the reports and the index.
 	if cache != nil {
-		onCache := lister(cache)
+		onCache := botrepo.Lister(cache)
 		for i, ch := range out {
-			if ch.Data != nil && strings.HasPrefix(ch.Path, "snapshots/sha256/") && onCache(pendingPath(ch.Path)) { // named by their hash
+			if ch.Data != nil && strings.HasPrefix(ch.Path, "snapshots/sha256/") && onCache(botrepo.PendingPath(ch.Path)) { // named by their hash
 				out[i].OnRemote = true
 			}
 		}
 	}
-	onMain, err := reportIn(base, BaseBranch)
+	onMain, err := botrepo.ReportIn(base, botrepo.BaseBranch)
 	if err != nil {
 		return nil, err
 	}
@@ -638,8 +620,8 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 		return nil, err
 	}
 	out = append(out,
-		gitstore.Change{Path: indexJSON, Data: idx},
-		gitstore.Change{Path: coverageJSON, Data: js},
+		gitstore.Change{Path: botrepo.IndexJSON, Data: idx},
+		gitstore.Change{Path: botrepo.CoverageJSON, Data: js},
 	)
 	// coverage.md, and the per-jurisdiction files of a large report;
 	// those a smaller report no longer has are deleted.
@@ -652,48 +634,27 @@ func (c *Cycle) botChanges(ctx context.Context, base, cache fs.FS, v *view, loca
 			}
 		}
 	}
-	for _, name := range sortedKeys(md) {
+	for _, name := range slices.Sorted(maps.Keys(md)) {
 		out = append(out, gitstore.Change{Path: "reports/" + name, Data: md[name]})
 	}
-	for _, p := range sortedKeys(extra) {
+	for _, p := range slices.Sorted(maps.Keys(extra)) {
 		out = append(out, gitstore.Change{Path: p, Data: extra[p]})
 	}
 	return out, nil
 }
 
-// lister returns a test of whether a file exists in fsys that reads
-// directory listings only (once each), never contents: on a partial tree,
-// looking for thousands of blobs must not download them.
-func lister(fsys fs.FS) func(name string) bool {
-	dirs := map[string]map[string]bool{}
-	return func(name string) bool {
-		dir, file := path.Split(name)
-		dir = strings.TrimSuffix(dir, "/")
-		names, ok := dirs[dir]
-		if !ok {
-			names = map[string]bool{}
-			ents, _ := fs.ReadDir(fsys, dir)
-			for _, e := range ents {
-				names[e.Name()] = !e.IsDir()
-			}
-			dirs[dir] = names
-		}
-		return names[file]
-	}
-}
-
 // cacheState is the state on the cache branch's tip now, and the tip.
-func (c *Cycle) cacheState(ctx context.Context) (*state.State, fs.FS, error) {
-	_, tip, err := c.repo.Read(ctx, CacheBranch)
+func (pub *Publisher) cacheState(ctx context.Context) (*state.State, fs.FS, error) {
+	_, tip, err := pub.o.Cache.Read(ctx, botrepo.CacheBranch)
 	if errors.Is(err, gitstore.ErrNoBranch) {
 		return state.New(), emptyFS{}, nil
 	}
 	if err != nil {
-		return nil, nil, explainGit(err)
+		return nil, nil, botrepo.ExplainGit(err)
 	}
 	st, err := state.Decode(tip)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", CacheBranch, err)
+		return nil, nil, fmt.Errorf("%s: %w", botrepo.CacheBranch, err)
 	}
 	return st, tip, nil
 }
@@ -703,37 +664,4 @@ type emptyFS struct{}
 
 func (emptyFS) Open(name string) (fs.File, error) {
 	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-}
-
-// reportIn is the coverage report of a branch's tree (nil when it has none).
-func reportIn(tree fs.FS, branch string) (*report.Report, error) {
-	data, err := fs.ReadFile(tree, coverageJSON)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	r, err := report.Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", branch, coverageJSON, err)
-	}
-	return r, nil
-}
-
-// indexAt is the hash index at path of a branch's tree (empty when it has
-// none).
-func indexAt(tree fs.FS, path, branch string) (*store.Index, error) {
-	data, err := fs.ReadFile(tree, path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return store.NewIndex(), nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	ix, err := store.ParseIndex(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", branch, path, err)
-	}
-	return ix, nil
 }

@@ -1,4 +1,4 @@
-package cycle
+package publish
 
 // Nothing cited is missing, nothing held is un-said: the checks a bot
 // commit passes before it is pushed.
@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -29,13 +30,13 @@ func checkRecord(mainIx, ix *store.Index, onMain, rep *report.Report, held func(
 	var problems []string
 	cite := func(what string, sum string) {
 		if !held("snapshots/" + store.BlobPath(sum)) {
-			problems = append(problems, fmt.Sprintf("%s names %.12s, which neither %s nor this commit holds", what, sum, BaseBranch))
+			problems = append(problems, fmt.Sprintf("%s names %.12s, which neither %s nor this commit holds", what, sum, botrepo.BaseBranch))
 		}
 	}
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
 			for _, sum := range e.Blobs() {
-				cite(indexJSON+" ("+id+")", string(sum))
+				cite(botrepo.IndexJSON+" ("+id+")", string(sum))
 			}
 		}
 	}
@@ -43,20 +44,20 @@ func checkRecord(mainIx, ix *store.Index, onMain, rep *report.Report, held func(
 	for _, e := range rep.Sources {
 		proposed[e.ID] = e
 		if e.SHA256 != "" {
-			cite(coverageJSON+" ("+e.ID+")", e.SHA256)
+			cite(botrepo.CoverageJSON+" ("+e.ID+")", e.SHA256)
 		}
 	}
 	for _, id := range mainIx.IDs() {
 		for _, e := range mainIx.Entries(id) {
 			if _, ok := ix.Lookup(id, e.SHA256); !ok {
-				problems = append(problems, fmt.Sprintf("%s would drop %s's %.12s, which %s records", indexJSON, id, e.SHA256, BaseBranch))
+				problems = append(problems, fmt.Sprintf("%s would drop %s's %.12s, which %s records", botrepo.IndexJSON, id, e.SHA256, botrepo.BaseBranch))
 			}
 		}
 	}
 	if onMain != nil {
 		for _, m := range onMain.Sources {
 			if p, ok := proposed[m.ID]; ok && m.Status != state.Pending && p.Status == state.Pending && p.URL == m.URL {
-				problems = append(problems, fmt.Sprintf("%s would set %s back from %s to pending", coverageJSON, m.ID, m.Status))
+				problems = append(problems, fmt.Sprintf("%s would set %s back from %s to pending", botrepo.CoverageJSON, m.ID, m.Status))
 			}
 		}
 	}
@@ -75,21 +76,21 @@ func checkRecord(mainIx, ix *store.Index, onMain, rep *report.Report, held func(
 // unitedIndex is the index a bot commit proposes: main's, the bot
 // branch's, the cache branch's pending entries and this runner's, united:
 // nothing served is ever dropped.
-func (c *Cycle) unitedIndex(ctx context.Context, mainIx *store.Index, cache fs.FS, v *view, local *store.Index) (*store.Index, error) {
+func (pub *Publisher) unitedIndex(ctx context.Context, mainIx *store.Index, cache fs.FS, v *view, local *store.Index) (*store.Index, error) {
 	ix := store.NewIndex()
 	ix.Unite(mainIx)
 	if v.botTree != nil {
-		if err := v.botTree.Fetch(ctx, indexJSON); err != nil {
+		if err := v.botTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
 			return nil, err
 		}
-		fromBot, err := indexAt(v.botTree, indexJSON, BotBranch)
+		fromBot, err := botrepo.IndexAt(v.botTree, botrepo.IndexJSON, botrepo.BotBranch)
 		if err != nil {
 			return nil, err
 		}
 		ix.Unite(fromBot)
 	}
 	if cache != nil {
-		pending, err := indexAt(cache, pendingIndex, CacheBranch)
+		pending, err := botrepo.IndexAt(cache, botrepo.PendingIndex, botrepo.CacheBranch)
 		if err != nil {
 			return nil, err
 		}
@@ -103,19 +104,19 @@ func (c *Cycle) unitedIndex(ctx context.Context, mainIx *store.Index, cache fs.F
 // everything the united index does: when it does not (a shard that
 // published earlier had not seen this one's entries), the branch is
 // rebuilt even though its report proposes the same.
-func (c *Cycle) branchHoldsIndex(ctx context.Context, v *view, cache fs.FS, local *store.Index) (bool, error) {
-	if err := v.mainTree.Fetch(ctx, indexJSON); err != nil {
+func (pub *Publisher) branchHoldsIndex(ctx context.Context, v *view, cache fs.FS, local *store.Index) (bool, error) {
+	if err := v.mainTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
 		return false, err
 	}
-	mainIx, err := indexAt(v.mainTree, indexJSON, BaseBranch)
+	mainIx, err := botrepo.IndexAt(v.mainTree, botrepo.IndexJSON, botrepo.BaseBranch)
 	if err != nil {
 		return false, err
 	}
-	ix, err := c.unitedIndex(ctx, mainIx, cache, v, local)
+	ix, err := pub.unitedIndex(ctx, mainIx, cache, v, local)
 	if err != nil {
 		return false, err
 	}
-	onBot, err := indexAt(v.botTree, indexJSON, BotBranch)
+	onBot, err := botrepo.IndexAt(v.botTree, botrepo.IndexJSON, botrepo.BotBranch)
 	if err != nil {
 		return false, err
 	}
@@ -125,16 +126,16 @@ func (c *Cycle) branchHoldsIndex(ctx context.Context, v *view, cache fs.FS, loca
 // pendingTexts are the derived-text files of blob sum that wait on the
 // cache branch and main lacks, at their repository paths.
 func pendingTexts(cache fs.FS, sum string, onBase func(string) bool) []gitstore.Change {
-	tp := TextPath(sum)
+	tp := botrepo.TextPath(sum)
 	if tp == "" {
 		return nil
 	}
 	var out []gitstore.Change
-	for _, p := range textFiles(tp) {
+	for _, p := range botrepo.TextFiles(tp) {
 		if onBase(p) {
 			continue
 		}
-		if data, err := pendingBlob(cache, p); err == nil {
+		if data, err := botrepo.PendingBlob(cache, p); err == nil {
 			out = append(out, gitstore.Change{Path: p, Data: data})
 		}
 	}
@@ -144,27 +145,27 @@ func pendingTexts(cache fs.FS, sum string, onBase func(string) bool) []gitstore.
 // holder returns a test of whether some place the bot publishes from holds
 // the blob of a hash: this runner's store, main, the cache branch's
 // pending/ or the bot branch (listings only, never contents).
-func (c *Cycle) holder(v *view, cache fs.FS) func(sum string) bool {
-	local := store.ReadOnly(c.o.Snapshots)
-	onMain := lister(v.mainTree)
+func (pub *Publisher) holder(v *view, cache fs.FS) func(sum string) bool {
+	local := store.ReadOnly(pub.o.Snapshots)
+	onMain := botrepo.Lister(v.mainTree)
 	var onCache, onBot func(string) bool
 	if cache != nil {
-		onCache = lister(cache)
+		onCache = botrepo.Lister(cache)
 	}
 	if v.botTree != nil {
-		onBot = lister(v.botTree)
+		onBot = botrepo.Lister(v.botTree)
 	}
 	return func(sum string) bool {
 		p := "snapshots/" + store.BlobPath(sum)
 		return local.Has(store.Sum(sum)) || onMain(p) ||
-			onCache != nil && onCache(pendingPath(p)) || onBot != nil && onBot(p)
+			onCache != nil && onCache(botrepo.PendingPath(p)) || onBot != nil && onBot(p)
 	}
 }
 
 // dropUnheld keeps the report from citing bytes no place holds (a runner
 // that died with them before they were kept): the source shows main's
 // entry when main holds its bytes, else its status without a hash, and
-// the run fetches it again (carryPending makes it due).
+// the run fetches it again (the cycle makes it due when it pulls).
 func dropUnheld(rep, onMain *report.Report, holds func(sum string) bool) *report.Report {
 	known := map[string]report.Entry{}
 	if onMain != nil {

@@ -1,0 +1,42 @@
+// Package publish brings what the bot fetched to reviewers: it rebuilds
+// the bot branch (taxkernelbot/update) as main's tip plus one bot commit,
+// opens or edits the pull request of that branch, keeps its memory of the
+// pull requests (Record) on the cache branch, and keeps one issue per
+// source failing for days (FailureIssues). internal/cycle makes the
+// Publisher, handing it the cache branch's repository, and calls it once
+// it has pushed the state, the ledgers and the pending bytes there.
+//
+// One bot commit on main: the branch is the bot's, and each publication
+// rebuilds it as main plus one commit (the hash index united from main,
+// the bot branch, the cache branch's pending/ and this runner's store;
+// the blobs and derived texts main lacks; the reports and public pages)
+// and moves it with an expected-old-value push, so a merge, a squash or a
+// rebase-merge of the pull request never conflicts with the next one.
+// Shards publish in any order: a publisher whose push lost the race
+// starts over (up to three times), and whichever edits the pull request
+// last describes the branch's tip as it is then. When nothing meaningful
+// changed, nothing is pushed to the bot branch and nothing is written to
+// GitHub.
+//
+// The publisher guarantees:
+//
+//   - A foreign commit is never dropped. A commit on the bot branch that
+//     the bot did not write (BotEmail) is said once on the pull request,
+//     and the branch is left alone until a maintainer adds RebaseLabel,
+//     or the pull request is merged or closed.
+//   - A pull request closed without merging is a reviewer's "no": what
+//     it proposed is not proposed again until a maintainer adds
+//     ReproposeLabel. One closed because its branch was deleted (GitHub's
+//     events say head_ref_deleted) decided nothing: the branch is
+//     recreated from main.
+//   - Nothing cited is missing. Before each push of the bot branch the
+//     commit is checked (ErrBrokenRecord): it cites no hash that neither
+//     it nor main holds, drops no entry of main's index and sets no
+//     checked source back to pending. The report never cites bytes no
+//     place holds.
+//
+// The bytes the bot commit needs come from this runner's store, else the
+// cache branch's pending/ (internal/botrepo says where), else the bot
+// branch as it was. The GitHub API (PullRequests), the clock and the git
+// remote are injected.
+package publish
