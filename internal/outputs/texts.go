@@ -5,8 +5,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
@@ -60,17 +60,6 @@ func BlobDoc(open OpenBlob, sum, contentType string) (textview.Doc, error) {
 	}, nil
 }
 
-// TextPath is where the text derived from blob sum is in the repository,
-// slash-separated: snapshots/text/<version>/<2 hex>/<sum>.txt; "" for a
-// sum that is not one.
-func TextPath(sum string) string {
-	p, err := textview.TextPath("snapshots", sum)
-	if err != nil {
-		return ""
-	}
-	return filepath.ToSlash(p)
-}
-
 // Derived reads a blob's derived text from the first place that holds
 // it — the local store, then each tree in order — and derives it from the
 // bytes when none does (a first copy's text is kept only once it is
@@ -95,7 +84,7 @@ func (d Derived) Text(ctx context.Context, sum, contentType string) (string, boo
 			}
 		}
 	}
-	if rel := TextPath(sum); rel != "" {
+	if rel := botrepo.TextPath(sum); rel != "" {
 		for _, t := range d.Trees {
 			if text, err := readText(t, rel); err == nil {
 				return text, true

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
@@ -30,8 +31,8 @@ func TestDerivedReadsTheFirstPlaceThatHoldsAText(t *testing.T) {
 	_, err = textview.Save(dir, kept, textview.Result{Text: "the local text\n", Kind: textview.KindText})
 	must(t, err)
 	tree := fstest.MapFS{
-		TextPath(kept):   {Data: []byte("the tree's text, not read\n")},
-		TextPath(inTree): {Data: []byte("the tree's text\n")},
+		botrepo.TextPath(kept):   {Data: []byte("the tree's text, not read\n")},
+		botrepo.TextPath(inTree): {Data: []byte("the tree's text\n")},
 	}
 	elsewhere := strings.Repeat("e", 64)
 	d := Derived{Snapshots: dir, Trees: []fs.FS{fstest.MapFS{}, tree}}

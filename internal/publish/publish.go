@@ -17,7 +17,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
-	"github.com/taxkernel/taxkernelbot/internal/public"
+	"github.com/taxkernel/taxkernelbot/internal/outputs"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -457,21 +457,21 @@ func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, r
 		}
 		return ledger.CountDaysFS(ledgers, host, since, until)
 	}
-	now := pub.o.Clock.Now()
-	if err := public.Observe(rep, pub.o.Set, st, count, now); err != nil {
-		return nil, err
-	}
-	files, err := public.Pages(pub.o.Set, rep, now)
+	ix, texts, err := pub.feedsInput(ctx, cache, v, local)
 	if err != nil {
 		return nil, err
 	}
-	feeds, err := pub.feeds(ctx, cache, v, local)
+	files, err := outputs.Render(ctx, outputs.Input{
+		Set: pub.o.Set, Report: rep, State: st, Count: count, Index: ix, Texts: texts,
+		Blob: review.BlobLink(pub.o.Links.FileURL(botrepo.BaseBranch)), Now: pub.o.Clock.Now(),
+	})
 	if err != nil {
 		return nil, err
 	}
-	files = append(files, feeds...)
-	out := make(map[string][]byte, len(files))
-	for _, f := range files {
+	// The coverage report is the bot commit's own (botChanges), and its
+	// changes are the proposal's keys, not files that differ.
+	out := make(map[string][]byte, len(files.Pages)+len(files.Feeds))
+	for _, f := range slices.Concat(files.Pages, files.Feeds) {
 		out["reports/"+f.Name] = f.Data
 	}
 	return out, nil

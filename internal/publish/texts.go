@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/outputs"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -18,36 +18,12 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
-// OpenBlob opens held blob sum for reading and says how long it is. The
-// blob is read as a stream: a document of max_body (or more) is never
-// held whole to be compared.
-type OpenBlob func(sum string) (io.ReadCloser, int64, error)
-
-// blobDoc is the document of blob sum, opened through open each time it
-// is read (a comparison through a view with drop reads the new one twice).
-// The blob is opened once here so that a missing one is told now.
-func blobDoc(open OpenBlob, sum, contentType string) (textview.Doc, error) {
-	rc, size, err := open(sum)
-	if err != nil {
-		return textview.Doc{}, err
-	}
-	rc.Close()
-	return textview.Doc{
-		Open: func() (io.ReadCloser, error) {
-			rc, _, err := open(sum)
-			return rc, err
-		},
-		Size:        size,
-		ContentType: contentType,
-	}, nil
-}
-
 // BodyDetails gathers what a pull request body shows beyond the reports'
 // diff: the text diff of each changed document, compared through its
 // source's view (the blobs streamed from blob), and each failing source's
 // count of failed checks from st. A document whose blobs cannot be read
 // gets a line saying so instead of a diff; nothing here fails.
-func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, changes []report.Change, blob OpenBlob) review.Details {
+func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, changes []report.Change, blob outputs.OpenBlob) review.Details {
 	d := review.Details{Texts: map[string]review.TextChange{}, FailedChecks: map[string]int{}}
 	for _, id := range st.SourceIDs() {
 		if n := st.Source(id).FailedChecks; n > 0 {
@@ -63,8 +39,8 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 		if src, ok := set.Source(c.ID); ok {
 			view, _ = textview.Compile(src.View) // validated with the manifest
 		}
-		old, errOld := blobDoc(blob, c.Old.SHA256, c.Old.ContentType)
-		cur, errNew := blobDoc(blob, c.New.SHA256, c.New.ContentType)
+		old, errOld := outputs.BlobDoc(blob, c.Old.SHA256, c.Old.ContentType)
+		cur, errNew := outputs.BlobDoc(blob, c.New.SHA256, c.New.ContentType)
 		if err := errors.Join(errOld, errNew); err != nil {
 			tc.Why = fmt.Sprintf("no text diff: a blob could not be read (%v)", err)
 			d.Texts[c.ID] = tc
@@ -83,20 +59,12 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 // blobReader opens a blob in the local store (its hash checked as it is
 // read), else in the trees given (main's, the bot branch's; nil ones are
 // skipped), fetching it there.
-func blobReader(ctx context.Context, snapshots string, trees ...*gitstore.Tree) OpenBlob {
-	local := store.ReadOnly(snapshots)
+func blobReader(ctx context.Context, snapshots string, trees ...*gitstore.Tree) outputs.OpenBlob {
+	local := outputs.LocalBlobs(snapshots)
 	return func(sum string) (io.ReadCloser, int64, error) {
-		rc, err := local.Open(store.Sum(sum))
-		if err == nil {
-			fi, err := os.Stat(local.Path(store.Sum(sum)))
-			if err != nil {
-				rc.Close()
-				return nil, 0, err
-			}
-			return rc, fi.Size(), nil
-		}
+		rc, size, err := local(sum)
 		if !errors.Is(err, store.ErrNotFound) {
-			return nil, 0, err
+			return rc, size, err
 		}
 		p := "snapshots/" + store.BlobPath(sum)
 		for _, t := range trees {
