@@ -4,16 +4,22 @@
 // What calls what: main only wires the process (signals, standard streams,
 // GOMAXPROCS) to cli, which parses each subcommand's flags and maps errors
 // to exit codes in one place. A fetch run is a session (internal/session:
-// lock, recover, run, save), called by cli's run and by cycle, the
+// lock, recover, fetch, save), called by cli's run and by cycle, the
 // scheduled job in a repository (pull the state from the cache branch, take
 // a lease, run the session, push), which then calls publish (rebuild the
 // bot branch, open or edit its pull request); botrepo is the repository's
-// layout the two share. The session
-// drives pipeline, which plans what is due and runs one turn per host
-// through gate (the pacing), robots and robotsdecision, fetch (one request)
-// and textview (derived text), and records into store (the bytes under
-// their SHA-256), ledger (each day's dispatches per host) and state. report
-// and public render what reviewers and operators read from the state;
+// layout the two share. The session drives pipeline, which plans what is
+// due and runs one turn per host through gate (the pacing), robots and
+// robotsdecision, fetch (one request) and textview (derived text), and
+// records into store (the bytes under their SHA-256), ledger (each day's
+// dispatches per host) and state.
+//
+// What people read is rendered by outputs alone, from one input (the
+// manifests, the coverage report, the state and its ledger counts, the
+// index, and the derived texts of the local store or of a branch's tree):
+// at a run's end, through a hook its caller hands the session; by cli's
+// report; and by publish for the bot commit. outputs renders through report
+// (coverage.json and coverage.md) and public (the pages and the feeds);
 // review renders the pull request and failure issue texts, which github
 // sends; gitstore is the git remote; lease shares a host's daily cap
 // between shards. refs matches what a rules repository's parameters cite

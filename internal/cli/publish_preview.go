@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/outputs"
 	"github.com/taxkernel/taxkernelbot/internal/publish"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/review"
@@ -54,8 +54,9 @@ func runPublishPreview(ctx context.Context, opts publishOptions, repoDir string)
 	}
 	rep := report.Build(set, st)
 	changes := report.Diff(onBase, rep)
+	local := outputs.LocalBlobs(opts.Snapshots)
 	blob := func(sum string) (io.ReadCloser, int64, error) {
-		if rc, size, err := openBlobFile(opts.Snapshots, sum); err == nil {
+		if rc, size, err := local(sum); err == nil {
 			return rc, size, nil
 		}
 		f, err := tree.Open(path.Join("snapshots", store.BlobPath(sum)))
@@ -77,20 +78,4 @@ func runPublishPreview(ctx context.Context, opts publishOptions, repoDir string)
 	}
 	fmt.Fprintf(out, "Against %s (%.12s), publishing would send:\n\nTitle: %s\n\n%s", base, hash, review.Title(changes), review.Body(changes, review.SummaryOf(rep), review.Links{}, d))
 	return nil
-}
-
-// openBlobFile opens blob sum in the local store, its hash checked as it
-// is read, and says its length.
-func openBlobFile(snapshots, sum string) (io.ReadCloser, int64, error) {
-	st := store.ReadOnly(snapshots)
-	rc, err := st.Open(store.Sum(sum))
-	if err != nil {
-		return nil, 0, err
-	}
-	fi, err := os.Stat(st.Path(store.Sum(sum)))
-	if err != nil {
-		rc.Close()
-		return nil, 0, err
-	}
-	return rc, fi.Size(), nil
 }

@@ -9,7 +9,9 @@
 // One bot commit on main: the branch is the bot's, and each publication
 // rebuilds it as main plus one commit (the hash index united from main,
 // the bot branch, the cache branch's pending/ and this runner's store;
-// the blobs and derived texts main lacks; the reports and public pages)
+// the blobs and derived texts main lacks; the reports, public pages and
+// feeds, rendered by internal/outputs as a run's end renders them, the
+// texts read from this runner, main's tree or the bot branch's)
 // and moves it with an expected-old-value push, so a merge, a squash or a
 // rebase-merge of the pull request never conflicts with the next one.
 // Shards publish in any order: a publisher whose push lost the race
