@@ -63,6 +63,9 @@ func (d *Dir) Close() error { return d.root.Close() }
 // Path is the directory's path as OpenDir was given it.
 func (d *Dir) Path() string { return d.path }
 
+// FS reads the directory through its root: nothing read leaves it.
+func (d *Dir) FS() fs.FS { return d.root.FS() }
+
 // Join is the path of name beneath d, for messages and for readers.
 func (d *Dir) Join(name string) string { return filepath.Join(d.path, filepath.FromSlash(name)) }
 

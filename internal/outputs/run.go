@@ -3,11 +3,13 @@ package outputs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/public"
@@ -38,13 +40,18 @@ type Dirs struct {
 // have their feeds written every feedHoldMax. What it could not write, or
 // had not begun to write when End stopped it, End writes or says why not.
 type Run struct {
-	d     Dirs
-	set   *manifest.Set
-	st    *state.State
-	ix    *store.Index
-	in    public.FeedInput
-	rules public.Rules
-	byID  map[string]manifest.Source // Set.Source looks through them all
+	d Dirs
+	// reports is d.Reports, opened once: every write of the run goes
+	// through it and stays inside (nil, with dirErr, when it could not be
+	// opened; End says why).
+	reports *atomicfile.Dir
+	dirErr  error
+	set     *manifest.Set
+	st      *state.State
+	ix      *store.Index
+	in      public.FeedInput
+	rules   public.Rules
+	byID    map[string]manifest.Source // Set.Source looks through them all
 	// timers is the machine's clock unless a test drives its own. Not
 	// the run's clock: the pauses space our own disk work from our
 	// requests on this machine's CPU, and no outcome depends on them,
@@ -88,6 +95,7 @@ func newRun(d Dirs, getenv func(string) string, set *manifest.Set, st *state.Sta
 		now:    make(chan struct{}, 1), halt: make(chan struct{}),
 		written: map[string]bool{}, wake: make(chan struct{}, 1), stopped: make(chan struct{}),
 	}
+	r.reports, r.dirErr = atomicfile.OpenDir(d.Reports)
 	// The end's feeds of every document and of each jurisdiction show the
 	// entries rendered here.
 	r.in.Entries = &public.EntryMemo{}
@@ -182,10 +190,10 @@ func (r *Run) flush() {
 		}
 		files, made = append(files, f), append(made, id)
 	}
-	if len(files) == 0 {
+	if len(files) == 0 || r.reports == nil {
 		return
 	}
-	if _, err := public.Write(r.d.Reports, files...); err != nil {
+	if _, err := public.WriteIn(r.reports, files...); err != nil {
 		return // the end writes them again and says why
 	}
 	r.mu.Lock()
@@ -213,10 +221,15 @@ func (r *Run) stop() (done func(id string) bool) {
 // so they change in the bot's pull request exactly when what they show
 // does. Call it once, after the run's last SourceDone.
 func (r *Run) End(now time.Time) error {
+	if r.reports == nil {
+		r.stop()
+		return fmt.Errorf("open the reports directory: %w", r.dirErr)
+	}
+	defer r.reports.Close()
 	rep := report.Build(r.set, r.st).AddUsage(r.ix.Usage)
 	var repErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { repErr = writeCoverageAndPages(r.d, Input{Set: r.set, Report: rep, State: r.st, Now: now}) })
+	wg.Go(func() { repErr = r.writeCoverageAndPages(Input{Set: r.set, Report: rep, State: r.st, Now: now}) })
 	// Feeds asks Done only for the sources' own feeds, after rendering
 	// every document's and each jurisdiction's: those render while the
 	// writer's last batch is written. The writer is stopped whatever
@@ -227,7 +240,7 @@ func (r *Run) End(now time.Time) error {
 	feeds, err := r.rules.Feeds(in)
 	stop()
 	if err == nil {
-		_, err = public.Write(r.d.Reports, feeds...)
+		_, err = public.WriteIn(r.reports, feeds...)
 	}
 	wg.Wait()
 	return errors.Join(repErr, err)
@@ -236,9 +249,9 @@ func (r *Run) End(now time.Time) error {
 // writeCoverageAndPages observes the hosts (with in.State), then writes
 // the coverage report (removing the per-jurisdiction files a smaller
 // report no longer has) and the pages.
-func writeCoverageAndPages(d Dirs, in Input) error {
+func (r *Run) writeCoverageAndPages(in Input) error {
 	if in.State != nil && in.Count == nil {
-		count, closeLedgers, err := LedgerCounts(d.Ledgers)
+		count, closeLedgers, err := LedgerCounts(r.d.Ledgers)
 		if err != nil {
 			return err
 		}
@@ -252,9 +265,9 @@ func writeCoverageAndPages(d Dirs, in Input) error {
 	if err != nil {
 		return err
 	}
-	if _, err := in.Report.Write(d.Reports); err != nil {
+	if _, err := in.Report.WriteIn(r.reports); err != nil {
 		return err
 	}
-	_, err = public.Write(d.Reports, pages...)
+	_, err = public.WriteIn(r.reports, pages...)
 	return err
 }

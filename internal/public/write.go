@@ -23,6 +23,11 @@ func Write(dir string, files ...File) ([]string, error) {
 		return nil, fmt.Errorf("open the reports directory: %w", err)
 	}
 	defer d.Close()
+	return WriteIn(d, files...)
+}
+
+// WriteIn is Write into a directory already open.
+func WriteIn(d *atomicfile.Dir, files ...File) ([]string, error) {
 	named := make([]atomicfile.Named, len(files))
 	made := map[string]bool{".": true}
 	for i, f := range files {

@@ -2,8 +2,8 @@ package report
 
 import (
 	"encoding/json"
+	"io/fs"
 	"maps"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -212,15 +212,20 @@ func (r *Report) JSON() ([]byte, error) {
 // per-jurisdiction files a smaller report no longer has, and reports
 // whether anything was written.
 func (r *Report) Write(dir string) (changed bool, err error) {
-	js, err := r.JSON()
-	if err != nil {
-		return false, err
-	}
 	d, err := atomicfile.OpenDir(dir)
 	if err != nil {
 		return false, err
 	}
 	defer d.Close()
+	return r.WriteIn(d)
+}
+
+// WriteIn is Write into a directory already open.
+func (r *Report) WriteIn(d *atomicfile.Dir) (changed bool, err error) {
+	js, err := r.JSON()
+	if err != nil {
+		return false, err
+	}
 	type file struct {
 		name string
 		data []byte
@@ -231,11 +236,10 @@ func (r *Report) Write(dir string) (changed bool, err error) {
 	for _, n := range names {
 		files = append(files, file{n, md[n]})
 	}
-	split := filepath.Join(dir, SplitDir)
-	if old, _ := filepath.Glob(filepath.Join(split, "*.md")); len(old) > 0 {
+	if old, _ := fs.Glob(d.FS(), SplitDir+"/*.md"); len(old) > 0 {
 		for _, p := range old {
-			if _, keep := md[SplitDir+"/"+filepath.Base(p)]; !keep {
-				if err := d.Remove(SplitDir + "/" + filepath.Base(p)); err != nil {
+			if _, keep := md[p]; !keep {
+				if err := d.Remove(p); err != nil {
 					return changed, err
 				}
 				changed = true
