@@ -131,11 +131,11 @@ func LedgerCounts(dir string) (count public.CountFunc, close func(), err error) 
 // (GitHub Actions' GITHUB_SERVER_URL and GITHUB_REPOSITORY), else of the
 // bot's own; getenv nil is an empty environment.
 func BlobLinks(getenv func(string) string) func(sha256 string) string {
-	return review.BlobLink(Repository(getenv).FileURL("main"))
+	return review.BlobLink(repository(getenv).FileURL("main"))
 }
 
-// Repository is the repository the environment names, else the bot's own.
-func Repository(getenv func(string) string) github.Config {
+// repository is the repository the environment names, else the bot's own.
+func repository(getenv func(string) string) github.Config {
 	c := github.Config{ServerURL: github.DefaultServerURL}
 	c.Owner, c.Repo, _ = strings.Cut(policy.IdentityRepository, "/")
 	if getenv == nil {
