@@ -215,11 +215,7 @@ func isTerminal(w io.Writer) bool {
 		return t.IsTerminal()
 	}
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && isTerminalFile(f)
 }
 
 // drawable reports whether w is a terminal that can show the live view,
