@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -37,6 +37,10 @@ type progress struct {
 	tty   bool
 	last  pipeline.Result
 	hosts map[string]*hostView
+	// names are the hosts' names, sorted as they come: the view shows the
+	// first liveHosts of them after every event, and a wide run has
+	// thousands of events and a thousand hosts to sort.
+	names []string
 	// nextSummary is when the log's next summary line is due.
 	nextSummary time.Time
 	// drawn is how many lines of the live view are on the screen.
@@ -95,6 +99,8 @@ func (p *progress) hostEvent(e pipeline.HostEvent) {
 	if h == nil {
 		h = &hostView{left: -1}
 		p.hosts[e.Host] = h
+		at, _ := slices.BinarySearch(p.names, e.Host)
+		p.names = slices.Insert(p.names, at, e.Host)
 	}
 	if e.Left >= 0 {
 		h.left = e.Left
@@ -231,15 +237,10 @@ func (p *progress) draw() {
 	now := p.clk.Now()
 	var b strings.Builder
 	fmt.Fprintf(&b, "── %s ──\n", p.counts())
-	names := make([]string, 0, len(p.hosts))
-	for h := range p.hosts {
-		names = append(names, h)
-	}
-	sort.Strings(names)
 	lines := 1
-	for i, name := range names {
+	for i, name := range p.names {
 		if i == liveHosts {
-			fmt.Fprintf(&b, "  … and %d more host(s)\n", len(names)-liveHosts)
+			fmt.Fprintf(&b, "  … and %d more host(s)\n", len(p.names)-liveHosts)
 			lines++
 			break
 		}

@@ -2,6 +2,9 @@ package session
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
@@ -127,4 +130,54 @@ func TestProgressTicksOnAnyClockGivenATick(t *testing.T) {
 			t.Fatalf("no summary after 35 s of waiting:\n%s", buf.String())
 		}
 	})
+}
+
+// TestProgressTerminalViewListsTheFirstHostsByName: however the hosts
+// come, the view lists the first liveHosts by name and counts the rest.
+func TestProgressTerminalViewListsTheFirstHostsByName(t *testing.T) {
+	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	var buf bytes.Buffer
+	p := newProgress(&buf, clock.NewFake(start), true, 0)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, i := range rng.Perm(50) {
+		p.hostEvent(pipeline.HostEvent{Host: fmt.Sprintf("h%02d.example", i), Kind: pipeline.HostDispatched, At: start, Left: 9})
+	}
+	shown := screen(t, buf.String())
+	if len(shown) != 1+liveHosts+1 {
+		t.Fatalf("the view has %d lines, want %d:\n%s", len(shown), 1+liveHosts+1, strings.Join(shown, "\n"))
+	}
+	for i := range liveHosts {
+		if want := fmt.Sprintf("h%02d.example", i); !strings.HasPrefix(strings.TrimSpace(shown[1+i]), want) {
+			t.Errorf("line %d is %q, want host %s", 1+i, shown[1+i], want)
+		}
+	}
+	if last := shown[len(shown)-1]; !strings.Contains(last, "and 30 more host(s)") {
+		t.Errorf("last line %q, want the 30 others counted", last)
+	}
+}
+
+// BenchmarkProgressWideRun is what the live view costs a wide run: 1,000
+// hosts, each dispatched, waiting, dispatched again and done, with the
+// counts updated after each request, on a terminal.
+//
+//	go test -run '^$' -bench ProgressWideRun -benchmem ./internal/session
+func BenchmarkProgressWideRun(b *testing.B) {
+	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	hosts := make([]string, 1000)
+	for i := range hosts {
+		hosts[i] = fmt.Sprintf("h%04d.example", (i*7919)%1000)
+	}
+	for b.Loop() {
+		p := newProgress(io.Discard, clock.NewFake(start), true, 0)
+		var res pipeline.Result
+		for _, kind := range []pipeline.HostEventKind{pipeline.HostDispatched, pipeline.HostWaiting, pipeline.HostDispatched, pipeline.HostDone} {
+			for _, h := range hosts {
+				p.hostEvent(pipeline.HostEvent{Host: h, Kind: kind, At: start, Until: start.Add(time.Second), Reason: "spacing", Left: 9})
+				if kind == pipeline.HostDispatched {
+					res.Dispatches++
+					p.update(res)
+				}
+			}
+		}
+	}
 }
