@@ -2,11 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"path"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
@@ -15,7 +11,6 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
-	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // runPublishPreview prints the title and body that publishing would send
@@ -44,33 +39,13 @@ func runPublishPreview(ctx context.Context, opts publishOptions, repoDir string)
 	if err != nil {
 		return cannotRun("publish --preview: read %s's commit %s: %v", base, hash, err)
 	}
-	var onBase *report.Report
-	if data, err := fs.ReadFile(tree, report.JSONPath); err == nil {
-		if onBase, err = report.Parse(data); err != nil {
-			return cannotRun("publish --preview: %s: %s: %v", base, report.JSONPath, err)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return cannotRun("publish --preview: %s: %s: %v", base, report.JSONPath, err)
+	onBase, err := botrepo.ReportIn(tree, base)
+	if err != nil {
+		return cannotRun("publish --preview: %v", err)
 	}
 	rep := report.Build(set, st)
 	changes := report.Diff(onBase, rep)
-	local := outputs.LocalBlobs(opts.Snapshots)
-	blob := func(sum string) (io.ReadCloser, int64, error) {
-		if rc, size, err := local(sum); err == nil {
-			return rc, size, nil
-		}
-		f, err := tree.Open(path.Join("snapshots", store.BlobPath(sum)))
-		if err != nil {
-			return nil, 0, err
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, 0, err
-		}
-		return f, fi.Size(), nil
-	}
-	d := publish.BodyDetails(ctx, set, st, changes, blob)
+	d := publish.BodyDetails(ctx, set, st, changes, outputs.Blobs(ctx, opts.Snapshots, tree))
 	out := opts.IO.Out
 	if len(changes) == 0 {
 		fmt.Fprintf(out, "Nothing differs from %s (%.12s): publishing would open no pull request and edit none.\n", base, hash)

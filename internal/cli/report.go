@@ -58,11 +58,15 @@ func runReport(ctx context.Context, opts reportOptions) error {
 		return err
 	}
 	now := opts.Clock.Now()
-	rep, st, basis, err := reportBasis(opts, set, now)
+	ix, err := store.LoadIndex(opts.indexPath())
+	if err != nil {
+		return cannotRun("%w", err)
+	}
+	rep, st, basis, err := reportBasis(opts, set, ix, now)
 	if err != nil {
 		return err
 	}
-	files, err := renderReports(ctx, opts, set, st, rep, now)
+	files, err := renderReports(ctx, opts, set, st, rep, ix, now)
 	if err != nil {
 		return cannotRun("%w", err)
 	}
@@ -84,7 +88,7 @@ func runReport(ctx context.Context, opts reportOptions) error {
 		fmt.Fprintf(opts.IO.Out, "%s is what report writes (%d files; %s)\n", opts.Reports, len(files), basis)
 		return nil
 	}
-	if _, err := public.Write(opts.Reports, files...); err != nil {
+	if _, err := public.Write(opts.Reports, only(files, differ)...); err != nil {
 		return cannotRun("%w", err)
 	}
 	for _, name := range stale {
@@ -103,13 +107,9 @@ func runReport(ctx context.Context, opts reportOptions) error {
 // reportBasis is what the report is made of: a local state (st not nil),
 // or the committed report's statuses and hosts (st nil), and words saying
 // which.
-func reportBasis(opts reportOptions, set *manifest.Set, now time.Time) (*report.Report, *state.State, string, error) {
+func reportBasis(opts reportOptions, set *manifest.Set, ix *store.Index, now time.Time) (*report.Report, *state.State, string, error) {
 	if _, err := os.Stat(filepath.Join(opts.State, state.FileName)); err == nil {
 		st, err := state.Load(opts.State)
-		if err != nil {
-			return nil, nil, "", cannotRun("%w", err)
-		}
-		ix, err := store.LoadIndex(opts.indexPath())
 		if err != nil {
 			return nil, nil, "", cannotRun("%w", err)
 		}
@@ -145,11 +145,7 @@ func reportBasis(opts reportOptions, set *manifest.Set, now time.Time) (*report.
 
 // renderReports renders every output from the manifests, the report
 // and, when there is one, the local state and its ledgers.
-func renderReports(ctx context.Context, opts reportOptions, set *manifest.Set, st *state.State, rep *report.Report, now time.Time) ([]public.File, error) {
-	ix, err := store.LoadIndex(opts.indexPath())
-	if err != nil {
-		return nil, err
-	}
+func renderReports(ctx context.Context, opts reportOptions, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time) ([]public.File, error) {
 	in := outputs.Input{
 		Set: set, Report: rep, State: st, Index: ix, Now: now,
 		Texts: outputs.Derived{Snapshots: opts.Snapshots}, Blob: outputs.BlobLinks(opts.IO.Getenv),
@@ -164,4 +160,20 @@ func renderReports(ctx context.Context, opts reportOptions, set *manifest.Set, s
 	}
 	files, err := outputs.Render(ctx, in)
 	return files.All(), err
+}
+
+// only is the files named, in files' order: what Compare found differing
+// is all there is to write.
+func only(files []public.File, names []string) []public.File {
+	named := make(map[string]bool, len(names))
+	for _, n := range names {
+		named[n] = true
+	}
+	var out []public.File
+	for _, f := range files {
+		if named[f.Name] {
+			out = append(out, f)
+		}
+	}
+	return out
 }

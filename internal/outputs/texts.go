@@ -2,6 +2,8 @@ package outputs
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -41,6 +43,45 @@ func LocalBlobs(snapshots string) OpenBlob {
 	}
 }
 
+// Blobs opens a blob from the local store in snapshots ("" for none),
+// each checked against its hash as it is read, else from the first of
+// trees (repository trees holding snapshots/) that has it. A tree that can
+// fetch what it lacks (a partial clone: gitstore.Tree) fetches the blob
+// first.
+func Blobs(ctx context.Context, snapshots string, trees ...fs.FS) OpenBlob {
+	local := LocalBlobs(snapshots)
+	return func(sum string) (io.ReadCloser, int64, error) {
+		if snapshots != "" {
+			rc, size, err := local(sum)
+			if !errors.Is(err, store.ErrNotFound) {
+				return rc, size, err
+			}
+		}
+		p := "snapshots/" + store.BlobPath(sum)
+		for _, t := range trees {
+			if f, ok := t.(fetcher); ok && f.Fetch(ctx, p) != nil {
+				continue
+			}
+			f, err := t.Open(p)
+			if err != nil {
+				continue
+			}
+			fi, err := f.Stat()
+			if err != nil {
+				f.Close()
+				continue
+			}
+			return f, fi.Size(), nil
+		}
+		return nil, 0, fmt.Errorf("blob %.12s: neither this runner nor a branch holds it: %w", sum, fs.ErrNotExist)
+	}
+}
+
+// fetcher is a tree that holds only what it was asked to fetch.
+type fetcher interface {
+	Fetch(ctx context.Context, paths ...string) error
+}
+
 // BlobDoc is the document of blob sum, opened through open each time it
 // is read (a comparison through a view with drop reads the new one
 // twice). The blob is opened once here so that a missing one is told now.
@@ -71,7 +112,8 @@ type Derived struct {
 	// at TextPath; the caller fetches what a partial tree should hold
 	// beforehand.
 	Trees []fs.FS
-	// Blob opens the bytes to derive a text from; nil: the local store's.
+	// Blob opens the bytes to derive a text from; nil: the local store's,
+	// else the trees' (Blobs).
 	Blob OpenBlob
 }
 
@@ -93,10 +135,7 @@ func (d Derived) Text(ctx context.Context, sum, contentType string) (string, boo
 	}
 	open := d.Blob
 	if open == nil {
-		if d.Snapshots == "" {
-			return "", false
-		}
-		open = LocalBlobs(d.Snapshots)
+		open = Blobs(ctx, d.Snapshots, d.Trees...)
 	}
 	doc, err := BlobDoc(open, sum, contentType)
 	if err != nil {

@@ -2,6 +2,7 @@ package outputs
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
 	"strings"
@@ -59,5 +60,63 @@ func TestDerivedReadsTheFirstPlaceThatHoldsAText(t *testing.T) {
 	}
 	if got, ok := d.Text(ctx, elsewhere, "text/plain"); got != "from a branch\n" || !ok {
 		t.Errorf("Text through Blob = %q, %v", got, ok)
+	}
+}
+
+// partial is a tree that holds a file only once it is fetched, as a
+// partial clone does.
+type partial struct {
+	fstest.MapFS
+	remote  fstest.MapFS
+	fetched []string
+}
+
+func (p *partial) Fetch(_ context.Context, names ...string) error {
+	for _, n := range names {
+		if f, ok := p.remote[n]; ok {
+			p.MapFS[n] = f
+		}
+		p.fetched = append(p.fetched, n)
+	}
+	return nil
+}
+
+// TestBlobsLocalThenTrees: a blob held locally is read there; else from
+// the first tree holding it, fetched first from a tree that fetches; held
+// nowhere, it is not there.
+func TestBlobsLocalThenTrees(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := store.Open(dir)
+	must(t, err)
+	local, _, err := s.Put(ctx, strings.NewReader("held here"))
+	must(t, err)
+	onBranch, nowhere := strings.Repeat("cd", 32), strings.Repeat("ef", 32)
+	p := "snapshots/" + store.BlobPath(onBranch)
+	branch := &partial{MapFS: fstest.MapFS{}, remote: fstest.MapFS{p: {Data: []byte("on the branch")}}}
+	open := Blobs(ctx, dir, fstest.MapFS{}, branch)
+	read := func(sum string) (string, error) {
+		rc, size, err := open(sum)
+		if err != nil {
+			return "", err
+		}
+		defer rc.Close()
+		data, err := io.ReadAll(rc)
+		if int64(len(data)) != size {
+			t.Errorf("%.8s: size %d, read %d", sum, size, len(data))
+		}
+		return string(data), err
+	}
+	if got, err := read(string(local)); got != "held here" || err != nil {
+		t.Errorf("local blob: %q, %v", got, err)
+	}
+	if got, err := read(onBranch); got != "on the branch" || err != nil {
+		t.Errorf("blob on the branch: %q, %v", got, err)
+	}
+	if len(branch.fetched) != 1 || branch.fetched[0] != p {
+		t.Errorf("fetched %v, want [%s]", branch.fetched, p)
+	}
+	if _, err := read(nowhere); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a blob held nowhere: %v, want fs.ErrNotExist", err)
 	}
 }

@@ -36,15 +36,12 @@ func (pub *Publisher) feedsInput(ctx context.Context, cache fs.FS, v *view, loca
 			}
 		}
 	}
-	var trees []fs.FS
 	for _, t := range []*gitstore.Tree{v.mainTree, v.botTree} {
-		if t == nil {
-			continue
+		if t != nil {
+			_ = t.Fetch(ctx, paths...) // a text not fetched is derived from the bytes
 		}
-		_ = t.Fetch(ctx, paths...) // a text not fetched is derived from the bytes
-		trees = append(trees, t)
 	}
-	return ix, outputs.Derived{Snapshots: pub.o.Snapshots, Trees: trees, Blob: blobReader(ctx, pub.o.Snapshots, v.mainTree, v.botTree)}, nil
+	return ix, outputs.Derived{Snapshots: pub.o.Snapshots, Trees: trees(v.mainTree, v.botTree)}, nil
 }
 
 // changeDocsIn lists the change documents a tree holds under reports/

@@ -338,7 +338,7 @@ func (pub *Publisher) settleRecord(ctx context.Context, v *view, st *state.State
 // changed documents read from the local store, main or the bot branch's
 // tree at tip.
 func (pub *Publisher) body(ctx context.Context, v *view, st *state.State, changes []report.Change, rep *report.Report, tip string, bot *gitstore.Tree) string {
-	d := BodyDetails(ctx, pub.o.Set, st, changes, blobReader(ctx, pub.o.Snapshots, v.mainTree, bot))
+	d := BodyDetails(ctx, pub.o.Set, st, changes, outputs.Blobs(ctx, pub.o.Snapshots, trees(v.mainTree, bot)...))
 	d.Files = pub.files
 	file := pub.o.Links.FileURL(tip)
 	return review.Body(changes, review.SummaryOf(rep), review.Links{Blob: review.BlobLink(file), File: file, Run: pub.o.Links.RunURL()}, d)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
@@ -14,7 +13,6 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
-	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
@@ -56,35 +54,19 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 	return d
 }
 
-// blobReader opens a blob in the local store (its hash checked as it is
-// read), else in the trees given (main's, the bot branch's; nil ones are
-// skipped), fetching it there.
-func blobReader(ctx context.Context, snapshots string, trees ...*gitstore.Tree) outputs.OpenBlob {
-	local := outputs.LocalBlobs(snapshots)
-	return func(sum string) (io.ReadCloser, int64, error) {
-		rc, size, err := local(sum)
-		if !errors.Is(err, store.ErrNotFound) {
-			return rc, size, err
+// A partial tree fetches what outputs.Blobs reads from it.
+var _ interface {
+	Fetch(context.Context, ...string) error
+} = (*gitstore.Tree)(nil)
+
+// trees are the trees given that exist (the bot branch's is nil when
+// the branch does not), as repository trees for outputs.
+func trees(ts ...*gitstore.Tree) []fs.FS {
+	var out []fs.FS
+	for _, t := range ts {
+		if t != nil {
+			out = append(out, t)
 		}
-		p := "snapshots/" + store.BlobPath(sum)
-		for _, t := range trees {
-			if t == nil {
-				continue
-			}
-			if err := t.Fetch(ctx, p); err != nil {
-				continue
-			}
-			f, err := t.Open(p)
-			if err != nil {
-				continue
-			}
-			fi, err := f.Stat()
-			if err != nil {
-				f.Close()
-				continue
-			}
-			return f, fi.Size(), nil
-		}
-		return nil, 0, fmt.Errorf("blob %.12s: neither this runner nor a branch holds it: %w", sum, fs.ErrNotExist)
 	}
+	return out
 }
