@@ -26,7 +26,7 @@ func BenchmarkDialCost(b *testing.B) {
 		return (<-arrived).Sub(start)
 	}
 	for b.Loop() {
-		c.transport.CloseIdleConnections()
+		c.CloseIdle()
 		fresh = append(fresh, get())
 		reused = append(reused, get())
 	}

@@ -17,6 +17,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -77,10 +78,17 @@ const (
 )
 
 // Client sends requests. It is safe for concurrent use.
+//
+// Each host has a transport of its own, so that Release can close the
+// connections of a host whose turn is over while the others keep theirs.
 type Client struct {
-	cfg       Config
-	dialer    *net.Dialer
+	cfg    Config
+	dialer *net.Dialer
+	// transport is what each host's transport is cloned from, on the
+	// host's first request.
 	transport *http.Transport
+	mu        sync.Mutex
+	hosts     map[string]*http.Transport // by policy.Authority
 	http      *http.Client
 	// wall measures Response.Duration: the machine's clock, not the run's
 	// (cfg.Now), whose fake in tests moves with other hosts' waits.
@@ -119,18 +127,64 @@ func New(cfg Config) *Client {
 	if cfg.RootCAs != nil {
 		transport.TLSClientConfig = &tls.Config{RootCAs: cfg.RootCAs}
 	}
-	return &Client{
+	c := &Client{
 		cfg:       cfg,
 		dialer:    dialer,
 		transport: transport,
-		http: &http.Client{
-			Transport: transport,
-			Jar:       nil, // cookies are never kept or sent back
-			CheckRedirect: func(*http.Request, []*http.Request) error {
-				return http.ErrUseLastResponse // the caller gates every hop
-			},
+		hosts:     map[string]*http.Transport{},
+		wall:      clock.Real{},
+	}
+	c.http = &http.Client{
+		Transport: hostTransports{c},
+		Jar:       nil, // cookies are never kept or sent back
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse // the caller gates every hop
 		},
-		wall: clock.Real{},
+	}
+	return c
+}
+
+// hostTransports sends each request through the transport of its URL's
+// host.
+type hostTransports struct{ c *Client }
+
+func (h hostTransports) RoundTrip(req *http.Request) (*http.Response, error) {
+	return h.c.hostTransport(policy.Authority(req.URL)).RoundTrip(req)
+}
+
+func (c *Client) hostTransport(host string) *http.Transport {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t, ok := c.hosts[host]
+	if !ok {
+		t = c.transport.Clone()
+		c.hosts[host] = t
+	}
+	return t
+}
+
+// Release closes the connections kept alive to host (an authority, as
+// policy.Authority writes it) that no request is using. A run calls it
+// when the host's turn is over: the site then sees us leave at once
+// rather than when its keep-alive runs out, and the run stops holding a
+// connection, its buffers and two goroutines for each host it is done
+// with. A later request to host dials again.
+func (c *Client) Release(host string) {
+	c.mu.Lock()
+	t := c.hosts[host]
+	c.mu.Unlock()
+	if t != nil {
+		t.CloseIdleConnections()
+	}
+}
+
+// CloseIdle closes every connection no request is using; a run calls it
+// once its last request is answered.
+func (c *Client) CloseIdle() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.hosts {
+		t.CloseIdleConnections()
 	}
 }
 

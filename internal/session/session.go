@@ -192,6 +192,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		HostEvent: func(e pipeline.HostEvent) {
 			prog.hostEvent(e)
 			if e.Kind == pipeline.HostDone {
+				client.Release(e.Host)
 				outs.HostDone()
 				settling.hostDone(e.Host)
 			}
@@ -199,6 +200,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		SourceDone:   outs.SourceDone,
 		CheckNetwork: checkNetwork,
 	})
+	client.CloseIdle() // the hosts' turns are over: nothing is kept alive through the save
 	stopTicks()
 	prog.done()
 	out := Result{Result: *res, Report: filepath.Join(o.Reports, "coverage.md")}
