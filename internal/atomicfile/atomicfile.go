@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -123,6 +124,26 @@ func WriteFileIfChanged(path string, data []byte, perm fs.FileMode) (bool, error
 		return changed, err
 	}
 	return true, SyncDir(filepath.Dir(path))
+}
+
+// writeIfChanged is WriteFileIfChanged less the directory's flush.
+func writeIfChanged(path string, data []byte, perm fs.FileMode) (bool, error) {
+	old, err := os.ReadFile(path)
+	switch {
+	case err == nil && bytes.Equal(old, data):
+		return false, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return false, err
+	}
+	f, err := Create(path, perm)
+	if err != nil {
+		return false, err
+	}
+	defer f.Abort()
+	if _, err := f.Write(data); err != nil {
+		return false, fmt.Errorf("write %s: %w", path, err)
+	}
+	return true, f.commitRename()
 }
 
 // SyncDir flushes a directory's entries (new names, renames) to disk.
