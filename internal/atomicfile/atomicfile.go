@@ -147,16 +147,20 @@ func writeIfChanged(path string, data []byte, perm fs.FileMode) (bool, error) {
 }
 
 // SyncDir flushes a directory's entries (new names, renames) to disk.
+// Callers flushing the same directory at once share a flush that began
+// after each of them called.
 func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync dir %s: %w", dir, err)
-	}
-	return nil
+	return shareFlush(filepath.Clean(dir), func() error {
+		d, err := os.Open(dir)
+		if err != nil {
+			return err
+		}
+		defer d.Close()
+		if err := d.Sync(); err != nil {
+			return fmt.Errorf("sync dir %s: %w", dir, err)
+		}
+		return nil
+	})
 }
 
 // TempPrefix starts the name of every temp file Create makes.

@@ -156,15 +156,17 @@ func (d *Dir) MkdirAll(name string, perm fs.FileMode) error {
 // SyncDir flushes the entries (new names, renames) of the directory name
 // beneath d to disk.
 func (d *Dir) SyncDir(name string) error {
-	f, err := d.root.Open(filepath.FromSlash(name))
-	if err != nil {
-		return d.linkError(name, err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("sync dir %s: %w", d.Join(name), err)
-	}
-	return nil
+	return shareFlush(d.Join(name), func() error {
+		f, err := d.root.Open(filepath.FromSlash(name))
+		if err != nil {
+			return d.linkError(name, err)
+		}
+		defer f.Close()
+		if err := f.Sync(); err != nil {
+			return fmt.Errorf("sync dir %s: %w", d.Join(name), err)
+		}
+		return nil
+	})
 }
 
 // Remove removes name beneath d; a missing name is no error.
