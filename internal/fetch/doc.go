@@ -24,4 +24,9 @@
 // (TestApacheDeflateETag measures both). Not asking also keeps what most
 // servers send the document's own bytes, and what is sent comparable from
 // one check to the next.
+//
+// Each host has a transport of its own: a connection is kept alive through
+// a host's turn and closed when the caller Releases the host, so that a
+// site is not left holding our idle connection, nor the run its buffers,
+// while other hosts go on.
 package fetch
