@@ -43,6 +43,9 @@ func editorDiagnostics(t *testing.T, files ...string) map[string][]diagnostic {
 		}
 		got[d.File] = append(got[d.File], d)
 	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("yaml-diagnostics.cjs: %v", err)
+	}
 	for _, f := range files {
 		if !done[f] {
 			t.Fatalf("the language server never validated %s", f)

@@ -55,5 +55,6 @@ function read(file) {
     if (out.error) bad = true;
     process.stdout.write(JSON.stringify(out) + "\n");
   }
-  process.exit(bad ? 1 : 0);
+  // Not process.exit: it would drop what a full pipe has not taken yet.
+  process.exitCode = bad ? 1 : 0;
 })();

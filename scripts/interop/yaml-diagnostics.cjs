@@ -26,15 +26,21 @@ function send(m) {
   srv.stdin.write(`Content-Length: ${Buffer.byteLength(s)}\r\n\r\n${s}`);
 }
 
+let finished = false;
 function finish(code) {
+  if (finished) return;
+  finished = true;
+  let out = "";
   for (const [uri, file] of uris) {
     for (const d of last.get(uri) || []) {
-      console.log(JSON.stringify({ file, line: d.range.start.line + 1, col: d.range.start.character + 1, message: d.message }));
+      out += JSON.stringify({ file, line: d.range.start.line + 1, col: d.range.start.character + 1, message: d.message }) + "\n";
     }
-    console.log(JSON.stringify({ file, done: last.has(uri) }));
+    out += JSON.stringify({ file, done: last.has(uri) }) + "\n";
   }
   srv.kill();
-  process.exit(code);
+  // Exit once the reader has it all: what a full pipe has not taken yet
+  // is lost to an exit (a busy machine's reader lags past 64 KB).
+  process.stdout.write(out, () => process.exit(code));
 }
 
 let settle = null;
