@@ -1,7 +1,6 @@
 package atomicfile
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -27,18 +26,10 @@ type File struct {
 // root opened on its directory: the temp file and the rename stay in it.
 // For a directory that must not be left by a link, use a Dir.
 func Create(path string, perm fs.FileMode) (*File, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	// Opened on the directory itself: a link to it is the caller's
-	// choice of directory, as for os.Create; OpenDir is for directories
-	// that must not be one.
-	r, err := os.OpenRoot(dir)
+	d, err := openParent(path)
 	if err != nil {
 		return nil, err
 	}
-	d := &Dir{root: r, path: dir}
 	f, err := d.Create(filepath.Base(path), perm)
 	if err != nil {
 		d.Close()
@@ -46,6 +37,22 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 	}
 	f.own, f.final = true, path
 	return f, nil
+}
+
+// openParent opens path's directory, creating it, as a Dir. It is opened
+// on the directory itself: a link to it is the caller's choice of
+// directory, as for os.Create; OpenDir is for directories that must not
+// be one.
+func openParent(path string) (*Dir, error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Dir{root: r, path: dir}, nil
 }
 
 // Commit flushes the data to disk, renames the temp file to its final name
@@ -128,22 +135,12 @@ func WriteFileIfChanged(path string, data []byte, perm fs.FileMode) (bool, error
 
 // writeIfChanged is WriteFileIfChanged less the directory's flush.
 func writeIfChanged(path string, data []byte, perm fs.FileMode) (bool, error) {
-	old, err := os.ReadFile(path)
-	switch {
-	case err == nil && bytes.Equal(old, data):
-		return false, nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return false, err
-	}
-	f, err := Create(path, perm)
+	d, err := openParent(path)
 	if err != nil {
 		return false, err
 	}
-	defer f.Abort()
-	if _, err := f.Write(data); err != nil {
-		return false, fmt.Errorf("write %s: %w", path, err)
-	}
-	return true, f.commitRename()
+	defer d.Close()
+	return d.writeIfChanged(filepath.Base(path), data, perm)
 }
 
 // SyncDir flushes a directory's entries (new names, renames) to disk.

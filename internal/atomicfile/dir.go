@@ -123,22 +123,34 @@ func (d *Dir) WriteFileIfChanged(name string, data []byte, perm fs.FileMode) (bo
 
 // writeIfChanged is WriteFileIfChanged less the directory's flush.
 func (d *Dir) writeIfChanged(name string, data []byte, perm fs.FileMode) (bool, error) {
-	old, err := d.root.ReadFile(filepath.FromSlash(name))
-	switch {
-	case err == nil && bytes.Equal(old, data):
-		return false, nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return false, d.linkError(name, err)
-	}
-	f, err := d.Create(name, perm)
-	if err != nil {
+	f, err := d.stage(name, data, perm)
+	if f == nil {
 		return false, err
 	}
 	defer f.Abort()
-	if _, err := f.Write(data); err != nil {
-		return false, fmt.Errorf("write %s: %w", f.final, err)
-	}
 	return true, f.commitRename()
+}
+
+// stage writes data to a temp file beside name, unless name already holds
+// exactly data (then it returns nil). The temp file is left open, not
+// yet flushed: the caller commits or aborts it.
+func (d *Dir) stage(name string, data []byte, perm fs.FileMode) (*File, error) {
+	old, err := d.root.ReadFile(filepath.FromSlash(name))
+	switch {
+	case err == nil && bytes.Equal(old, data):
+		return nil, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return nil, d.linkError(name, err)
+	}
+	f, err := d.Create(name, perm)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Abort()
+		return nil, fmt.Errorf("write %s: %w", f.final, err)
+	}
+	return f, nil
 }
 
 // MkdirAll creates the directory name beneath d and its parents.

@@ -1,7 +1,6 @@
 package atomicfile
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -89,21 +88,11 @@ func (d *Dir) WriteFilesIfChanged(files []Named, perm fs.FileMode) ([]bool, erro
 // holds exactly data, and returns the temp file's name ("" when nothing
 // was written). The temp file is closed, not yet flushed.
 func (d *Dir) writeTemp(name string, data []byte, perm fs.FileMode) (string, error) {
-	old, err := d.root.ReadFile(name)
-	switch {
-	case err == nil && bytes.Equal(old, data):
-		return "", nil
-	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return "", d.linkError(name, err)
-	}
-	f, err := d.Create(name, perm)
-	if err != nil {
+	f, err := d.stage(name, data, perm)
+	if f == nil {
 		return "", err
 	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(perm)
-	}
+	err = f.Chmod(perm)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
