@@ -17,14 +17,7 @@ import (
 // runner's, united), and the derived texts, read here or else from main
 // or the bot branch (fetched in one go), or else derived from the bytes.
 func (pub *Publisher) feedsInput(ctx context.Context, cache fs.FS, v *view, local *store.Index) (*store.Index, outputs.Texts, error) {
-	if err := v.mainTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
-		return nil, nil, err
-	}
-	mainIx, err := botrepo.IndexAt(v.mainTree, botrepo.IndexJSON, botrepo.BaseBranch)
-	if err != nil {
-		return nil, nil, err
-	}
-	ix, err := pub.unitedIndex(ctx, mainIx, cache, v, local)
+	ix, err := pub.proposed(ctx, v, cache, local)
 	if err != nil {
 		return nil, nil, err
 	}

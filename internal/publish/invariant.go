@@ -80,10 +80,7 @@ func (pub *Publisher) unitedIndex(ctx context.Context, mainIx *store.Index, cach
 	ix := store.NewIndex()
 	ix.Unite(mainIx)
 	if v.botTree != nil {
-		if err := v.botTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
-			return nil, err
-		}
-		fromBot, err := botrepo.IndexAt(v.botTree, botrepo.IndexJSON, botrepo.BotBranch)
+		fromBot, err := v.botIndex(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -105,22 +102,53 @@ func (pub *Publisher) unitedIndex(ctx context.Context, mainIx *store.Index, cach
 // published earlier had not seen this one's entries), the branch is
 // rebuilt even though its report proposes the same.
 func (pub *Publisher) branchHoldsIndex(ctx context.Context, v *view, cache fs.FS, local *store.Index) (bool, error) {
-	if err := v.mainTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
-		return false, err
-	}
-	mainIx, err := botrepo.IndexAt(v.mainTree, botrepo.IndexJSON, botrepo.BaseBranch)
+	ix, err := pub.proposed(ctx, v, cache, local)
 	if err != nil {
 		return false, err
 	}
-	ix, err := pub.unitedIndex(ctx, mainIx, cache, v, local)
-	if err != nil {
-		return false, err
-	}
-	onBot, err := botrepo.IndexAt(v.botTree, botrepo.IndexJSON, botrepo.BotBranch)
+	onBot, err := v.botIndex(ctx)
 	if err != nil {
 		return false, err
 	}
 	return ix.Beyond(onBot).Len() == 0, nil
+}
+
+// proposed is the united index on this view's main, made once per view:
+// the feeds are rendered from it and the bot branch is held against it.
+// (The bot commit unites again on the main it is built on, which may be
+// newer.)
+func (pub *Publisher) proposed(ctx context.Context, v *view, cache fs.FS, local *store.Index) (*store.Index, error) {
+	if v.proposed != nil {
+		return v.proposed, nil
+	}
+	if err := v.mainTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
+		return nil, err
+	}
+	mainIx, err := botrepo.IndexAt(v.mainTree, botrepo.IndexJSON, botrepo.BaseBranch)
+	if err != nil {
+		return nil, err
+	}
+	if v.proposed, err = pub.unitedIndex(ctx, mainIx, cache, v, local); err != nil {
+		return nil, err
+	}
+	return v.proposed, nil
+}
+
+// botIndex is the bot branch's hash index, read once per view (empty
+// when the branch has none).
+func (v *view) botIndex(ctx context.Context) (*store.Index, error) {
+	if v.botIx != nil {
+		return v.botIx, nil
+	}
+	if err := v.botTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
+		return nil, err
+	}
+	ix, err := botrepo.IndexAt(v.botTree, botrepo.IndexJSON, botrepo.BotBranch)
+	if err != nil {
+		return nil, err
+	}
+	v.botIx = ix
+	return ix, nil
 }
 
 // pendingTexts are the derived-text files of blob sum that wait on the

@@ -18,6 +18,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/outputs"
+	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -59,6 +60,8 @@ type view struct {
 	onMain   *report.Report
 	botTip   string
 	botTree  *gitstore.Tree // nil when the branch does not exist
+	// Read or made once, on first use (botIndex, proposed).
+	botIx, proposed *store.Index
 }
 
 func (pub *Publisher) read(ctx context.Context) (*view, error) {
@@ -124,7 +127,7 @@ func (pub *Publisher) publishOnce(ctx context.Context, local *store.Index, pr *g
 	// What the bot branch should propose now.
 	rep := dropUnheld(report.Keep(report.Build(pub.o.Set, st), v.onMain), v.onMain, pub.holder(v, cache)).AddUsage(local.Usage)
 	changes := report.Diff(v.onMain, rep)
-	pages, err := pub.pages(ctx, cache, st, rep, v, local)
+	pages, coverage, err := pub.pages(ctx, cache, st, rep, v, local)
 	if err != nil {
 		return "", st, err
 	}
@@ -177,7 +180,7 @@ func (pub *Publisher) publishOnce(ctx context.Context, local *store.Index, pr *g
 		msg += "\n\n" + botrepo.CacheTrailer + seen
 	}
 	tip, err := v.reader.Rebuild(ctx, botrepo.BotBranch, botrepo.BaseBranch, v.botTip, msg, sig, func(base fs.FS) ([]gitstore.Change, error) {
-		changes, err := pub.botChanges(ctx, base, cache, v, local, rep, extra)
+		changes, err := pub.botChanges(ctx, base, cache, v, local, rep, coverage, extra)
 		pub.files = len(changes)
 		return changes, err
 	})
@@ -448,8 +451,10 @@ func proposalIn(ctx context.Context, v *view, tree *gitstore.Tree, pages map[str
 // each host, and renders the public pages (the rules, the hosts and their
 // requests per week, the index page, the change feeds) from rep and the
 // index the bot commit proposes: the same picture whichever runner
-// renders them.
-func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, rep *report.Report, v *view, local *store.Index) (map[string][]byte, error) {
+// renders them. The coverage report rendered with them (coverage.json and
+// its Markdown) is the bot commit's own, apart: its changes are the
+// proposal's keys, not files that differ.
+func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, rep *report.Report, v *view, local *store.Index) (map[string][]byte, []public.File, error) {
 	count := func(host, since, until string) (map[string]int, error) {
 		ledgers, err := fs.Sub(cache, "ledgers")
 		if err != nil {
@@ -459,22 +464,20 @@ func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, r
 	}
 	ix, texts, err := pub.feedsInput(ctx, cache, v, local)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	files, err := outputs.Render(ctx, outputs.Input{
 		Set: pub.o.Set, Report: rep, State: st, Count: count, Index: ix, Texts: texts,
 		Blob: review.BlobLink(pub.o.Links.FileURL(botrepo.BaseBranch)), Now: pub.o.Clock.Now(),
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// The coverage report is the bot commit's own (botChanges), and its
-	// changes are the proposal's keys, not files that differ.
 	out := make(map[string][]byte, len(files.Pages)+len(files.Feeds))
 	for _, f := range slices.Concat(files.Pages, files.Feeds) {
 		out["reports/"+f.Name] = f.Data
 	}
-	return out, nil
+	return out, files.Coverage, nil
 }
 
 // differing returns the files whose bytes main does not hold.
@@ -496,8 +499,9 @@ func differing(ctx context.Context, mainTree *gitstore.Tree, files map[string][]
 // botChanges is the bot commit on top of main: the hash index (main's,
 // the bot branch's and this runner's, united: nothing served is ever
 // dropped), every blob it names that main lacks (documents, and the bytes
-// they were sent as under a Content-Encoding), and the reports.
-func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view, local *store.Index, rep *report.Report, extra map[string][]byte) ([]gitstore.Change, error) {
+// they were sent as under a Content-Encoding), and the reports: coverage
+// (rep rendered) and extra.
+func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view, local *store.Index, rep *report.Report, coverage []public.File, extra map[string][]byte) ([]gitstore.Change, error) {
 	mainIx, err := botrepo.IndexAt(base, botrepo.IndexJSON, botrepo.BaseBranch)
 	if err != nil {
 		return nil, err
@@ -615,27 +619,23 @@ func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view
 	if err != nil {
 		return nil, err
 	}
-	js, err := rep.JSON()
-	if err != nil {
-		return nil, err
+	out = append(out, gitstore.Change{Path: botrepo.IndexJSON, Data: idx})
+	// coverage.json, coverage.md and the per-jurisdiction files of a
+	// large report; those a smaller report no longer has are deleted.
+	rendered := map[string]bool{}
+	for _, f := range coverage {
+		rendered[f.Name] = true
 	}
-	out = append(out,
-		gitstore.Change{Path: botrepo.IndexJSON, Data: idx},
-		gitstore.Change{Path: botrepo.CoverageJSON, Data: js},
-	)
-	// coverage.md, and the per-jurisdiction files of a large report;
-	// those a smaller report no longer has are deleted.
-	md := rep.MarkdownFiles()
 	splitDir := "reports/" + report.SplitDir
 	if ents, err := fs.ReadDir(base, splitDir); err == nil {
 		for _, e := range ents {
-			if _, keep := md[report.SplitDir+"/"+e.Name()]; !keep && !e.IsDir() {
+			if !rendered[report.SplitDir+"/"+e.Name()] && !e.IsDir() {
 				out = append(out, gitstore.Change{Path: splitDir + "/" + e.Name()})
 			}
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(md)) {
-		out = append(out, gitstore.Change{Path: "reports/" + name, Data: md[name]})
+	for _, f := range coverage {
+		out = append(out, gitstore.Change{Path: "reports/" + f.Name, Data: f.Data})
 	}
 	for _, p := range slices.Sorted(maps.Keys(extra)) {
 		out = append(out, gitstore.Change{Path: p, Data: extra[p]})
