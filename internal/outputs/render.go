@@ -79,7 +79,7 @@ func observe(in Input) error {
 	}
 	count := in.Count
 	if count == nil {
-		count = func(string, string, string) (map[string]int, error) { return nil, nil }
+		count = noCounts
 	}
 	return public.Observe(in.Report, in.Set, in.State, count, in.Now)
 }
@@ -116,9 +116,8 @@ func (in Input) feedInput(ctx context.Context) public.FeedInput {
 // (ledger.Ledger.CountDispatches); a directory not made yet holds none.
 // close releases what it opened.
 func LedgerCounts(dir string) (count public.CountFunc, close func(), err error) {
-	none := func(string, string, string) (map[string]int, error) { return nil, nil }
 	if _, err := os.Stat(dir); err != nil { // no ledgers yet: no requests, and nothing to create
-		return none, func() {}, nil
+		return noCounts, func() {}, nil
 	}
 	l, err := ledger.Open(dir)
 	if err != nil {
@@ -126,6 +125,9 @@ func LedgerCounts(dir string) (count public.CountFunc, close func(), err error) 
 	}
 	return l.CountDispatches, func() { l.Close() }, nil
 }
+
+// noCounts counts no request.
+func noCounts(host, since, until string) (map[string]int, error) { return nil, nil }
 
 // BlobLinks links a blob on main of the repository the environment names
 // (GitHub Actions' GITHUB_SERVER_URL and GITHUB_REPOSITORY), else of the
