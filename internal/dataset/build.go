@@ -162,12 +162,8 @@ func Build(ctx context.Context, in Input, dir string) (Summary, error) {
 	if err := w.put(SumsName, list.Bytes()); err != nil {
 		return sum, err
 	}
-	for _, p := range old {
-		if _, ok := w.sums[p]; !ok {
-			if err := os.Remove(filepath.Join(dir, filepath.FromSlash(p))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return sum, fmt.Errorf("dataset: remove %s of the earlier build: %w", p, err)
-			}
-		}
+	if err := removeUnder(dir, old, w.sums); err != nil {
+		return sum, err
 	}
 	if _, err := atomicfile.SweepTree(dir); err != nil {
 		return sum, fmt.Errorf("dataset: %w", err)
@@ -339,6 +335,25 @@ func (w *writer) texts(ctx context.Context, in Input, ix *store.Index) (int, err
 	return derived, nil
 }
 
+// removeUnder removes the files of an earlier build, old, that this one
+// did not write (not in kept), through a root opened on dir: none is
+// removed outside it, through a link or otherwise.
+func removeUnder(dir string, old []string, kept map[string]File) error {
+	d, err := atomicfile.OpenDir(dir)
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	defer d.Close()
+	for _, p := range old {
+		if _, ok := kept[p]; !ok {
+			if err := d.Remove(p); err != nil {
+				return fmt.Errorf("dataset: remove %s of the earlier build: %w", p, err)
+			}
+		}
+	}
+	return nil
+}
+
 // checkDir makes sure dir can take the dataset of p, and returns the files
 // an earlier build of it listed.
 func checkDir(dir string, p Period) ([]string, error) {
@@ -363,6 +378,11 @@ func checkDir(dir string, p Period) ([]string, error) {
 	sc := bufio.NewScanner(bytes.NewReader(list))
 	for sc.Scan() {
 		if _, name, ok := strings.Cut(sc.Text(), "  "); ok {
+			// The build removes what its earlier build listed and it
+			// no longer writes: never a name that leads out.
+			if !filepath.IsLocal(filepath.FromSlash(name)) {
+				return nil, fmt.Errorf("%w: %s/%s lists %q, outside the directory; give -o a new or empty directory", ErrNotDataset, dir, SumsName, name)
+			}
 			old = append(old, name)
 		}
 	}

@@ -340,3 +340,27 @@ func TestResumesAnInterruptedBuild(t *testing.T) {
 		t.Error("the temp file of the interrupted build is left")
 	}
 }
+
+// TestAnEarlierListNeverLeadsOut: a build removes the files its earlier
+// build listed in SHA256SUMS and no longer writes. A list that names a
+// file outside the directory is not an earlier build's: refused, and
+// nothing outside is touched.
+func TestAnEarlierListNeverLeadsOut(t *testing.T) {
+	f := newFixture(t)
+	ds, _ := build(t, f.in)
+	victim := filepath.Join(filepath.Dir(ds), "victim.txt")
+	must(t, os.WriteFile(victim, []byte("not the dataset's"), 0o644))
+	list, err := os.ReadFile(filepath.Join(ds, SumsName))
+	must(t, err)
+	for _, name := range []string{"../victim.txt", "texts/../../victim.txt", "/" + filepath.ToSlash(victim)} {
+		tampered := append(slices.Clone(list), []byte(strings.Repeat("0", 64)+"  "+name+"\n")...)
+		must(t, os.WriteFile(filepath.Join(ds, SumsName), tampered, 0o644))
+		_, err := Build(t.Context(), f.in, ds)
+		if !errors.Is(err, ErrNotDataset) || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s listing %q: %v; want ErrNotDataset naming it", SumsName, name, err)
+		}
+		if _, err := os.Stat(victim); err != nil {
+			t.Fatalf("%s listing %q: the file outside the dataset is gone: %v", SumsName, name, err)
+		}
+	}
+}
