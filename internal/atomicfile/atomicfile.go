@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -166,12 +167,47 @@ const TempPrefix = ".tmp-"
 // Sweep removes the temp files that writes into dir left when their process
 // was killed before Commit or Abort, and returns their paths. A missing dir
 // has none. Only call it while no write into dir is under way (a run holds
-// the state directory's lock).
+// the state directory's lock). It removes through a root on dir, opened as
+// OpenDir opens one: a dir that is a link out of its parent is refused
+// with a *LinkError, as a write into it would be.
 func Sweep(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+	d, err := openExisting(dir)
+	if d == nil {
+		return nil, err
 	}
+	defer d.Close()
+	return d.sweep(".")
+}
+
+// SweepTree is Sweep in dir and every directory beneath it (links are not
+// followed): for a tree of generated files, such as the reports with their
+// per-jurisdiction parts and feeds.
+func SweepTree(dir string) ([]string, error) {
+	d, err := openExisting(dir)
+	if d == nil {
+		return nil, err
+	}
+	defer d.Close()
+	var removed []string
+	err = fs.WalkDir(d.FS(), ".", func(name string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		swept, err := d.sweep(name)
+		removed = append(removed, swept...)
+		return err
+	})
+	return removed, err
+}
+
+// sweep removes the temp files in the directory name beneath d.
+func (d *Dir) sweep(name string) ([]string, error) {
+	f, err := d.root.Open(filepath.FromSlash(name))
+	if err != nil {
+		return nil, d.linkError(name, err)
+	}
+	ents, err := f.ReadDir(-1)
+	f.Close()
 	if err != nil {
 		return nil, err
 	}
@@ -180,30 +216,11 @@ func Sweep(dir string) ([]string, error) {
 		if !strings.HasPrefix(e.Name(), TempPrefix) || !e.Type().IsRegular() {
 			continue
 		}
-		p := filepath.Join(dir, e.Name())
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		tmp := path.Join(name, e.Name())
+		if err := d.Remove(tmp); err != nil {
 			return removed, err
 		}
-		removed = append(removed, p)
+		removed = append(removed, d.Join(tmp))
 	}
 	return removed, nil
-}
-
-// SweepTree is Sweep in dir and every directory beneath it (links are not
-// followed): for a tree of generated files, such as the reports with their
-// per-jurisdiction parts and feeds.
-func SweepTree(dir string) ([]string, error) {
-	var removed []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if errors.Is(err, fs.ErrNotExist) && p == dir {
-			return fs.SkipAll
-		}
-		if err != nil || !d.IsDir() {
-			return err
-		}
-		swept, err := Sweep(p)
-		removed = append(removed, swept...)
-		return err
-	})
-	return removed, err
 }

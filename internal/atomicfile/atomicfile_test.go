@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -130,5 +131,29 @@ func TestSweepTree(t *testing.T) {
 	}
 	if _, err := SweepTree(filepath.Join(dir, "none")); err != nil {
 		t.Errorf("a missing tree: %v", err)
+	}
+}
+
+// TestSweepStaysInItsDirectory: a directory to sweep that is a link out
+// of its parent (a state/ committed as a link elsewhere) is refused, as a
+// write to it is, and the temp files over there are left.
+func TestSweepStaysInItsDirectory(t *testing.T) {
+	outside := t.TempDir()
+	left := filepath.Join(outside, TempPrefix+"theirs")
+	if err := os.WriteFile(left, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "state")
+	if err := os.Symlink(outside, dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, sweep := range map[string]func(string) ([]string, error){"Sweep": Sweep, "SweepTree": SweepTree} {
+		removed, err := sweep(dir)
+		if _, serr := os.Stat(left); serr != nil {
+			t.Fatalf("%s of a directory linked out removed %v (%v)", name, removed, err)
+		}
+		if _, ok := errors.AsType[*LinkError](err); !ok {
+			t.Errorf("%s of a directory linked out: %v; want a *LinkError", name, err)
+		}
 	}
 }

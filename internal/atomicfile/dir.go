@@ -26,7 +26,21 @@ type Dir struct {
 // The directory is opened from its parent, so that a path that is itself a
 // link out of its parent (a reports/ committed as a link to /etc) is
 // refused with a *LinkError.
-func OpenDir(path string) (*Dir, error) {
+func OpenDir(path string) (*Dir, error) { return openFromParent(path, true) }
+
+// openExisting is OpenDir for a directory that may be missing: it creates
+// nothing, and returns nil, nil when path does not exist.
+func openExisting(path string) (*Dir, error) {
+	d, err := openFromParent(path, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return d, err
+}
+
+// openFromParent opens path from its parent directory, creating both
+// first when create is set.
+func openFromParent(path string, create bool) (*Dir, error) {
 	clean := filepath.Clean(path)
 	parent, base := filepath.Split(clean)
 	if parent == "" {
@@ -39,16 +53,20 @@ func OpenDir(path string) (*Dir, error) {
 		}
 		return &Dir{root: r, path: path}, nil
 	}
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
+	if create {
+		if err := os.MkdirAll(parent, 0o755); err != nil {
+			return nil, err
+		}
 	}
 	pr, err := os.OpenRoot(parent)
 	if err != nil {
 		return nil, err
 	}
 	defer pr.Close()
-	if err := pr.Mkdir(base, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil, linkError(path, path, err)
+	if create {
+		if err := pr.Mkdir(base, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, linkError(path, path, err)
+		}
 	}
 	r, err := pr.OpenRoot(base)
 	if err != nil {
