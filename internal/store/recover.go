@@ -2,10 +2,10 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 
@@ -59,12 +59,17 @@ func (s *Store) Discard(sum Sum) error {
 	if !sum.Valid() {
 		return fmt.Errorf("store: discard %q: not a hex sha256", sum)
 	}
-	p := s.Path(sum)
-	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("store: discard %s: %w", p, err)
+	if s.dir == nil {
+		return fmt.Errorf("store: discard %s: the store is open read-only", sum)
 	}
-	if err := atomicfile.SyncDir(filepath.Dir(p)); err != nil {
-		return fmt.Errorf("store: discard %s: %w", p, err)
+	// Through the store's root, as it was written: a shard that is a link
+	// out of the store is refused, not followed.
+	name := sum.Path()
+	if err := s.dir.Remove(name); err != nil {
+		return fmt.Errorf("store: discard %s: %w", sum, err)
+	}
+	if err := s.dir.SyncDir(path.Dir(name)); err != nil {
+		return fmt.Errorf("store: discard %s: %w", sum, err)
 	}
 	return nil
 }

@@ -111,3 +111,25 @@ func TestRemoveLeftoversOfDerivedTexts(t *testing.T) {
 		t.Errorf("a finished text was removed: %v", err)
 	}
 }
+
+// TestDiscardStaysInTheStore: a blob's shard directory that is a link out
+// of the store (a tampered cache) does not make Discard remove a file
+// outside it; the refusal names the blob.
+func TestDiscardStaysInTheStore(t *testing.T) {
+	s := openStore(t)
+	sum, _, err := s.Put(t.Context(), bytes.NewReader(body(100, 1)))
+	must(t, err)
+	shard := filepath.Dir(s.Path(sum))
+	outside := t.TempDir()
+	victim := filepath.Join(outside, string(sum))
+	must(t, os.WriteFile(victim, []byte("not the store's"), 0o644))
+	must(t, os.RemoveAll(shard))
+	must(t, os.Symlink(outside, shard))
+	err = s.Discard(sum)
+	if _, serr := os.Stat(victim); serr != nil {
+		t.Fatalf("Discard through a shard linked out of the store removed %s (%v)", victim, err)
+	}
+	if err == nil || !strings.Contains(err.Error(), string(sum)) {
+		t.Errorf("Discard through a shard linked out: %v; want a refusal naming the blob", err)
+	}
+}
