@@ -207,6 +207,34 @@ func (d *Dir) Remove(name string) error {
 	return nil
 }
 
+// RemoveAll removes name beneath d and all it holds; a link is removed,
+// never followed.
+func (d *Dir) RemoveAll(name string) error {
+	return d.linkError(name, d.root.RemoveAll(filepath.FromSlash(name)))
+}
+
+// RemoveEach removes each of names beneath dir (opened as OpenDir opens
+// it), never outside it; a missing name is no error.
+func RemoveEach(dir string, names ...string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	d, err := OpenDir(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	for _, name := range names {
+		if err := d.Remove(name); err != nil {
+			if _, ok := errors.AsType[*LinkError](err); ok {
+				return err
+			}
+			return fmt.Errorf("remove %s: %w", d.Join(name), err)
+		}
+	}
+	return nil
+}
+
 // LinkError is a write refused because it would lead out of the directory
 // written into, through a symbolic link or "..".
 type LinkError struct {

@@ -88,3 +88,49 @@ func TestDirRefusesWaysOut(t *testing.T) {
 		t.Errorf("temp files left: %v, %v", left, err)
 	}
 }
+
+// TestRemovalsStayInside: RemoveEach and RemoveAll remove beneath their
+// directory only: a name through a linked directory or by ".." is
+// refused with a *LinkError, a link itself is removed and not followed,
+// and a missing name is no error.
+func TestRemovalsStayInside(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	victim := filepath.Join(outside, "theirs.atom")
+	must(os.WriteFile(victim, []byte("x"), 0o644))
+	reports := filepath.Join(root, "reports")
+	must(os.MkdirAll(filepath.Join(reports, "feeds", "old"), 0o755))
+	must(os.WriteFile(filepath.Join(reports, "feeds", "gone.atom"), []byte("x"), 0o644))
+	must(os.WriteFile(filepath.Join(reports, "feeds", "old", "a.atom"), []byte("x"), 0o644))
+	must(os.Symlink(outside, filepath.Join(reports, "linked")))
+	must(os.Symlink(outside, filepath.Join(reports, "feeds", "old", "link")))
+
+	for _, name := range []string{"linked/theirs.atom", "../../" + filepath.Base(outside) + "/theirs.atom"} {
+		if err := RemoveEach(reports, name); !errors.As(err, new(*LinkError)) {
+			t.Errorf("RemoveEach(%s) = %v, want a *LinkError", name, err)
+		}
+	}
+	must(RemoveEach(reports, "feeds/gone.atom", "feeds/never.atom"))
+	if _, err := os.Stat(filepath.Join(reports, "feeds", "gone.atom")); err == nil {
+		t.Error("RemoveEach left feeds/gone.atom")
+	}
+	d, err := OpenDir(reports)
+	must(err)
+	defer d.Close()
+	must(d.RemoveAll("feeds/old")) // holds a link out: removed, not followed
+	must(d.RemoveAll("linked"))    // a link out itself: removed, not followed
+	if _, err := os.Lstat(filepath.Join(reports, "feeds", "old")); err == nil {
+		t.Error("RemoveAll left feeds/old")
+	}
+	if _, err := os.Lstat(filepath.Join(reports, "linked")); err == nil {
+		t.Error("RemoveAll left the link")
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("a removal reached outside: %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/outputs"
@@ -91,10 +92,8 @@ func runReport(ctx context.Context, opts reportOptions) error {
 	if _, err := public.Write(opts.Reports, only(files, differ)...); err != nil {
 		return cannotRun("%w", err)
 	}
-	for _, name := range stale {
-		if err := os.Remove(filepath.Join(opts.Reports, filepath.FromSlash(name))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return cannotRun("%w", err)
-		}
+	if err := atomicfile.RemoveEach(opts.Reports, stale...); err != nil {
+		return cannotRun("%w", err)
 	}
 	if len(differ)+len(stale) == 0 {
 		fmt.Fprintf(opts.IO.Out, "%s unchanged (%s)\n", opts.Reports, basis)

@@ -508,10 +508,16 @@ func writeUnder(dir, name string, data []byte) error {
 }
 
 func (c *Cycle) clearUnpushed() {
-	if err := os.Remove(filepath.Join(c.o.State, unpushedFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	d, err := atomicfile.OpenDir(c.o.State)
+	if err != nil {
+		c.logf("remove %s and %s: %v", unpushedFile, botrepo.PendingDir, err)
+		return
+	}
+	defer d.Close()
+	if err := d.Remove(unpushedFile); err != nil {
 		c.logf("remove %s: %v", unpushedFile, err)
 	}
-	if err := os.RemoveAll(filepath.Join(c.o.State, botrepo.PendingDir)); err != nil {
+	if err := d.RemoveAll(botrepo.PendingDir); err != nil {
 		c.logf("remove %s: %v", botrepo.PendingDir, err)
 	}
 }

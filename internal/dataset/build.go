@@ -162,8 +162,14 @@ func Build(ctx context.Context, in Input, dir string) (Summary, error) {
 	if err := w.put(SumsName, list.Bytes()); err != nil {
 		return sum, err
 	}
-	if err := removeUnder(dir, old, w.sums); err != nil {
-		return sum, err
+	var gone []string // listed by the earlier build, not written by this one
+	for _, p := range old {
+		if _, ok := w.sums[p]; !ok {
+			gone = append(gone, p)
+		}
+	}
+	if err := atomicfile.RemoveEach(dir, gone...); err != nil {
+		return sum, fmt.Errorf("dataset: the earlier build's files: %w", err)
 	}
 	if _, err := atomicfile.SweepTree(dir); err != nil {
 		return sum, fmt.Errorf("dataset: %w", err)
@@ -333,25 +339,6 @@ func (w *writer) texts(ctx context.Context, in Input, ix *store.Index) (int, err
 		}
 	}
 	return derived, nil
-}
-
-// removeUnder removes the files of an earlier build, old, that this one
-// did not write (not in kept), through a root opened on dir: none is
-// removed outside it, through a link or otherwise.
-func removeUnder(dir string, old []string, kept map[string]File) error {
-	d, err := atomicfile.OpenDir(dir)
-	if err != nil {
-		return fmt.Errorf("dataset: %w", err)
-	}
-	defer d.Close()
-	for _, p := range old {
-		if _, ok := kept[p]; !ok {
-			if err := d.Remove(p); err != nil {
-				return fmt.Errorf("dataset: remove %s of the earlier build: %w", p, err)
-			}
-		}
-	}
-	return nil
 }
 
 // checkDir makes sure dir can take the dataset of p, and returns the files
