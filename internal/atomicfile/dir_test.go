@@ -7,6 +7,16 @@ import (
 	"testing"
 )
 
+// noErr is a check that ends the test at once on an error.
+func noErr(t *testing.T) func(error) {
+	return func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestDirRefusesWaysOut: through a Dir, a write that would land outside it
 // (through a linked directory, into a linked file read first, by "..", or
 // into a Dir that is itself a link out of its parent) is refused with a
@@ -14,12 +24,7 @@ import (
 // followed, and a plain name is written.
 func TestDirRefusesWaysOut(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := noErr(t)
 	reports := filepath.Join(root, "reports")
 	must(os.Symlink(outside, reports))
 	if d, err := OpenDir(reports); !errors.As(err, new(*LinkError)) {
@@ -95,12 +100,7 @@ func TestDirRefusesWaysOut(t *testing.T) {
 // and a missing name is no error.
 func TestRemovalsStayInside(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := noErr(t)
 	victim := filepath.Join(outside, "theirs.atom")
 	must(os.WriteFile(victim, []byte("x"), 0o644))
 	reports := filepath.Join(root, "reports")

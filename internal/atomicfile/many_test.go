@@ -28,12 +28,7 @@ func TestWriteFilesIfChanged(t *testing.T) {
 	dir := t.TempDir()
 	d := openDir(t, dir)
 	same, changed, fresh := filepath.Join(dir, "same.xml"), filepath.Join(dir, "changed.xml"), filepath.Join(dir, "sub", "new.xml")
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := noErr(t)
 	must(os.WriteFile(same, []byte("a"), 0o644))
 	must(os.WriteFile(changed, []byte("old"), 0o644))
 	before, err := os.Stat(same)
