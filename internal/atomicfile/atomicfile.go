@@ -188,8 +188,13 @@ func SweepTree(dir string) ([]string, error) {
 		return nil, err
 	}
 	defer d.Close()
+	return d.SweepTree(".")
+}
+
+// SweepTree is the package's SweepTree for the directory name beneath d.
+func (d *Dir) SweepTree(name string) ([]string, error) {
 	var removed []string
-	err = fs.WalkDir(d.FS(), ".", func(name string, e fs.DirEntry, err error) error {
+	err := fs.WalkDir(d.FS(), filepath.ToSlash(name), func(name string, e fs.DirEntry, err error) error {
 		if err != nil || !e.IsDir() {
 			return err
 		}

@@ -3,13 +3,10 @@ package store
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
-
-	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 )
 
 // Unindexed returns the hashes of the well-placed blobs that no source in
@@ -74,38 +71,19 @@ func (s *Store) Discard(sum Sum) error {
 	return nil
 }
 
-// derivedDir is where the text views derived from the blobs are kept,
-// beside sha256/ (see package textview).
-const derivedDir = "text"
-
 // RemoveLeftovers removes the temp files that interrupted writes left in the
 // store (blobs under sha256/, the index beside it, derived texts under
 // text/) and returns their paths.
 // Only call it while no Put or index Save of this store is under way.
 func (s *Store) RemoveLeftovers() ([]string, error) {
-	var removed []string
-	dirs := []string{s.root, filepath.Join(s.root, blobDir)}
-	if shards, err := os.ReadDir(dirs[1]); err == nil {
-		for _, sh := range shards {
-			if sh.IsDir() && isShard(sh.Name()) {
-				dirs = append(dirs, filepath.Join(dirs[1], sh.Name()))
-			}
-		}
+	if s.dir == nil {
+		return nil, fmt.Errorf("store: remove leftovers: the store is open read-only")
 	}
-	// Derived texts live under root/text/<version>/<2 hex>/ and are
-	// written the same way.
-	filepath.WalkDir(filepath.Join(s.root, derivedDir), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
-	for _, d := range dirs {
-		swept, err := atomicfile.Sweep(d)
-		removed = append(removed, swept...)
-		if err != nil {
-			return removed, fmt.Errorf("store: remove leftovers: %w", err)
-		}
+	// Through the store's root, which every write of the store goes
+	// through: the whole tree, links not followed.
+	removed, err := s.dir.SweepTree(".")
+	if err != nil {
+		return removed, fmt.Errorf("store: remove leftovers: %w", err)
 	}
 	return removed, nil
 }
