@@ -27,7 +27,7 @@ type File struct {
 // root opened on its directory: the temp file and the rename stay in it.
 // For a directory that must not be left by a link, use a Dir.
 func Create(path string, perm fs.FileMode) (*File, error) {
-	d, err := openParent(path)
+	d, err := openFileDir(path)
 	if err != nil {
 		return nil, err
 	}
@@ -40,11 +40,11 @@ func Create(path string, perm fs.FileMode) (*File, error) {
 	return f, nil
 }
 
-// openParent opens path's directory, creating it, as a Dir. It is opened
+// openFileDir opens path's directory, creating it, as a Dir. It is opened
 // on the directory itself: a link to it is the caller's choice of
 // directory, as for os.Create; OpenDir is for directories that must not
 // be one.
-func openParent(path string) (*Dir, error) {
+func openFileDir(path string) (*Dir, error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -136,7 +136,7 @@ func WriteFileIfChanged(path string, data []byte, perm fs.FileMode) (bool, error
 
 // writeIfChanged is WriteFileIfChanged less the directory's flush.
 func writeIfChanged(path string, data []byte, perm fs.FileMode) (bool, error) {
-	d, err := openParent(path)
+	d, err := openFileDir(path)
 	if err != nil {
 		return false, err
 	}
