@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/escape/workflow"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -29,11 +30,12 @@ type ledgerOptions struct {
 	// Branch if set.
 	FromBranch   bool
 	Repo, Branch string
+	Clock        clock.Clock // says which days are past; nil: the real clock
 	IO           IO
 }
 
 func cmdLedger(ctx context.Context, io IO, args []string) error {
-	opts := ledgerOptions{IO: io}
+	opts := ledgerOptions{IO: io, Clock: clock.Real{}}
 	fs := newFlags("ledger", "HOST [flags]", io).withArgs()
 	opts.register(fs, "state")
 	fs.StringVar(&opts.Since, "since", "", "first UTC day to list, `YYYY-MM-DD` (default: the first kept)")
@@ -74,9 +76,20 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 	if opts.Since != "" && opts.Until != "" && opts.Since > opts.Until {
 		return usageError("--since %s is after --until %s; swap them", opts.Since, opts.Until)
 	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
 	var reqs []ledger.Request
 	from, note := opts.ledgerDir(), ""
+	// kept says whether any ledger was read at all: with none, an empty
+	// answer means only that nothing is here yet.
+	kept := false
 	if !opts.FromBranch {
+		days, err := ledger.Days(opts.ledgerDir())
+		if err != nil {
+			return cannotRun("%w", err)
+		}
+		kept = len(days) > 0
 		l, err := ledger.Open(opts.ledgerDir())
 		if err != nil {
 			return cannotRun("%w", err)
@@ -101,14 +114,25 @@ func runLedger(_ context.Context, opts ledgerOptions) error {
 			if reqs, err = ledger.RequestsFS(sub, opts.Host, opts.Since, opts.Until); err != nil {
 				return ledgerError(fmt.Errorf("cache branch %s: %w", name, err))
 			}
-			from = "ledgers/ of the cache branch " + name
+			from, kept = "ledgers/ of the cache branch "+name, true
 		case opts.FromBranch || !errors.Is(err, errNoCacheBranch) && opts.Repo != ".":
 			return cannotRun("%w", err)
 		default:
 			note = "; nor on a cache branch (" + err.Error() + ")"
 		}
 	}
-	if len(reqs) == 0 {
+	// A range that ended before today is complete: every request is
+	// written down before it is sent, so no run can add to it.
+	past := opts.Until != "" && opts.Until < ledger.Day(opts.Clock.Now())
+	switch {
+	case len(reqs) == 0 && past && kept:
+		if !opts.JSON {
+			fmt.Fprintf(opts.IO.Out, "0 requests to %s%s, from the ledgers under %s: nothing was sent to it on those days\n", opts.Host, rangeText(opts.Since, opts.Until), from)
+		}
+		return nil
+	case len(reqs) == 0 && past:
+		return nothingYet("no ledger is kept under %s%s, so nothing here says what was sent to %s%s; the ledgers live on the cache branch: in a clone of the repository, git fetch origin %s, then ask again", from, note, opts.Host, rangeText(opts.Since, opts.Until), botrepo.CacheBranch)
+	case len(reqs) == 0:
 		return nothingYet("no request to %s in the ledgers under %s%s%s: a run that fetches from it records them (taxkernelbot run)", opts.Host, from, rangeText(opts.Since, opts.Until), note)
 	}
 	if opts.JSON {
