@@ -71,13 +71,19 @@ func runValidate(_ context.Context, opts validateOptions) error {
 	}
 	parsed := newKeptRules() // shared by the warnings and the base report
 	printDiagnostics(robotsWarnings(set, base, st, parsed), opts.IO)
-	if err := writeStepSummary(set, opts.IO); err != nil {
+	var added []addedSource
+	summary := overridesSummary(set)
+	if base != nil {
+		added = assessAdded(set, base, st, parsed, opts.Clock.Now())
+		summary = addedSummary(added, opts.Base) + "\n" + summary
+	}
+	if err := writeStepSummary(summary, opts.IO); err != nil {
 		return cannotRun("%w", err)
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d manifest(s), %d source(s), %d host(s): valid\n",
 		opts.Manifests, len(set.Manifests), len(set.Sources), len(set.Hosts))
 	if base != nil {
-		baseReport(opts.IO.Out, set, base, st, parsed, opts.Base, opts.Clock.Now())
+		baseReport(opts.IO.Out, added, opts.Base)
 	}
 	return nil
 }
@@ -98,7 +104,7 @@ func validateJSON(opts validateOptions) error {
 			return cannotRun("%w", err)
 		}
 		diags = append(diags, robotsWarnings(set, nil, st, newKeptRules())...)
-		if err := writeStepSummary(set, opts.IO); err != nil {
+		if err := writeStepSummary(overridesSummary(set), opts.IO); err != nil {
 			return cannotRun("%w", err)
 		}
 		rep.Counts.Manifests, rep.Counts.Sources, rep.Counts.Hosts = len(set.Manifests), len(set.Sources), len(set.Hosts)

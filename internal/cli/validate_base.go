@@ -7,9 +7,11 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
@@ -68,58 +70,65 @@ func readBase(manifestsDir, ref string) (*manifest.Base, error) {
 	return &b, nil
 }
 
-// baseReport prints, for each source the pull request adds or changes,
+// addedSource is what the bot would do with a source a pull request adds
+// or changes: each field a sentence for a contributor.
+type addedSource struct {
+	manifest.Source
+	Robots    string // the kept robots.txt's decision, or "unknown: …"
+	HostState string // excluded, paused, in backoff, or none of those
+	Blocked   bool   // never fetched: disallowed or excluded
+	// Cost is the requests a day it adds to its host (its re-checks) and
+	// Budget its place in the host's daily cap; FirstFetch says when it
+	// is first fetched. Empty for a blocked source.
+	Cost, Budget, FirstFetch string
+}
+
+// assessAdded says, for each source the pull request adds or changes,
 // what the bot would do with it, from what is at hand without a network:
 // the kept robots.txt copy (or "unknown"), the host's exclusion, pause and
-// backoff, and how many days the host's daily budget needs before the new
-// source is first fetched.
-func baseReport(w io.Writer, set *manifest.Set, base *manifest.Base, st *state.State, parsed keptRules, ref string, now time.Time) {
-	var added []manifest.Source
-	for _, s := range set.Sources {
-		if base.Added(s) {
-			added = append(added, s)
-		}
-	}
-	fmt.Fprintf(w, "%d source(s) added or changed against %s\n", len(added), ref)
+// backoff, what it costs its host and how many days the host's daily
+// budget needs before the new source is first fetched.
+func assessAdded(set *manifest.Set, base *manifest.Base, st *state.State, parsed keptRules, now time.Time) []addedSource {
+	var added []addedSource
 	robotsPerDay := 1
 	if ttl := set.Policy.RobotsTTL; ttl > 0 && ttl < 24*time.Hour {
 		robotsPerDay = int((24*time.Hour + ttl - 1) / ttl)
 	}
 	newOnHost := map[string]int{}
 	token := set.Policy.ProductToken()
-	for _, s := range added {
+	for _, s := range set.Sources {
+		if !base.Added(s) {
+			continue
+		}
+		a := addedSource{Source: s}
 		h := set.Host(s.Host)
 		hs := st.Host(s.Host)
-		newOnHost[s.Host]++
-		fmt.Fprintf(w, "\n%s (%s:%d)\n  %s\n", s.ID, s.File, s.Line, s.URL)
 
-		robotsLine := "unknown: no kept copy of this host's robots.txt (the cache branch has none, or it was not fetched)"
-		blocked := false
+		a.Robots = "unknown: no kept copy of this host's robots.txt (the cache branch has none, or it was not fetched)"
 		if kept, ok := st.Robots(robots.Key(s.Parsed)); ok {
 			day := kept.FetchedAt.UTC().Format(time.DateOnly)
 			switch kept.Outcome {
 			case state.RobotsParsed:
 				if kept.Body == nil {
-					robotsLine = "unknown: the state records a parsed robots.txt of " + day + " but its text is not kept with it"
+					a.Robots = "unknown: the state records a parsed robots.txt of " + day + " but its text is not kept with it"
 				} else if parsed.of(robots.Key(s.Parsed), kept).Allowed(token, s.Parsed) {
-					robotsLine = "allows this URL (kept copy of " + day + ")"
+					a.Robots = "allows this URL (kept copy of " + day + ")"
 				} else if h.Override != nil {
-					robotsLine = "disallows this URL, lifted by the host's robots_override (kept copy of " + day + ")"
+					a.Robots = "disallows this URL, lifted by the host's robots_override (kept copy of " + day + ")"
 				} else {
-					robotsLine, blocked = "disallows this URL: it will be blocked-robots, never fetched (kept copy of "+day+")", true
+					a.Robots, a.Blocked = "disallows this URL: it will be blocked-robots, never fetched (kept copy of "+day+")", true
 				}
 			case state.RobotsMissing:
-				robotsLine = fmt.Sprintf("none (HTTP %d on %s): everything allowed", kept.HTTPStatus, day)
+				a.Robots = fmt.Sprintf("none (HTTP %d on %s): everything allowed", kept.HTTPStatus, day)
 			case state.RobotsUnreadable:
-				robotsLine = "could not be read at the last try (" + day + "): nothing on this host is fetched until it can"
+				a.Robots = "could not be read at the last try (" + day + "): nothing on this host is fetched until it can"
 			}
 		}
-		fmt.Fprintf(w, "  robots.txt: %s\n", robotsLine)
 
 		var hostState []string
 		if x, ok := set.Policy.Excluded(s.Parsed); ok {
 			hostState = append(hostState, fmt.Sprintf("excluded at the owner's request (%s): never fetched", x.Reason))
-			blocked = true
+			a.Blocked = true
 		}
 		if hs.PausedUntil.After(now) {
 			hostState = append(hostState, "paused after repeated 403s until "+hs.PausedUntil.UTC().Format(time.RFC3339))
@@ -130,31 +139,102 @@ func baseReport(w io.Writer, set *manifest.Set, base *manifest.Base, st *state.S
 		if len(hostState) == 0 {
 			hostState = append(hostState, "not excluded, not paused, not in backoff")
 		}
-		fmt.Fprintf(w, "  host %s: %s\n", s.Host, strings.Join(hostState, "; "))
-
-		if blocked {
-			continue
+		a.HostState = strings.Join(hostState, "; ")
+		if !a.Blocked {
+			newOnHost[s.Host]++
+			a.Cost, a.Budget, a.FirstFetch = budget(set, base, s, newOnHost[s.Host], robotsPerDay)
 		}
-		// What the cap leaves once robots.txt and the recurring re-checks
-		// of the host's other sources are paid for.
-		recurring := 0.0
-		for _, o := range set.Sources {
-			if o.Host != s.Host || base.Added(o) || o.Never {
-				continue
-			}
-			every := max(o.Recheck, time.Hour) // runs are hourly at most
-			recurring += float64(24*time.Hour) / float64(every)
-		}
-		free := float64(h.DailyCap-robotsPerDay) - recurring
-		when := "only inside its off-peak windows"
-		if len(h.OffPeak) == 0 {
-			when = "at any hour"
-		}
-		if free < 1 {
-			fmt.Fprintf(w, "  budget: daily cap %d; robots.txt and the re-checks of the host's other sources (%.0f a day) use all of it: the new source would not be fetched. Lower their recheck or drop sources.\n", h.DailyCap, recurring)
-			continue
-		}
-		days := (newOnHost[s.Host] + int(free) - 1) / int(free)
-		fmt.Fprintf(w, "  budget: daily cap %d, %.1f a day for re-checks of the host's other sources, %d new on this host so far: first fetched within %d day(s), %s\n", h.DailyCap, recurring, newOnHost[s.Host], days, when)
+		added = append(added, a)
 	}
+	return added
+}
+
+// budget says what s costs its host a day, its place in the host's daily
+// cap once robots.txt and the recurring re-checks of the host's other
+// sources are paid for, and when it is first fetched, the n-th source the
+// pull request adds on the host.
+func budget(set *manifest.Set, base *manifest.Base, s manifest.Source, n, robotsPerDay int) (cost, place, first string) {
+	h := set.Host(s.Host)
+	// What the cap leaves once robots.txt and the recurring re-checks
+	// of the host's other sources are paid for.
+	recurring := 0.0
+	for _, o := range set.Sources {
+		if o.Host != s.Host || base.Added(o) || o.Never {
+			continue
+		}
+		recurring += perDay(o)
+	}
+	switch {
+	case s.Never:
+		cost = "1 request, once: recheck never, so it is not asked again once held"
+	default:
+		cost = fmt.Sprintf("%s request(s) a day (recheck %s)", strconv.FormatFloat(perDay(s), 'f', -1, 64), recheckText(s))
+	}
+	free := float64(h.DailyCap-robotsPerDay) - recurring
+	when := "only inside its off-peak windows"
+	if len(h.OffPeak) == 0 {
+		when = "at any hour"
+	}
+	if free < 1 {
+		return cost, fmt.Sprintf("daily cap %d; robots.txt and the re-checks of the host's other sources (%.0f a day) use all of it: the new source would not be fetched. Lower their recheck or drop sources.", h.DailyCap, recurring),
+			"never, as the budget stands"
+	}
+	days := (n + int(free) - 1) / int(free)
+	return cost, fmt.Sprintf("daily cap %d, %.1f a day for re-checks of the host's other sources, %d new on this host so far", h.DailyCap, recurring, n),
+		fmt.Sprintf("first fetched within %d day(s), %s: by the first hourly run after the merge that the host's budget allows", days, when)
+}
+
+// perDay is how often a day a source is re-checked: runs are hourly, so
+// at most 24.
+func perDay(s manifest.Source) float64 {
+	if s.Never {
+		return 0
+	}
+	every := max(s.Recheck, time.Hour)
+	return float64(24*time.Hour) / float64(every)
+}
+
+func recheckText(s manifest.Source) string {
+	every := strings.TrimSuffix(strings.TrimSuffix(s.Recheck.String(), "0s"), "0m")
+	if s.Recheck < time.Hour {
+		return every + ", at most once a run: hourly"
+	}
+	return every
+}
+
+// baseReport prints assessAdded's findings as text, for the log.
+func baseReport(w io.Writer, added []addedSource, ref string) {
+	fmt.Fprintf(w, "%d source(s) added or changed against %s\n", len(added), ref)
+	for _, a := range added {
+		fmt.Fprintf(w, "\n%s (%s:%d)\n  %s\n", a.ID, a.File, a.Line, a.URL)
+		fmt.Fprintf(w, "  robots.txt: %s\n", a.Robots)
+		fmt.Fprintf(w, "  host %s: %s\n", a.Host, a.HostState)
+		if a.Blocked {
+			continue
+		}
+		fmt.Fprintf(w, "  cost: %s\n", a.Cost)
+		fmt.Fprintf(w, "  budget: %s: %s\n", a.Budget, a.FirstFetch)
+	}
+}
+
+// addedSummary is the same as Markdown, for the pull request's checks
+// page (the step summary): a contributor reads there what the new source
+// will cost its host and when it is first fetched. Every value is inert.
+func addedSummary(added []addedSource, ref string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### What the pull request adds\n\n%d source(s) added or changed against %s.\n", len(added), markdown.Text(ref))
+	for _, a := range added {
+		fmt.Fprintf(&b, "\n#### %s\n\n", markdown.CellCode(a.ID))
+		fmt.Fprintf(&b, "- **URL:** %s\n", markdown.CellCode(a.URL))
+		fmt.Fprintf(&b, "- **Host:** %s — %s\n", markdown.CellCode(a.Host), markdown.Text(a.HostState))
+		fmt.Fprintf(&b, "- **robots.txt:** %s\n", markdown.Text(a.Robots))
+		if a.Blocked {
+			b.WriteString("- **Cost:** none: it will never be requested\n")
+			continue
+		}
+		fmt.Fprintf(&b, "- **Cost to the host:** %s\n", markdown.Text(a.Cost))
+		fmt.Fprintf(&b, "- **Its place in the host's daily budget:** %s\n", markdown.Text(a.Budget))
+		fmt.Fprintf(&b, "- **First fetched:** %s\n", markdown.Text(a.FirstFetch))
+	}
+	return b.String()
 }

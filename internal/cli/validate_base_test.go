@@ -64,6 +64,35 @@ func TestValidateBase(t *testing.T) {
 		t.Errorf("the unchanged source is listed as added:\n%s", stdout)
 	}
 
+	// The pull request's checks page says the same in words: what each
+	// new source costs its host, its place in the host's budget and when
+	// it is first fetched; a blocked one costs nothing.
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	env := map[string]string{"GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": summary}
+	if code, stdout, stderr := runMain(t, env, "validate", "--manifests", w.Manifests, "--state", w.State, "--base", "main"); code != ExitOK {
+		t.Fatalf("validate --base main under Actions: exit %d\n%s%s", code, stdout, stderr)
+	}
+	md, err := os.ReadFile(summary)
+	must(t, err)
+	_, newPart, _ := strings.Cut(string(md), "#### `test-new`")
+	newPart, _, _ = strings.Cut(newPart, "####")
+	_, draftPart, _ := strings.Cut(string(md), "#### `test-draft`")
+	draftPart, _, _ = strings.Cut(draftPart, "####")
+	for _, want := range []string{
+		"**Host:** `" + a.host() + "`",
+		"**robots.txt:** allows this URL",
+		"**Cost to the host:** 1 request(s) a day (recheck 24h)",
+		"**Its place in the host's daily budget:** daily cap 100, 24.0 a day for re-checks of the host's other sources, 1 new on this host so far",
+		"**First fetched:** first fetched within 1 day(s), at any hour",
+	} {
+		if !strings.Contains(newPart, want) {
+			t.Errorf("the step summary of test-new lacks %q:\n%s", want, md)
+		}
+	}
+	if !strings.Contains(draftPart, "blocked-robots") || !strings.Contains(draftPart, "**Cost:** none") || strings.Contains(draftPart, "First fetched") {
+		t.Errorf("the step summary of the disallowed test-draft:\n%s", draftPart)
+	}
+
 	// A duplicate added in a file that sorts before the base's is reported
 	// on the added line.
 	dup := "jurisdiction: aa\nname: AA\ntimezone: UTC\nsources:\n  - {id: aa-copy, url: " + a.url("/old") + ", kind: rates-page, title: Copy}\n"

@@ -36,9 +36,9 @@ func overridesSummary(set *manifest.Set) string {
 	return b.String()
 }
 
-// writeStepSummary appends the overrides to $GITHUB_STEP_SUMMARY when the
-// command runs in GitHub Actions; elsewhere it does nothing.
-func writeStepSummary(set *manifest.Set, io IO) error {
+// writeStepSummary appends summary (Markdown) to $GITHUB_STEP_SUMMARY
+// when the command runs in GitHub Actions; elsewhere it does nothing.
+func writeStepSummary(summary string, io IO) error {
 	if io.Getenv == nil || io.Getenv("GITHUB_STEP_SUMMARY") == "" {
 		return nil
 	}
@@ -47,7 +47,7 @@ func writeStepSummary(set *manifest.Set, io IO) error {
 	if err != nil {
 		return fmt.Errorf("open the step summary %s: %w", path, err)
 	}
-	if _, err := f.WriteString(overridesSummary(set)); err != nil {
+	if _, err := f.WriteString(summary); err != nil {
 		f.Close()
 		return fmt.Errorf("write the step summary %s: %w", path, err)
 	}
