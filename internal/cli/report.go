@@ -24,15 +24,20 @@ type reportOptions struct {
 	// Check writes nothing: it says which files under Reports differ
 	// from what report would write, and fails when any does.
 	Check bool
-	Clock clock.Clock // the week a report never observed is rendered as of; default clock.Real
-	IO    IO
+	// ChangedSince, with Check, names a commit (origin/main, HEAD^1):
+	// every file under Reports that differs from it must be what report
+	// writes, even where the pages were rendered for other manifests.
+	ChangedSince string
+	Clock        clock.Clock // the week a report never observed is rendered as of; default clock.Real
+	IO           IO
 }
 
 func cmdReport(ctx context.Context, io IO, args []string) error {
 	opts := reportOptions{IO: io, Clock: clock.Real{}}
 	fs := newFlags("report", "[flags]", io)
 	opts.register(fs, "manifests", "snapshots", "reports", "state")
-	fs.BoolVar(&opts.Check, "check", false, "write nothing; exit 1, naming each file, when reports/ differ from what report writes (CI runs this)")
+	fs.BoolVar(&opts.Check, "check", false, "write nothing; exit 1, naming each file, when reports/ differ from what report writes for the manifests they were rendered for (CI runs this)")
+	fs.StringVar(&opts.ChangedSince, "changed-since", "", "with --check: hold every file under reports/ that differs from git `REF` (a pull request's base) to what report writes for these manifests")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -75,7 +80,19 @@ func runReport(ctx context.Context, opts reportOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
+	if opts.ChangedSince != "" && !opts.Check {
+		return usageError("--changed-since goes with --check")
+	}
 	if opts.Check {
+		var changed map[string]bool
+		if opts.ChangedSince != "" {
+			if changed, err = changedSince(opts.Reports, opts.ChangedSince); err != nil {
+				return cannotRun("%w", err)
+			}
+		}
+		if committed, fp := renderedFor(opts.Reports); fp != "" && fp != set.Fingerprint {
+			return checkLeftBehind(opts, committed, files, differ, stale, changed)
+		}
 		for _, name := range differ {
 			fmt.Fprintf(opts.IO.Out, "%s differs from what report writes\n", filepath.Join(opts.Reports, name))
 		}

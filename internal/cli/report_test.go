@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -94,9 +95,12 @@ func TestReportOnACloneWritesWhatIsCommitted(t *testing.T) {
 }
 
 // TestReportCheckCatchesManifestsAheadOfReports: a source added to the
-// manifests, or removed from them, without the reports written again is
-// named file by file, with the command that fixes it; report then
-// writes what is missing and removes the left-over feed.
+// manifests, or removed from them, leaves the pages rendered for the
+// manifests before, which check lets stand (they are rendered where they
+// are published); a report that does not say which manifests it was
+// rendered for is held to these, named file by file, with the command
+// that fixes it; report then writes what is missing and removes the
+// left-over feed.
 func TestReportCheckCatchesManifestsAheadOfReports(t *testing.T) {
 	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 	public := "user_agent: \"TaxKernelBot/1.0 (+https://taxkernel.com/bot)\"\nfrom: contact@taxkernel.com\n"
@@ -110,6 +114,17 @@ func TestReportCheckCatchesManifestsAheadOfReports(t *testing.T) {
 
 	// t-b leaves, t-c and its host arrive.
 	w.writeManifest("", src{"t-a", "https://a.example/rates", ""}, src{"t-c", "https://c.example/rates", ""})
+	if code, out := w.reportCmd(now, true); code != ExitOK || !strings.Contains(out, "rendered for other manifests") {
+		t.Fatalf("report --check with a changed manifest: exit %d, want %d\n%s", code, ExitOK, out)
+	}
+	jsonPath := filepath.Join(w.Reports, "coverage.json")
+	data, err := os.ReadFile(jsonPath)
+	must(t, err)
+	unnamed := regexp.MustCompile(`(?m)^  "manifests": "[0-9a-f]{64}",\n`).ReplaceAll(data, nil)
+	if bytes.Equal(unnamed, data) {
+		t.Fatalf("coverage.json does not name the manifests it was rendered for:\n%s", data)
+	}
+	must(t, os.WriteFile(jsonPath, unnamed, 0o644))
 	code, out := w.reportCmd(now, true)
 	if code != ExitFailures {
 		t.Fatalf("report --check with a changed manifest: exit %d, want %d\n%s", code, ExitFailures, out)

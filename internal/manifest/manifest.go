@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -8,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -86,6 +89,12 @@ type Set struct {
 	// Hosts holds the effective settings of every host a source names,
 	// merged across manifests (the strictest wins) and with floors applied.
 	Hosts map[string]policy.Host
+	// Fingerprint is the SHA-256 of the files read (each name and its
+	// bytes, policy.yaml included), in hex: what a rendering of the pages
+	// records, so that a check can tell pages left behind by a change to
+	// the manifests from pages edited by hand. Empty for a Set not read
+	// from a directory.
+	Fingerprint string
 }
 
 // Host returns the effective settings of host, or the policy's defaults for a
@@ -175,7 +184,21 @@ func load(dir string, base *Base) (*Set, Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	set.Fingerprint = fingerprint(inputs)
 	return set, diags
+}
+
+// fingerprint hashes the files by name: the order they were listed in
+// and the directory they sit in do not count.
+func fingerprint(inputs []input) string {
+	sorted := slices.Clone(inputs)
+	slices.SortFunc(sorted, func(a, b input) int { return strings.Compare(filepath.Base(a.path), filepath.Base(b.path)) })
+	h := sha256.New()
+	for _, in := range sorted {
+		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(in.path), len(in.data))
+		h.Write(in.data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // inSubfolder is the error for the subfolder name of dir: one for each

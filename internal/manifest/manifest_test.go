@@ -357,6 +357,7 @@ func TestLoadGood(t *testing.T) {
 			"www.thegazette.co.uk:8443": {Name: "www.thegazette.co.uk:8443", Delay: policy.Delay{Min: 3 * s, Max: 5 * s}, DailyCap: 150, Location: time.UTC},
 		},
 	}
+	want.Fingerprint = set.Fingerprint // TestFingerprint holds it
 	if diff := cmp.Diff(want, set, cmpLocation); diff != "" {
 		t.Errorf("Load(good) (-want +got):\n%s", diff)
 	}
@@ -563,5 +564,59 @@ func TestAnnotationEscaped(t *testing.T) {
 	want := "::error file=manifests/x%2Ctitle=Spoofed%2Cline=1.yaml,line=3::unknown key \"a%0A::warning::b%250A\""
 	if got != want {
 		t.Errorf("Annotation() = %q\nwant          %q", got, want)
+	}
+}
+
+// The fingerprint names the manifests' bytes: the same files anywhere give
+// the same one, and any change to a file (policy.yaml too) a new one.
+func TestFingerprint(t *testing.T) {
+	copyOf := func(edit func(dir string)) string {
+		t.Helper()
+		dir := t.TempDir()
+		for _, name := range []string{"policy.yaml", "de.yaml", "uk.yaml"} {
+			data, err := os.ReadFile(filepath.Join("testdata", "good", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if edit != nil {
+			edit(dir)
+		}
+		set, diags := Load(dir)
+		if diags.HasErrors() {
+			t.Fatalf("%v", diags)
+		}
+		return set.Fingerprint
+	}
+	appendTo := func(name, text string) func(string) {
+		return func(dir string) {
+			f, err := os.OpenFile(filepath.Join(dir, name), os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			if _, err := f.WriteString(text); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	first, again := copyOf(nil), copyOf(nil)
+	if len(first) != 64 || first != again {
+		t.Fatalf("the same files fingerprint %q and %q", first, again)
+	}
+	seen := map[string]string{first: "as is"}
+	for what, edit := range map[string]func(string){
+		"a comment in uk.yaml":     appendTo("uk.yaml", "# a comment\n"),
+		"a comment in policy.yaml": appendTo("policy.yaml", "# a comment\n"),
+		"a new manifest":           func(dir string) { os.WriteFile(filepath.Join(dir, "fr.yaml"), []byte("jurisdiction: fr\nname: France\ntimezone: Europe/Paris\nsources:\n  - id: fr-bofip\n    url: https://bofip.impots.gouv.fr/bofip/1-PGP.html\n    kind: rates-page\n    title: BOFiP\n"), 0o644) },
+	} {
+		fp := copyOf(edit)
+		if other, dup := seen[fp]; dup {
+			t.Errorf("%s leaves the fingerprint of %s", what, other)
+		}
+		seen[fp] = what
 	}
 }

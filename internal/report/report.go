@@ -73,8 +73,13 @@ type Report struct {
 	// Hosts is what the state and the ledgers say of each host the
 	// pages name, sorted by host: with the sources, the report is all the
 	// pages show that the manifests do not say.
-	Hosts   []HostSeen `json:"hosts,omitempty"`
-	Sources []Entry    `json:"sources"`
+	// Manifests is the fingerprint of the manifests the report was
+	// rendered for (manifest.Set.Fingerprint): `report --check` holds the
+	// pages to these manifests only, since a contributor's change to them
+	// is rendered where the pages are published, not by the contributor.
+	Manifests string     `json:"manifests,omitempty"`
+	Hosts     []HostSeen `json:"hosts,omitempty"`
+	Sources   []Entry    `json:"sources"`
 }
 
 // Build makes the report of every source in set (sorted by jurisdiction
@@ -88,7 +93,7 @@ func Build(set *manifest.Set, st *state.State) *Report {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	r := &Report{Sources: make([]Entry, 0, len(srcs))}
+	r := &Report{Manifests: set.Fingerprint, Sources: make([]Entry, 0, len(srcs))}
 	for _, src := range srcs {
 		s := st.Source(src.ID)
 		e := Entry{
@@ -177,6 +182,11 @@ func (r *Report) JSON() ([]byte, error) {
 	if r.Week != "" {
 		w.b = append(w.b, "  \"week\": "...)
 		w.quote(r.Week)
+		w.b = append(w.b, ",\n"...)
+	}
+	if r.Manifests != "" {
+		w.b = append(w.b, "  \"manifests\": "...)
+		w.quote(r.Manifests)
 		w.b = append(w.b, ",\n"...)
 	}
 	if len(r.Hosts) > 0 {

@@ -79,6 +79,18 @@ func (s step) runLines() []string {
 	return strings.Split(strings.ReplaceAll(s.Run, "\\\n", " "), "\n")
 }
 
+// runsMatching says whether a line of one of the job's scripts matches re.
+func (j *job) runsMatching(re *regexp.Regexp) bool {
+	for _, s := range j.Steps {
+		for _, l := range s.runLines() {
+			if re.MatchString(l) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (s step) with(key string) string {
 	v, ok := s.With[key]
 	if !ok {
@@ -618,10 +630,14 @@ func TestWorkflowActionsPinned(t *testing.T) {
 	}
 }
 
-// TestReportsDriftFailsCI: the committed reports/ cannot drift from the
-// manifests unseen. validate.yml runs `taxkernelbot report --check` on
-// every pull request that touches manifests/ or reports/, and .ci/run
-// (which ci.yml runs) checks the same on every push.
+// TestReportsDriftFailsCI: the committed reports/ cannot be edited by
+// hand unseen, and a contributor is never asked to render them.
+// validate.yml runs on every pull request that touches manifests/ or
+// reports/ and holds each file the pull request changes under reports/ to
+// what report writes (report --check --changed-since the base), and
+// .ci/run (which ci.yml runs) checks the pages against the manifests they
+// were rendered for on every push. pages.yml renders the site from main's
+// manifests whenever they change, so it never waits for the bot.
 func TestReportsDriftFailsCI(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(root(t), ".github", "workflows", "validate.yml"))
 	if err != nil {
@@ -632,6 +648,9 @@ func TestReportsDriftFailsCI(t *testing.T) {
 			PullRequest struct {
 				Paths []string `yaml:"paths"`
 			} `yaml:"pull_request"`
+			Push struct {
+				Paths []string `yaml:"paths"`
+			} `yaml:"push"`
 		} `yaml:"on"`
 	}
 	if err := yaml.Unmarshal(data, &on); err != nil {
@@ -642,16 +661,23 @@ func TestReportsDriftFailsCI(t *testing.T) {
 			t.Errorf("validate.yml does not run on pull requests that touch %s (paths: %q)", want, on.On.PullRequest.Paths)
 		}
 	}
-	checked := false
-	for _, j := range loadWorkflow(t, "validate.yml").jobs() {
-		for _, s := range j.Steps {
-			for _, l := range s.runLines() {
-				checked = checked || strings.Contains(l, "taxkernelbot report --check")
+	runs := func(wf, what string) bool {
+		for _, j := range loadWorkflow(t, wf).jobs() {
+			for _, s := range j.Steps {
+				for _, l := range s.runLines() {
+					if strings.Contains(l, what) {
+						return true
+					}
+				}
 			}
 		}
+		return false
 	}
-	if !checked {
-		t.Error("validate.yml: no step runs `taxkernelbot report --check`")
+	if !runs("validate.yml", "taxkernelbot report --check --changed-since") {
+		t.Error("validate.yml: no step runs `taxkernelbot report --check --changed-since` the base")
+	}
+	if loadWorkflow(t, "validate.yml").jobs()[0].runsMatching(regexp.MustCompile(`taxkernelbot report --check\s*$`)) {
+		t.Error("validate.yml holds a contributor's pull request to pages rendered for its manifests")
 	}
 	run, err := os.ReadFile(filepath.Join(root(t), ".ci", "run"))
 	if err != nil {
@@ -659,6 +685,19 @@ func TestReportsDriftFailsCI(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^go run \./cmd/taxkernelbot report --check$`).Match(run) {
 		t.Error(".ci/run does not run `go run ./cmd/taxkernelbot report --check`")
+	}
+	if !runs("pages.yml", "go run ./cmd/taxkernelbot report ") {
+		t.Error("pages.yml does not render the pages (taxkernelbot report) before it publishes them")
+	}
+	pages, err := os.ReadFile(filepath.Join(root(t), ".github", "workflows", "pages.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(pages, &on); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(on.On.Push.Paths, "manifests/**") {
+		t.Errorf("pages.yml does not publish when main's manifests change (paths: %q)", on.On.Push.Paths)
 	}
 }
 
