@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/answer"
+	"github.com/taxkernel/taxkernelbot/internal/audit"
 	"github.com/taxkernel/taxkernelbot/internal/fetch"
 	"github.com/taxkernel/taxkernelbot/internal/gate"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -360,6 +361,9 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			s.LastGood = now
 			s.SHA256, s.Size, s.ContentType, s.FinalURL = store.Sum(resp.SHA256), resp.Size, resp.ContentType, u.String()
 			s.ETag, s.LastModified = resp.ETag, resp.LastModified
+			if prior.SHA256 == "" && s.Audit == nil {
+				s.Audit = r.audit(src, u, resp, now)
+			}
 			// Whenever a blob is indexed (or found held), its text is kept
 			// beside it.
 			view := r.deriveText(ctx, src, resp.SHA256, resp.ContentType)
@@ -374,6 +378,11 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			what = "unchanged"
 		}
 		r.log(src.Host, "%s %s → %d %s sha256 %.12s (%d bytes)", src.ID, u, code, what, resp.SHA256, resp.Size)
+		if a := r.o.State.Source(src.ID).Audit; what == "new" && a != nil {
+			for _, m := range a.Mismatches {
+				r.log(src.Host, "%s first fetch: %s", src.ID, m)
+			}
+		}
 		return nil, true
 	case code == 404 || code == 410:
 		r.finish(src, state.Gone, prior, func(s *state.Source) {
@@ -509,6 +518,21 @@ func (r *run) judge(src manifest.Source, prior state.Source, u *url.URL, resp *f
 		return answer.Verdict{}
 	}
 	return v
+}
+
+// audit holds a source's first bytes against what its manifest entry
+// promised (package audit); it reads them back from the store, at most
+// audit.MaxRead of them.
+func (r *run) audit(src manifest.Source, u *url.URL, resp *fetch.Response, now time.Time) *audit.Audit {
+	var body []byte
+	if f, err := r.o.Store.Open(store.Sum(resp.SHA256)); err == nil {
+		body, _ = io.ReadAll(io.LimitReader(f, audit.MaxRead))
+		f.Close()
+	}
+	return audit.Of(audit.Fetch{
+		URL: src.URL, FinalURL: u.String(), Kind: string(src.Kind), Title: src.Title,
+		ContentType: resp.ContentType, Body: body, Size: resp.Size, Date: now,
+	})
 }
 
 // head returns the first bytes of a held blob (nil when it cannot be read):

@@ -65,6 +65,10 @@ func (w *jsonWriter) entry(e *Entry) error {
 		w.key("usage")
 		w.encode(e.Usage)
 	}
+	if e.Audit != nil {
+		w.key("first_fetch")
+		w.encode(e.Audit)
+	}
 	w.b = append(w.b, '}')
 	return w.err
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/audit"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/usage"
@@ -49,6 +50,10 @@ type Entry struct {
 	// Usage is what the publisher said about the use of the bytes held
 	// (see AddUsage); nil when nothing was said.
 	Usage *usage.Prefs `json:"usage,omitempty"`
+	// Audit is what the source's first fetch found against what its
+	// entry promised (package audit): kept, so that a reviewer can read
+	// any time what a source turned out to be on its first day.
+	Audit *audit.Audit `json:"first_fetch,omitempty"`
 }
 
 // Noisy is when a source started blinking and the view suggested for its
@@ -113,6 +118,7 @@ func Build(set *manifest.Set, st *state.State) *Report {
 			Gaps:         slices.Clone(src.Gaps),
 		}
 		e.FRBR = src.FRBR(s.ContentType, string(s.SHA256))
+		e.Audit = s.Audit
 		if e.Status == "" {
 			e.Status = state.Pending
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/audit"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
@@ -90,6 +91,9 @@ type Source struct {
 	// Noisy is set once the source starts blinking without a declared
 	// view; it carries the view suggested then.
 	Noisy *Noisy `json:"noisy,omitempty"`
+	// Audit is what the first fetch that brought bytes found, held
+	// against what the manifest entry promised; set once, never changed.
+	Audit *audit.Audit `json:"first_fetch,omitempty"`
 }
 
 // MaxTextChecks is how many fetches TextChecks remembers.
@@ -198,6 +202,11 @@ func (s *State) Clone() *State {
 			n := *src.Noisy
 			n.Drop, n.Ignore = slices.Clone(n.Drop), slices.Clone(n.Ignore)
 			src.Noisy = &n
+		}
+		if src.Audit != nil {
+			a := *src.Audit
+			a.Mismatches = slices.Clone(a.Mismatches)
+			src.Audit = &a
 		}
 		c.sources[id] = src
 	}
