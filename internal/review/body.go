@@ -271,6 +271,13 @@ func Body(changes []report.Change, counts Summary, links Links, d Details) strin
 	}
 
 	head := header(sorted, counts, lasting.total, runURL)
+	if n := mismatched(sorted); n > 0 {
+		what := plural(n, "source", "sources") + " fetched for the first time do not look like what their entries promised"
+		if n == 1 {
+			what = "1 source fetched for the first time does not look like what its entry promised"
+		}
+		head += "\n> [!WARNING]\n> " + what + " (a landing page where a file was listed, an index where a table was, another year's edition): each is flagged below. Fix the address in the manifest, or keep it if it is right.\n"
+	}
 	if d.Files > DiffViewFiles {
 		report := "`reports/coverage.md`"
 		if u := fileURL("reports/coverage.md"); u != "" {
@@ -480,7 +487,7 @@ func recoveredItem(c report.Change, blob func(string) string) string {
 }
 
 func firstItem(c report.Change, blob func(string) string) string {
-	return who(c) + ": " + hash(c.New.SHA256, blob) + typeAndSize(c.New)
+	return who(c) + ": " + hash(c.New.SHA256, blob) + typeAndSize(c.New) + audited(c.New)
 }
 
 func newItem(c report.Change, blob func(string) string) string {
@@ -488,7 +495,40 @@ func newItem(c report.Change, blob func(string) string) string {
 	if c.New.SHA256 != "" {
 		s += " " + hash(c.New.SHA256, blob) + typeAndSize(c.New)
 	}
-	return s + why(c.New)
+	return s + why(c.New) + audited(c.New)
+}
+
+// mismatched counts the changes whose first fetch found a mismatch.
+func mismatched(changes []report.Change) int {
+	n := 0
+	for _, c := range changes {
+		if i := categoryOf(c); (i == catFirst || i == catNew) && c.New.Audit != nil && len(c.New.Audit.Mismatches) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// audited is what a first fetch found (report.Entry.Audit): what the
+// bytes are and call themselves, where they came from, and each way they
+// disagree with what the entry promised, flagged for the reviewer. The
+// title and the addresses are the server's: inert text.
+func audited(e report.Entry) string {
+	a := e.Audit
+	if a == nil {
+		return ""
+	}
+	s := "; found " + text(a.Form, 60)
+	if a.Title != "" {
+		s += " titled “" + text(a.Title, 200) + "”"
+	}
+	if a.FinalURL != "" {
+		s += ", served from " + link(a.FinalURL)
+	}
+	for _, m := range a.Mismatches {
+		s += "\n  - :warning: **Check the address:** " + text(m, 400)
+	}
+	return s
 }
 
 func removedItem(c report.Change, _ func(string) string) string {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/audit"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -60,6 +61,7 @@ func mixReports() (old, new *report.Report) {
 		set(oldE[4], func(e *report.Entry) { e.Status, e.HTTPStatus, e.Detail = state.Gone, 410, "410 Gone" }),
 		set(oldE[5], func(e *report.Entry) {
 			e.Status, e.HTTPStatus, e.SHA256, e.Size, e.ContentType = state.Fresh, 200, sha("5e5e"), 3_300_000, "application/pdf"
+			e.Audit = &audit.Audit{Date: "2026-12-07", Form: "a PDF", Size: 3_300_000, Title: "Rates 2026 <b>@irs</b> [x](https://x.example)"}
 		}),
 		set(oldE[7], func(e *report.Entry) { e.FinalURL = "https://www.uk.example/uk-redirected-2026" }),
 		set(oldE[8], func(e *report.Entry) { e.Detail = "HTTP 504 after 60s" }),
@@ -68,6 +70,12 @@ func mixReports() (old, new *report.Report) {
 		}),
 		oldE[10],
 		set(fresh("us", "us-w4", "", 0), func(e *report.Entry) { e.Status, e.HTTPStatus, e.ContentType = state.Pending, 0, "" }),
+		set(fresh("us", "us-p15t", sha("1515"), 8_000), func(e *report.Entry) {
+			e.URL = "https://www.us.example/pub/p15t.pdf"
+			e.Audit = &audit.Audit{Date: "2026-12-07", Form: "an HTML page", Size: 8_000, Title: "Publication 15-T | @octocat",
+				FinalURL: "https://www.us.example/publications/p15t",
+				Mismatches: []string{"the address ends in .pdf, which promises a PDF, but the server sent an HTML page: a landing page, not the document? List the document's own address"}}
+		}),
 	}
 	return &report.Report{Sources: oldE}, &report.Report{Sources: newE}
 }
@@ -410,5 +418,34 @@ func golden(t *testing.T, name, got string) {
 	}
 	if d := cmp.Diff(string(want), got); d != "" {
 		t.Errorf("body differs from %s (-want +got; go test -update rewrites it):\n%s", path, d)
+	}
+}
+
+// A first fetch that does not look like what its entry promised is
+// flagged where a reviewer reads first, and under its source; what the
+// server wrote in its title stays inert.
+func TestBodyFlagsFirstFetchMismatches(t *testing.T) {
+	old, new := mixReports()
+	body := Body(report.Diff(old, new), SummaryOf(new), links(""), Details{})
+	head, _, _ := strings.Cut(body, "### ")
+	if !strings.Contains(head, "> [!WARNING]\n> 1 source fetched for the first time does not look like what its entry promised") {
+		t.Errorf("no warning above the sections:\n%s", head)
+	}
+	for _, want := range []string{
+		"found an HTML page titled “Publication 15-T \\| \\@&#8203;octocat”",
+		"  - :warning: **Check the address:** the address ends in .pdf, which promises a PDF, but the server sent an HTML page",
+		"found a PDF titled “Rates 2026",
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the body lacks %q:\n%s", want, body)
+		}
+	}
+	if strings.Contains(body, "<b>") || strings.Contains(body, "[x](https://x.example)") {
+		t.Errorf("a title's markup renders:\n%s", body)
+	}
+	// Without a mismatch, no warning.
+	new.Sources = new.Sources[:len(new.Sources)-1]
+	if body := Body(report.Diff(old, new), SummaryOf(new), links(""), Details{}); strings.Contains(body, "[!WARNING]") {
+		t.Errorf("a warning with no mismatch:\n%s", body)
 	}
 }
