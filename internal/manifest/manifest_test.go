@@ -611,7 +611,9 @@ func TestFingerprint(t *testing.T) {
 	for what, edit := range map[string]func(string){
 		"a comment in uk.yaml":     appendTo("uk.yaml", "# a comment\n"),
 		"a comment in policy.yaml": appendTo("policy.yaml", "# a comment\n"),
-		"a new manifest":           func(dir string) { os.WriteFile(filepath.Join(dir, "fr.yaml"), []byte("jurisdiction: fr\nname: France\ntimezone: Europe/Paris\nsources:\n  - id: fr-bofip\n    url: https://bofip.impots.gouv.fr/bofip/1-PGP.html\n    kind: rates-page\n    title: BOFiP\n"), 0o644) },
+		"a new manifest": func(dir string) {
+			os.WriteFile(filepath.Join(dir, "fr.yaml"), []byte("jurisdiction: fr\nname: France\ntimezone: Europe/Paris\nsources:\n  - id: fr-bofip\n    url: https://bofip.impots.gouv.fr/bofip/1-PGP.html\n    kind: rates-page\n    title: BOFiP\n"), 0o644)
+		},
 	} {
 		fp := copyOf(edit)
 		if other, dup := seen[fp]; dup {
