@@ -296,6 +296,11 @@ func (f *file) source(n *yaml.Node, jurisdiction string) source {
 			}
 		}
 	}
+	if s.Parsed != nil && s.Kind != "" {
+		if why := kindForm(s.Kind, s.Parsed); why != "" {
+			f.warnf(s.urlLine, "url %s %s", s.URL, why)
+		}
+	}
 	if e, ok := fs["title"]; ok {
 		s.Title, _ = f.str(e)
 	}

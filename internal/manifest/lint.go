@@ -440,3 +440,18 @@ func fillColumns(ds Diagnostics, files map[string][]byte) {
 		}
 	}
 }
+
+// kindForm says why an address's file extension promises a form its kind
+// is not published in, "" when it may be: a spreadsheet is no law and no
+// gazette (a table of figures is a tax-table), and a rates page is a page
+// or a document to read, not an archive.
+func kindForm(kind Kind, u *url.URL) string {
+	ext := strings.ToLower(path.Ext(u.Path))
+	switch {
+	case (kind == Legislation || kind == Gazette) && slices.Contains([]string{".xls", ".xlsx", ".ods", ".csv"}, ext):
+		return "is a spreadsheet (" + ext + "), which a " + string(kind) + " is not published as: a table of figures is a tax-table"
+	case kind == RatesPage && ext == ".zip":
+		return "is a ZIP archive, which a rates-page is not published as: list the page or the document itself"
+	}
+	return ""
+}

@@ -387,6 +387,33 @@ func TestApplicationPageWarns(t *testing.T) {
 	}
 }
 
+// TestKindPromisesAForm: an address whose extension is a form its kind
+// is never published in is a warning on the url's line; the forms the
+// manifests list for each kind draw none.
+func TestKindPromisesAForm(t *testing.T) {
+	for _, tt := range []struct{ url, kind, want string }{
+		{"https://www.example.gov/stats/rates.xlsx", "legislation", "is a spreadsheet (.xlsx), which a legislation is not published as: a table of figures is a tax-table"},
+		{"https://www.example.gov/notices/2026.csv", "gazette", "is a spreadsheet (.csv), which a gazette is not published as"},
+		{"https://www.example.gov/rates/all.zip", "rates-page", "is a ZIP archive, which a rates-page is not published as"},
+		{"https://www.example.gov/tables/paye.xlsx", "tax-table", ""},
+		{"https://www.gesetze-im-internet.de/estg/xml.zip", "legislation", ""},
+		{"https://www.irs.gov/pub/irs-pdf/p15t.pdf", "withholding-schedule", ""},
+		{"https://www.gov.uk/income-tax-rates", "rates-page", ""},
+	} {
+		m := "jurisdiction: uk\nname: UK\ntimezone: UTC\nsources:\n  - id: uk-a\n    url: \"" + tt.url + "\"\n    kind: " + tt.kind + "\n    title: A\n"
+		_, set, diags := loadFiles(t, map[string]string{"uk.yaml": m})
+		got := diagStrings(diags)
+		switch {
+		case set == nil:
+			t.Errorf("%s as %s: refused, want at most a warning:\n%s", tt.url, tt.kind, got)
+		case tt.want == "" && len(diags) != 0:
+			t.Errorf("%s as %s draws:\n%s", tt.url, tt.kind, got)
+		case tt.want != "" && (!strings.Contains(got, "uk.yaml:6: warning: url ") || !strings.Contains(got, tt.want)):
+			t.Errorf("%s as %s: want a warning at line 6 containing %q, got:\n%s", tt.url, tt.kind, tt.want, got)
+		}
+	}
+}
+
 // TestDuplicateURLsWhateverTheirPercentEncoding: the same URL written with
 // and without percent-encoding is one document; an escape that changes
 // what the URL says (a / inside a path segment, a & or = or + inside a
