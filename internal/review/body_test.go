@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/audit"
+	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -73,7 +73,7 @@ func mixReports() (old, new *report.Report) {
 		set(fresh("us", "us-p15t", sha("1515"), 8_000), func(e *report.Entry) {
 			e.URL = "https://www.us.example/pub/p15t.pdf"
 			e.Audit = &audit.Audit{Date: "2026-12-07", Form: "an HTML page", Size: 8_000, Title: "Publication 15-T | @octocat",
-				FinalURL: "https://www.us.example/publications/p15t",
+				FinalURL:   "https://www.us.example/publications/p15t",
 				Mismatches: []string{"the address ends in .pdf, which promises a PDF, but the server sent an HTML page: a landing page, not the document? List the document's own address"}}
 		}),
 	}
