@@ -63,11 +63,14 @@ type citation struct {
 	// Retrieved is the UTC date of the last good check that served these
 	// bytes (or, for --at and when the state does not say, the date they
 	// were first retrieved).
-	Retrieved   string    `json:"retrieved"`
-	FirstSeen   string    `json:"first_seen"`
-	SHA256      store.Sum `json:"sha256"`
-	Size        int64     `json:"size"`
-	ContentType string    `json:"content_type"`
+	Retrieved string    `json:"retrieved"`
+	FirstSeen string    `json:"first_seen"`
+	SHA256    store.Sum `json:"sha256"`
+	// SWHID is the bytes' Software Heritage identifier, when the index
+	// records it.
+	SWHID       string `json:"swhid,omitempty"`
+	Size        int64  `json:"size"`
+	ContentType string `json:"content_type"`
 	// Blob is the path of the exact bytes; Text the path of their derived
 	// plain text, when it has been derived (else TextMissing says why).
 	Blob        string `json:"blob"`
@@ -171,6 +174,9 @@ func runCite(_ context.Context, opts citeOptions) error {
 		fmt.Fprintf(w, "confirmed:    %s to %s (%d check(s))\n", c.FirstConfirmed, c.LastConfirmed, c.Confirmations)
 	}
 	fmt.Fprintf(w, "sha256:       %s\n", c.SHA256)
+	if c.SWHID != "" {
+		fmt.Fprintf(w, "swhid:        %s\n", c.SWHID)
+	}
 	fmt.Fprintf(w, "size:         %d\n", c.Size)
 	fmt.Fprintf(w, "content_type: %s\n", c.ContentType)
 	fmt.Fprintf(w, "blob:         %s\n", c.Blob)
@@ -222,7 +228,7 @@ func cite(opts citeOptions, src manifest.Source, history []store.Change, cur sta
 	c := citation{
 		Source: src.ID, Jurisdiction: src.Jurisdiction, Title: src.Title,
 		URL: src.URL, FinalURL: e.FinalURL, Retrieved: history[i].Date, FirstSeen: e.FirstSeen,
-		SHA256: e.SHA256, Size: e.Size, ContentType: e.ContentType, At: opts.At, heldFrom: history[i].Date,
+		SHA256: e.SHA256, SWHID: e.SWHID, Size: e.Size, ContentType: e.ContentType, At: opts.At, heldFrom: history[i].Date,
 		Blob: filepath.ToSlash(store.ReadOnly(opts.Snapshots).Path(e.SHA256)),
 	}
 	if opts.At == "" && cur.SHA256 == e.SHA256 && !cur.LastGood.IsZero() {

@@ -352,7 +352,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		}
 		r.o.Index.Add(src.ID, store.Entry{
 			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
-			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
+			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly), SWHID: r.swhid(resp.SHA256),
 			Status: code, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
 			Sent: sentEntry(resp), Usage: prefs,
 		}, prior.SHA256)
@@ -449,7 +449,7 @@ func (r *run) notDocument(src manifest.Source, prior state.Source, u *url.URL, r
 	} else {
 		r.o.Index.Add(src.ID, store.Entry{
 			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
-			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly),
+			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly), SWHID: r.swhid(resp.SHA256),
 			Status: resp.Status, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
 			Sent: sentEntry(resp), NotDocument: v.Words, Usage: prefs,
 		}, prior.SHA256)
@@ -533,6 +533,17 @@ func (r *run) audit(src manifest.Source, u *url.URL, resp *fetch.Response, now t
 		URL: src.URL, FinalURL: u.String(), Kind: string(src.Kind), Title: src.Title,
 		ContentType: resp.ContentType, Body: body, Size: resp.Size, Date: now,
 	})
+}
+
+// swhid is the Software Heritage identifier of a blob just stored, ""
+// when it cannot be read back (the index then says nothing of it, and
+// verify names what is wrong with the blob).
+func (r *run) swhid(sum string) string {
+	id, err := r.o.Store.SWHID(store.Sum(sum))
+	if err != nil {
+		return ""
+	}
+	return id
 }
 
 // head returns the first bytes of a held blob (nil when it cannot be read):

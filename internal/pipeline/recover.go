@@ -108,6 +108,9 @@ func Recover(ctx context.Context, s *store.Store, ix *store.Index, ledgerDir str
 		}
 		for _, c := range cs {
 			c.entry.Size = size // the bytes held are the measure
+			if id, err := s.SWHID(sum); err == nil {
+				c.entry.SWHID = id
+			}
 			ix.Add(c.id, c.entry, "")
 			rec.Adopted[string(sum)] = append(rec.Adopted[string(sum)], c.id)
 		}

@@ -26,6 +26,10 @@ type Entry struct {
 	ContentType string `json:"content_type,omitempty"`
 	FinalURL    string `json:"final_url"`
 	FirstSeen   string `json:"first_seen"` // UTC date, YYYY-MM-DD
+	// SWHID is the bytes' Software Heritage identifier (SWHIDOf), so
+	// that the archive can be cross-checked against Software Heritage and
+	// any git object store; empty in entries from before it was kept.
+	SWHID string `json:"swhid,omitempty"`
 	// Returned lists the UTC dates on which the source served these bytes
 	// again after serving others (a document put back to an earlier
 	// version), oldest first.

@@ -273,6 +273,26 @@ func (b *blobReader) Read(p []byte) (int, error) {
 
 func (b *blobReader) Close() error { return b.f.Close() }
 
+// SWHID returns the Software Heritage identifier of a held blob: its
+// bytes' git blob id as swh:1:cnt:<40 hex>, what Software Heritage and any
+// git object store name the same bytes by. Reading re-hashes, as Open does.
+func (s *Store) SWHID(sum Sum) (string, error) {
+	f, err := s.Open(sum)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.(*blobReader).f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("store: %w", err)
+	}
+	g := newBlobHash(fi.Size())
+	if _, err := io.Copy(g, f); err != nil {
+		return "", err
+	}
+	return swhidOf(g), nil
+}
+
 // Problem is one finding of Verify.
 type Problem struct {
 	Path    string
@@ -291,7 +311,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 		probs = append(probs, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 	}
 	dir := filepath.Join(s.root, blobDir)
-	held := make(map[Sum]bool) // every well-placed blob, corrupt or not
+	held := make(map[Sum]string) // every well-placed blob, corrupt or not: its SWHID
 	buf := make([]byte, copyBufSize)
 
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -327,8 +347,8 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 			report(p, "misplaced: not a blob at sha256/<first two hex>/<64 hex>")
 			return nil
 		}
-		held[Sum(name)] = true
-		got, err := hashFile(ctx, p, buf)
+		got, swhid, err := hashFile(ctx, p, buf)
+		held[Sum(name)] = swhid
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -347,6 +367,9 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
 			indexed[e.SHA256] = append(indexed[e.SHA256], id)
+			if got, ok := held[e.SHA256]; ok && e.SWHID != "" && got != "" && e.SWHID != got {
+				report(s.Path(e.SHA256), "%s: the index gives its SWHID as %s, the bytes are %s", id, e.SWHID, got)
+			}
 			if e.Sent != nil {
 				// The bytes as sent: held like the document, and never
 				// taken for an orphan.
@@ -358,7 +381,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 		switch {
 		case !sum.Valid():
 			report(filepath.Join(s.root, "index.json"), "%s: %q is not a hex sha256", strings.Join(ids, ", "), sum)
-		case !held[sum]:
+		case !has(held, sum):
 			report(s.Path(sum), "missing: indexed by %s but not in the store", strings.Join(ids, ", "))
 		}
 	}
@@ -377,18 +400,29 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 	return probs, nil
 }
 
-// hashFile returns the hex SHA-256 of the file at p, giving up when ctx ends.
-func hashFile(ctx context.Context, p string, buf []byte) (string, error) {
+func has(m map[Sum]string, sum Sum) bool { _, ok := m[sum]; return ok }
+
+// hashFile returns the hex SHA-256 of the file at p and its SWHID, in
+// one reading, giving up when ctx ends.
+func hashFile(ctx context.Context, p string, buf []byte) (sum, swhid string, err error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.CopyBuffer(h, ctxReader{ctx, f}, buf); err != nil {
-		return "", err
+	fi, err := f.Stat()
+	if err != nil {
+		return "", "", err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	h, g := sha256.New(), newBlobHash(fi.Size())
+	n, err := io.CopyBuffer(io.MultiWriter(h, g), ctxReader{ctx, f}, buf)
+	if err != nil {
+		return "", "", err
+	}
+	if n != fi.Size() {
+		return "", "", fmt.Errorf("%s changed size while read (%d bytes, then %d)", p, fi.Size(), n)
+	}
+	return hex.EncodeToString(h.Sum(nil)), swhidOf(g), nil
 }
 
 // ctxReader fails with ctx.Err() once ctx ends, so a long body or a large
