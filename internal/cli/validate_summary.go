@@ -39,6 +39,12 @@ func overridesSummary(set *manifest.Set) string {
 // writeStepSummary appends the overrides to $GITHUB_STEP_SUMMARY when the
 // command runs in GitHub Actions; elsewhere it does nothing.
 func writeStepSummary(set *manifest.Set, io IO) error {
+	return appendStepSummary(io, overridesSummary(set))
+}
+
+// appendStepSummary appends text to $GITHUB_STEP_SUMMARY when the command
+// runs in GitHub Actions; elsewhere it does nothing.
+func appendStepSummary(io IO, text string) error {
 	if io.Getenv == nil || io.Getenv("GITHUB_STEP_SUMMARY") == "" {
 		return nil
 	}
@@ -47,7 +53,7 @@ func writeStepSummary(set *manifest.Set, io IO) error {
 	if err != nil {
 		return fmt.Errorf("open the step summary %s: %w", path, err)
 	}
-	if _, err := f.WriteString(overridesSummary(set)); err != nil {
+	if _, err := f.WriteString(text); err != nil {
 		f.Close()
 		return fmt.Errorf("write the step summary %s: %w", path, err)
 	}
