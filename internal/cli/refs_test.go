@@ -207,7 +207,8 @@ values:
 	}
 	for _, want := range []string{
 		"### `t-rates` changed on 2026-12-08",
-		"| `rate` | `rate.yaml:8` | 2026-11-01 (date-key) | not held: the archive holds it since 2026-12-07, so what you cited may differ from both sides |",
+		"| `rate` | `rate.yaml:8` | 2026-11-01 (date-key) | none held yet |",
+		"- 1 reference(s) below are older than the archive's first copy (2026-12-07): what they cited may differ from both sides",
 		"(https://github.example/taxkernel/taxkernelbot/blob/abc123/reports/changes/t-rates/2026-12-08_",
 		"  - Basic rate: `20%` → `21%`\n",
 		"- Before: `taxkernelbot cite t-rates --at 2026-12-07`",

@@ -119,7 +119,8 @@ metadata:
 		"  - Basic rate: `20%` → `21%`\n",
 		"- Before: `taxkernelbot cite uk-income-tax-rates --at 2026-12-07`",
 		"- After: `taxkernelbot cite uk-income-tax-rates --at 2026-12-08`",
-		"| `gov.hmrc.basic_rate` | `" + filepath.ToSlash(param) + ":7` | 2026-11-01 (git) | not held: the archive holds it since 2026-12-07, so what you cited may differ from both sides |",
+		"| `gov.hmrc.basic_rate` | `" + filepath.ToSlash(param) + ":7` | 2026-11-01 (git) | none held yet |",
+		"- 1 reference(s) below are older than the archive's first copy (2026-12-07): what they cited may differ from both sides",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("first run: the issue lacks %q:\n%s", want, body)

@@ -12,9 +12,13 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
-// maxCitedRows bounds the rows of the cited-changed issue, well inside
-// GitHub's body limit; the rest are counted.
-const maxCitedRows = 300
+// citedBudget is what the cited-changed issue's body may take, in bytes:
+// GitHub's limit, less room for the marker line the client puts first.
+const citedBudget = MaxBody - 1024
+
+// maxCitedRows is how many references an entry lists; the rest are
+// counted (refs --json lists them all).
+const maxCitedRows = 10
 
 // maxCitedFigures is how many changed figures an entry shows; its change
 // document has them all.
@@ -40,8 +44,10 @@ type CitedArchive struct {
 // commands that cite the bytes on each side, and the parameters citing
 // it. A reference older than the archive's first bytes of its document
 // is listed under the first change the archive saw, saying that what it
-// cited may differ from both sides. What the repository or a server wrote
-// is inert Markdown. "" when nothing cited changed.
+// cited may differ from both sides. The changes cited most come first;
+// once the body would pass GitHub's limit the rest are listed a line each,
+// then counted. What the repository or a server wrote is inert Markdown.
+// "" when nothing cited changed.
 func CitedChanged(rows []refs.Row, archive CitedArchive) (title, body string) {
 	type change struct {
 		source, url, date string
@@ -74,41 +80,90 @@ func CitedChanged(rows []refs.Row, archive CitedArchive) (title, body string) {
 		params += len(c.rows)
 	}
 	slices.SortFunc(changes, func(a, b *change) int {
-		return cmp.Or(strings.Compare(a.source, b.source), strings.Compare(a.date, b.date), strings.Compare(a.held.ChangeTo, b.held.ChangeTo))
+		return cmp.Or(len(b.rows)-len(a.rows), strings.Compare(a.source, b.source), strings.Compare(a.date, b.date), strings.Compare(a.held.ChangeTo, b.held.ChangeTo))
 	})
 	title = fmt.Sprintf("TaxKernelBot: %d cited document(s) changed after %d reference(s) to them", len(docs), params)
+	const footer = "\n---\nKept by `taxkernelbot refs --issue`, run on a schedule. The reference date is the one its URL pins, its date key, or when its line was last changed (git). A reference dated before the archive first held its document is listed under the first change the archive saw: the document changed after the reference, though what it cited may be older than both sides.\n"
 	var b strings.Builder
 	fmt.Fprintf(&b, "The archive (%s) holds %d document(s) that changed after the date of a reference to them in this repository's parameters. Check each parameter against the document as it is now, then bring the reference up to date; this issue is updated when the list changes and closed when it is empty.\n",
 		markdown.TextN(archive.Name, 200), len(docs))
-	shown := 0
-	for _, c := range changes {
-		h := c.held
-		fmt.Fprintf(&b, "\n### %s changed on %s\n\n", markdown.Code(c.source), markdown.Text(c.date))
-		b.WriteString(changeLines(c.source, h, archive))
-		fmt.Fprintf(&b, "- Citation now: %s, retrieved %s, sha256 %s\n", markdown.Link(markdown.Clip(c.url, 200), c.url), markdown.Text(h.Retrieved), markdown.Code(h.SHA256))
-		b.WriteString("\n| Parameter | Where | Reference date | Bytes then | Cited as |\n|---|---|---|---|---|\n")
-		for _, r := range c.rows {
-			if shown == maxCitedRows {
-				break
+	// Room for the closing lines: the footer and a count of what is left.
+	room := func(n int) bool { return b.Len()+n+len(footer)+200 <= citedBudget }
+	brief := false
+	for i, c := range changes {
+		if !brief {
+			entry := citedEntry(c.source, c.url, c.rows, archive)
+			if room(len(entry)) {
+				b.WriteString(entry)
+				continue
 			}
-			shown++
-			cited := markdown.TextN(r.Title, 120)
-			if r.Href != "" {
-				cited = markdown.Link(markdown.Clip(cmpOr(r.Title, r.Href), 120), r.Href)
+			brief = true
+			b.WriteString("\n### More changes, a line each\n\n")
+		}
+		line := fmt.Sprintf("- %s changed on %s: %d reference(s)%s\n", markdown.Code(c.source), markdown.Text(c.date), len(c.rows), changeDocLink(c.source, c.held, archive))
+		if !room(len(line)) {
+			left := 0
+			for _, c := range changes[i:] {
+				left += len(c.rows)
 			}
-			then := markdown.CellCode(short(r.Held.OnRefDate))
-			if r.Held.BeforeFirst {
-				then = fmt.Sprintf("not held: the archive holds it since %s, so what you cited may differ from both sides", markdown.Text(r.Held.FirstRetrieved))
-			}
-			fmt.Fprintf(&b, "| %s | %s | %s (%s) | %s | %s |\n", markdown.CellCode(r.Parameter), markdown.CellCode(fmt.Sprintf("%s:%d", r.File, r.Line)),
-				markdown.Text(r.Held.RefDate), markdown.Text(r.Held.RefDateFrom), then, cited)
+			fmt.Fprintf(&b, "\n…and %d more change(s), cited by %d reference(s); `taxkernelbot refs --json` lists them all.\n", len(changes)-i, left)
+			break
+		}
+		b.WriteString(line)
+	}
+	b.WriteString(footer)
+	return title, b.String()
+}
+
+// citedEntry is the section of one change: the change, the citation now,
+// and the first references citing it.
+func citedEntry(source, url string, rows []refs.Row, archive CitedArchive) string {
+	var b strings.Builder
+	h := rows[0].Held
+	fmt.Fprintf(&b, "\n### %s changed on %s\n\n", markdown.Code(source), markdown.Text(h.ChangedOn))
+	b.WriteString(changeLines(source, h, archive))
+	fmt.Fprintf(&b, "- Citation now: %s, retrieved %s, sha256 %s\n", markdown.Link(markdown.Clip(url, 200), url), markdown.Text(h.Retrieved), markdown.Code(h.SHA256))
+	older := 0
+	for _, r := range rows {
+		if r.Held.BeforeFirst {
+			older++
 		}
 	}
-	if shown < params {
-		fmt.Fprintf(&b, "\n…and %d more reference(s); `taxkernelbot refs --json` lists them all.\n", params-shown)
+	if older > 0 {
+		fmt.Fprintf(&b, "- %d reference(s) below are older than the archive's first copy (%s): what they cited may differ from both sides\n", older, markdown.Text(h.FirstRetrieved))
 	}
-	b.WriteString("\n---\nKept by `taxkernelbot refs --issue`, run on a schedule. The reference date is the one its URL pins, its date key, or when its line was last changed (git). A reference dated before the archive first held its document is listed under the first change the archive saw: the document changed after the reference, though what it cited may be older than both sides.\n")
-	return title, b.String()
+	b.WriteString("\n| Parameter | Where | Reference date | Bytes then | Cited as |\n|---|---|---|---|---|\n")
+	for i, r := range rows {
+		if i == maxCitedRows {
+			fmt.Fprintf(&b, "\n…and %d more reference(s) to it; `taxkernelbot refs --json` lists them all.\n", len(rows)-i)
+			break
+		}
+		cited := markdown.TextN(r.Title, 120)
+		if r.Href != "" {
+			cited = markdown.Link(markdown.Clip(cmpOr(r.Title, r.Href), 120), r.Href)
+		}
+		then := markdown.CellCode(short(r.Held.OnRefDate))
+		if r.Held.BeforeFirst {
+			then = "none held yet"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s (%s) | %s | %s |\n", markdown.CellCode(r.Parameter), markdown.CellCode(fmt.Sprintf("%s:%d", r.File, r.Line)),
+			markdown.Text(r.Held.RefDate), markdown.Text(r.Held.RefDateFrom), then, cited)
+	}
+	return b.String()
+}
+
+// changeDocLink is ", change document: LINK" for a change whose record
+// files are linked, else "".
+func changeDocLink(source string, h *refs.HeldBytes, archive CitedArchive) string {
+	from, to := store.Sum(h.ChangeFrom), store.Sum(h.ChangeTo)
+	if !from.Valid() || !to.Valid() {
+		return ""
+	}
+	path := "reports/" + changedoc.Path(source, h.ChangedOn, from, to)
+	if link := fileLink(archive, path); link != "" {
+		return ", " + markdown.Link("change document", link)
+	}
+	return ""
 }
 
 // changeLines are an entry's lines on the change itself: its change

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -59,7 +60,8 @@ func TestCitedChanged(t *testing.T) {
 		"  - Starter \\`rate\\`: — → `£2,000`\n",
 		"- Before: sha256 `" + a + "`, first held on 2026-12-07 and replaced the same day",
 		"- After: `taxkernelbot cite uk-rates --at 2026-12-07` (sha256 `cccccccccccc`)",
-		"| `gov.hmrc.rate` | `p/uk.yaml:4` | 2026-11-01 (git) | not held: the archive holds it since 2026-12-07, so what you cited may differ from both sides |",
+		"- 1 reference(s) below are older than the archive's first copy (2026-12-07): what they cited may differ from both sides\n",
+		"| `gov.hmrc.rate` | `p/uk.yaml:4` | 2026-11-01 (git) | none held yet |",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("body lacks %q:\n%s", want, body)
@@ -93,5 +95,54 @@ func TestCitedWatch(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
 		}
+	}
+}
+
+// However many references a first run finds, the body keeps to GitHub's
+// limit: an entry lists its first references and counts the rest, the
+// changes cited most come first, and past the limit the rest get a line
+// each, then a count.
+func TestCitedChangedKeepsToGitHubsLimit(t *testing.T) {
+	var rows []refs.Row
+	for d := range 300 {
+		id := fmt.Sprintf("uk-document-%02d", d)
+		h := &refs.HeldBytes{Status: "held", SHA256: strings.Repeat("b", 64), Retrieved: "2026-12-08", RefDate: "2025-01-01", RefDateFrom: "git",
+			FirstRetrieved: "2026-12-07", BeforeFirst: true, ChangedAfter: "yes", ChangedOn: "2026-12-08",
+			ChangeFrom: strings.Repeat("a", 64), ChangeFromDate: "2026-12-07", ChangeTo: strings.Repeat("b", 64)}
+		for r := range 12 + d/10 {
+			rows = append(rows, refs.Row{Ref: refs.Ref{File: fmt.Sprintf("policyengine_uk/parameters/gov/dwp/%s/%03d.yaml", strings.Repeat("long_name_", 5), r), Line: 12,
+				Parameter: fmt.Sprintf("gov.dwp.%s.p%03d", strings.Repeat("long_name_", 5), r), Title: strings.Repeat("The Universal Credit Regulations 2013 ", 3),
+				Href: "https://www.legislation.gov.uk/uksi/2013/376/regulation/36"},
+				Match: refs.Match{Kind: refs.Exact, Source: id, URL: "https://www.legislation.gov.uk/uksi/2013/376/data.pdf"}, Held: h})
+		}
+	}
+	title, body := CitedChanged(rows, CitedArchive{Name: "x", File: func(p string) string { return "https://github.example/blob/0123/" + p }})
+	if len(body) > MaxBody-1024 {
+		t.Errorf("the body is %d bytes, over GitHub's limit less the marker's room (%d)", len(body), MaxBody-1024)
+	}
+	if want := fmt.Sprintf("300 cited document(s) changed after %d reference(s)", len(rows)); !strings.Contains(title, want) {
+		t.Errorf("title %q, want %q", title, want)
+	}
+	// The most cited first, each with its first ten references.
+	first := strings.Index(body, "### `uk-document-290` changed on 2026-12-08")
+	if first < 0 || strings.Index(body, "### `uk-document-280`") < first || !strings.Contains(body, "…and 31 more reference(s) to it") {
+		t.Errorf("the most cited change is not first, with its first references:\n%s", body[:min(len(body), 3000)])
+	}
+	if strings.Count(body, "| `gov.dwp.") > 10*strings.Count(body, "\n### `") {
+		t.Errorf("an entry lists more than 10 references")
+	}
+	for _, want := range []string{"\n### More changes, a line each\n", "` changed on 2026-12-08: ", ", [change document](https://github.example/blob/0123/reports/changes/uk-document-"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("body lacks %q", want)
+		}
+	}
+	// What is past even the lines is counted, references and changes.
+	shown := strings.Count(body, "\n### `") + strings.Count(body, "` changed on 2026-12-08: ")
+	var left int
+	if _, err := fmt.Sscanf(body[strings.LastIndex(body, "…and "):], "…and %d more change(s)", &left); err != nil || shown+left != 300 {
+		t.Errorf("%d changes shown and %d counted (%v), want 300 in all", shown, left, err)
+	}
+	if !strings.HasSuffix(body, "what it cited may be older than both sides.\n") {
+		t.Errorf("the footer is cut off:\n%s", body[len(body)-500:])
 	}
 }
