@@ -89,18 +89,28 @@ func CitedChanged(rows []refs.Row, archive CitedArchive) (title, body string) {
 		markdown.TextN(archive.Name, 200), len(docs))
 	// Room for the closing lines: the footer and a count of what is left.
 	room := func(n int) bool { return b.Len()+n+len(footer)+200 <= citedBudget }
+	// A change is shown whole only while every change after it still has
+	// room for its line (the first, whenever it fits).
+	lines := make([]string, len(changes))
+	rest := 0
+	for i, c := range changes {
+		lines[i] = fmt.Sprintf("- %s changed on %s: %d reference(s)%s\n", markdown.Code(c.source), markdown.Text(c.date), len(c.rows), changeDocLink(c.source, c.held, archive))
+		rest += len(lines[i])
+	}
+	const briefHeading = "\n### More changes, a line each\n\n"
 	brief := false
 	for i, c := range changes {
+		rest -= len(lines[i])
 		if !brief {
 			entry := citedEntry(c.source, c.url, c.rows, archive)
-			if room(len(entry)) {
+			if room(len(entry)+len(briefHeading)+rest) || i == 0 && room(len(entry)) {
 				b.WriteString(entry)
 				continue
 			}
 			brief = true
-			b.WriteString("\n### More changes, a line each\n\n")
+			b.WriteString(briefHeading)
 		}
-		line := fmt.Sprintf("- %s changed on %s: %d reference(s)%s\n", markdown.Code(c.source), markdown.Text(c.date), len(c.rows), changeDocLink(c.source, c.held, archive))
+		line := lines[i]
 		if !room(len(line)) {
 			left := 0
 			for _, c := range changes[i:] {

@@ -103,29 +103,50 @@ func TestCitedWatch(t *testing.T) {
 // changes cited most come first, and past the limit the rest get a line
 // each, then a count.
 func TestCitedChangedKeepsToGitHubsLimit(t *testing.T) {
-	var rows []refs.Row
-	for d := range 300 {
-		id := fmt.Sprintf("uk-document-%02d", d)
-		h := &refs.HeldBytes{Status: "held", SHA256: strings.Repeat("b", 64), Retrieved: "2026-12-08", RefDate: "2025-01-01", RefDateFrom: "git",
-			FirstRetrieved: "2026-12-07", BeforeFirst: true, ChangedAfter: "yes", ChangedOn: "2026-12-08",
-			ChangeFrom: strings.Repeat("a", 64), ChangeFromDate: "2026-12-07", ChangeTo: strings.Repeat("b", 64)}
-		for r := range 12 + d/10 {
-			rows = append(rows, refs.Row{Ref: refs.Ref{File: fmt.Sprintf("policyengine_uk/parameters/gov/dwp/%s/%03d.yaml", strings.Repeat("long_name_", 5), r), Line: 12,
-				Parameter: fmt.Sprintf("gov.dwp.%s.p%03d", strings.Repeat("long_name_", 5), r), Title: strings.Repeat("The Universal Credit Regulations 2013 ", 3),
-				Href: "https://www.legislation.gov.uk/uksi/2013/376/regulation/36"},
-				Match: refs.Match{Kind: refs.Exact, Source: id, URL: "https://www.legislation.gov.uk/uksi/2013/376/data.pdf"}, Held: h})
+	rowsOf := func(docs int, refsOf func(d int) int) []refs.Row {
+		var rows []refs.Row
+		for d := range docs {
+			id := fmt.Sprintf("uk-document-%02d", d)
+			h := &refs.HeldBytes{Status: "held", SHA256: strings.Repeat("b", 64), Retrieved: "2026-12-08", RefDate: "2025-01-01", RefDateFrom: "git",
+				FirstRetrieved: "2026-12-07", BeforeFirst: true, ChangedAfter: "yes", ChangedOn: "2026-12-08",
+				ChangeFrom: strings.Repeat("a", 64), ChangeFromDate: "2026-12-07", ChangeTo: strings.Repeat("b", 64)}
+			for r := range refsOf(d) {
+				rows = append(rows, refs.Row{Ref: refs.Ref{File: fmt.Sprintf("policyengine_uk/parameters/gov/dwp/%s/%03d.yaml", strings.Repeat("long_name_", 5), r), Line: 12,
+					Parameter: fmt.Sprintf("gov.dwp.%s.p%03d", strings.Repeat("long_name_", 5), r), Title: strings.Repeat("The Universal Credit Regulations 2013 ", 3),
+					Href: "https://www.legislation.gov.uk/uksi/2013/376/regulation/36"},
+					Match: refs.Match{Kind: refs.Exact, Source: id, URL: "https://www.legislation.gov.uk/uksi/2013/376/data.pdf"}, Held: h})
+			}
+		}
+		return rows
+	}
+	archive := CitedArchive{Name: "x", File: func(p string) string { return "https://github.example/blob/0123/" + p }}
+	// A few dozen documents, as a rules repository's first run finds: each
+	// has its entry or its line, none is only counted.
+	rows := rowsOf(40, func(d int) int { return 20 + d })
+	_, body := CitedChanged(rows, archive)
+	if len(body) > MaxBody-1024 {
+		t.Errorf("40 changes: the body is %d bytes, over GitHub's limit less the marker's room (%d)", len(body), MaxBody-1024)
+	}
+	for d := range 40 {
+		if id := fmt.Sprintf("`uk-document-%02d` changed on", d); !strings.Contains(body, id) {
+			t.Errorf("40 changes: %s is neither shown nor given a line", id)
 		}
 	}
-	title, body := CitedChanged(rows, CitedArchive{Name: "x", File: func(p string) string { return "https://github.example/blob/0123/" + p }})
+	if strings.Contains(body, "more change(s)") {
+		t.Errorf("40 changes: some are only counted, though their lines had room")
+	}
+
+	rows = rowsOf(600, func(d int) int { return 12 + d/10 })
+	title, body := CitedChanged(rows, archive)
 	if len(body) > MaxBody-1024 {
 		t.Errorf("the body is %d bytes, over GitHub's limit less the marker's room (%d)", len(body), MaxBody-1024)
 	}
-	if want := fmt.Sprintf("300 cited document(s) changed after %d reference(s)", len(rows)); !strings.Contains(title, want) {
+	if want := fmt.Sprintf("600 cited document(s) changed after %d reference(s)", len(rows)); !strings.Contains(title, want) {
 		t.Errorf("title %q, want %q", title, want)
 	}
 	// The most cited first, each with its first ten references.
-	first := strings.Index(body, "### `uk-document-290` changed on 2026-12-08")
-	if first < 0 || strings.Index(body, "### `uk-document-280`") < first || !strings.Contains(body, "…and 31 more reference(s) to it") {
+	first := strings.Index(body, "### `uk-document-590` changed on 2026-12-08")
+	if first < 0 || strings.Index(body, "`uk-document-580` changed on") < first || !strings.Contains(body, "…and 61 more reference(s) to it") {
 		t.Errorf("the most cited change is not first, with its first references:\n%s", body[:min(len(body), 3000)])
 	}
 	if strings.Count(body, "| `gov.dwp.") > 10*strings.Count(body, "\n### `") {
@@ -139,8 +160,8 @@ func TestCitedChangedKeepsToGitHubsLimit(t *testing.T) {
 	// What is past even the lines is counted, references and changes.
 	shown := strings.Count(body, "\n### `") + strings.Count(body, "` changed on 2026-12-08: ")
 	var left int
-	if _, err := fmt.Sscanf(body[strings.LastIndex(body, "…and "):], "…and %d more change(s)", &left); err != nil || shown+left != 300 {
-		t.Errorf("%d changes shown and %d counted (%v), want 300 in all", shown, left, err)
+	if _, err := fmt.Sscanf(body[strings.LastIndex(body, "…and "):], "…and %d more change(s)", &left); err != nil || shown+left != 600 {
+		t.Errorf("%d changes shown and %d counted (%v), want 600 in all", shown, left, err)
 	}
 	if !strings.HasSuffix(body, "what it cited may be older than both sides.\n") {
 		t.Errorf("the footer is cut off:\n%s", body[len(body)-500:])
