@@ -123,9 +123,16 @@ var helpMore = map[string]string{
     match       {kind, source, url, how}: the manifest source matched and why
     held        for the six held kinds: {status ("held", or "listed" before a run fetches it), sha256, retrieved,
                 ref_date, ref_date_from ("url", "date-key" or "git"), on_ref_date (the sha256 held that day),
-                first_retrieved (when nothing was held yet that day), changed_after ("yes", "no" or "unknown"),
-                changed_on}
+                first_retrieved (when nothing was held yet that day; before_first_retrieved is then true),
+                changed_after ("yes", "no" or "unknown"), changed_on, change_from, change_from_date and change_to
+                (the two sides of that change), note (what is known of the bytes cited, in words)}
+                A change the archive saw after its first copy is a change after every older reference: "yes",
+                though what it cited may differ from both sides; "unknown" is left where nothing changed since
+                the first copy, or the reference has no date.
   problems      [{file, line, message}]: files that could not be read
+  watch         {watched (a held document and a date), changed, unchanged, waiting (older than the first copy,
+                no change seen since), since [{date, documents, references}] (by the day first held), no_date,
+                listed (not fetched yet), not_held}
 --suggest --json prints {dir, suggestions: [{id, url, kind, title, files, references, cited, official, why}]}.
 `,
 	"ledger": `--json prints one JSON object per request, a line each (the ledger's own fields).

@@ -6,8 +6,10 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 
+	"github.com/taxkernel/taxkernelbot/internal/changedoc"
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/refs"
@@ -35,8 +37,11 @@ type refsOptions struct {
 	// Issue keeps one issue in the repository named by the GitHub Actions
 	// environment listing the references whose documents changed.
 	Issue bool
-	// Archive names the record matched against, in the issue.
+	// Archive names the record matched against, in the issue; ArchiveURL,
+	// when set, is the address its files are linked under (a change
+	// document is ArchiveURL + "reports/changes/…").
 	Archive    string
+	ArchiveURL string
 	HTTPClient *http.Client // for the GitHub API; nil: http.DefaultClient
 	IO         IO
 }
@@ -53,6 +58,9 @@ func cmdRefs(ctx context.Context, io IO, args []string) error {
 	fs.BoolVar(&opts.NoGit, "no-git", false, "do not ask git when each reference's line was written")
 	fs.BoolVar(&opts.Issue, "issue", false, "in GitHub Actions: open or update one issue in GITHUB_REPOSITORY listing the references whose documents changed after their date (closed when none are left; quiet when nothing changed)")
 	fs.StringVar(&opts.Archive, "archive", "TaxKernelBot's published record", "how the issue names the record matched against (e.g. the archive repository and its commit)")
+	fs.StringVar(&opts.ArchiveURL, "archive-url", "", "the address the issue links the record's files under, ending in / (e.g. https://github.com/taxkernel/taxkernelbot/blob/COMMIT/): each change links its change document there")
+	fs.StringVar(&opts.Reports, "reports", "reports", "the record's reports directory, whose changes/ give the issue each change's figures old → new")
+	fs.root("reports")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -81,6 +89,9 @@ func runRefs(ctx context.Context, opts refsOptions) error {
 	}
 	if opts.Suggest && opts.Issue {
 		return usageError("--suggest and --issue do not go together: --issue needs the references' dates, --suggest the documents not held")
+	}
+	if u := opts.ArchiveURL; u != "" && (!strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "http://") || !strings.HasSuffix(u, "/")) {
+		return usageError("--archive-url %q: give an http(s) address ending in /, under which the record's files are, e.g. https://github.com/taxkernel/taxkernelbot/blob/COMMIT/", u)
 	}
 	var gh *github.Client
 	if opts.Issue {
@@ -161,7 +172,7 @@ func runRefs(ctx context.Context, opts refsOptions) error {
 		return nil
 	}
 	if opts.Issue {
-		title, body := review.CitedChanged(rep.Rows, opts.Archive)
+		title, body := review.CitedChanged(rep.Rows, review.CitedArchive{Name: opts.Archive, File: opts.archiveFile, Change: opts.changeDoc})
 		done, err := gh.SyncNotice(ctx, github.Notice{Key: "cited-changed", Title: title, Body: body,
 			Resolved: "No document cited here has changed since the date of its reference any more (the references were brought up to date, or left the parameters). Closing; a new issue is opened when one changes."})
 		if err != nil {
@@ -177,12 +188,44 @@ func runRefs(ctx context.Context, opts refsOptions) error {
 		default:
 			fmt.Fprintln(opts.IO.Err, "refs: the issue is as it should be; nothing sent")
 		}
+		if err := writeStepSummary(review.CitedWatch(rep.Watch, rep.References, opts.Archive), opts.IO); err != nil {
+			return cannotRun("--issue: %w", err)
+		}
 	}
 	if opts.JSON {
 		return writeJSON(w, refsReport{Dir: opts.Dir, Report: rep})
 	}
 	printRefs(w, opts.Dir, opts.indexPath(), rep)
 	return nil
+}
+
+// archiveFile links a file of the record under --archive-url ("" when
+// none is given).
+func (opts refsOptions) archiveFile(path string) string {
+	if opts.ArchiveURL == "" {
+		return ""
+	}
+	return opts.ArchiveURL + path
+}
+
+// changeDoc reads a change document (a path under the record, reports/…)
+// from --reports; one missing or unreadable is left out, the link to it
+// stays.
+func (opts refsOptions) changeDoc(path string) (changedoc.Doc, bool) {
+	rel, ok := strings.CutPrefix(path, "reports/")
+	if !ok {
+		return changedoc.Doc{}, false
+	}
+	data, err := os.ReadFile(filepath.Join(opts.Reports, filepath.FromSlash(rel)))
+	if err != nil {
+		return changedoc.Doc{}, false
+	}
+	d, err := changedoc.Parse(rel, data)
+	if err != nil {
+		fmt.Fprintf(opts.IO.Err, "refs: warning: %s: %v\n", terminal.Text(path), err)
+		return changedoc.Doc{}, false
+	}
+	return d, true
 }
 
 // refsReport is `refs --json`.
@@ -232,11 +275,17 @@ func printRefs(w io.Writer, dir, index string, rep refs.Report) {
 			changed++
 		}
 	}
+	wt := rep.Watch
+	fmt.Fprintf(w, "\nthe archive watches %d references (a held document, a date): %d changed after their date, %d unchanged, %d older than its first copy with no change seen since; it cannot watch %d (%d not held, %d not fetched yet, %d without a date)\n",
+		wt.Watched, wt.Changed, wt.Unchanged, wt.Waiting, wt.NotHeld+wt.Listed+wt.NoDate, wt.NotHeld, wt.Listed, wt.NoDate)
+	for _, s := range wt.Since {
+		fmt.Fprintf(w, "  held since %s: %d documents, %d references\n", s.Date, s.Documents, s.References)
+	}
 	if changed > 0 {
 		fmt.Fprintf(w, "\n%d references cite a document that changed after their date:\n", changed)
 		for _, r := range rep.Rows {
 			if r.Held != nil && r.Held.ChangedAfter == "yes" {
-				fmt.Fprintf(w, "  %s:%d %s (dated %s, from the %s): %s changed on %s\n", t(r.File), r.Line, t(r.Parameter), r.Held.RefDate, r.Held.RefDateFrom, r.Match.Source, r.Held.ChangedOn)
+				fmt.Fprintf(w, "  %s:%d %s (dated %s, from the %s): %s %s\n", t(r.File), r.Line, t(r.Parameter), r.Held.RefDate, r.Held.RefDateFrom, r.Match.Source, r.Held.Note)
 			}
 		}
 	}

@@ -138,7 +138,8 @@ values:
 	if code != ExitOK || len(is) != 1 || is[0].State != "open" || !strings.Contains(stderr, "opened issue") {
 		t.Fatalf("a document changed after its reference: exit %d, issues %+v\n%s", code, is, stderr)
 	}
-	for _, want := range []string{"### `t-rates`", "| `rate` | `rate.yaml:8` | 2026-10-01 (date-key) |", "| 2026-10-02 |", "taxkernel/taxkernelbot\\@&#8203;abc123", "Rates \\@maintainer \\<img src=x\\>"} {
+	for _, want := range []string{"### `t-rates` changed on 2026-10-02", "| `rate` | `rate.yaml:8` | 2026-10-01 (date-key) |", "taxkernel/taxkernelbot\\@&#8203;abc123", "Rates \\@maintainer \\<img src=x\\>",
+		"- After: `taxkernelbot cite t-rates --at 2026-10-02`", "- Before: `taxkernelbot cite t-rates --at 2026-10-01`"} {
 		if !strings.Contains(is[0].Body, want) {
 			t.Errorf("the issue lacks %q:\n%s", want, is[0].Body)
 		}
@@ -154,5 +155,95 @@ values:
 	// Without the Actions environment, --issue says what is missing.
 	if code, stdout, stderr := runMain(t, nil, args...); code != ExitUsage || stdout != "" || !strings.Contains(stderr, "GITHUB_REPOSITORY") {
 		t.Errorf("--issue outside Actions: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// A reference written before the archive first held its document is told
+// of the first change the archive saw: the document changed after the
+// reference, though what it cited may differ from both sides. The issue
+// links the change document and shows its figures; the step summary says
+// what the archive watches and what it cannot.
+func TestRefsIssueReportsAChangeAfterAnOlderReference(t *testing.T) {
+	bodies := []string{"<table><tr><td>Basic rate</td><td>20%</td></tr></table>", "<table><tr><td>Basic rate</td><td>21%</td></tr></table>"}
+	var day int
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": status(404),
+		"/rates":      func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, bodies[day]) },
+		"/guide":      text("a guide that never changes"),
+	})
+	w := newWorkspace(t, testPolicy, "", src{"t-rates", a.url("/rates"), ""}, src{"t-guide", a.url("/guide"), ""})
+	clk := clock.NewFake(time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC))
+	w.clock = clk
+	for day = range bodies {
+		if code := w.run(t.Context()); code != ExitOK {
+			t.Fatalf("run on day %d: exit %d\n%s", day, code, w.out.String())
+		}
+		clk.Advance(24 * time.Hour)
+	}
+	repo := t.TempDir()
+	must(t, os.WriteFile(filepath.Join(repo, "rate.yaml"), []byte(`description: The basic rate.
+values:
+  2026-11-01:
+    value: 0.2
+    metadata:
+      reference:
+        - title: Rates
+          href: `+a.url("/rates")+`
+        - title: Guide
+          href: `+a.url("/guide")+`
+        - title: Not held
+          href: https://www.example.org/other
+`), 0o644))
+	gh := githubtest.New(t, "rules", "engine", "tok")
+	summary := filepath.Join(t.TempDir(), "summary.md")
+	env := map[string]string{"GITHUB_REPOSITORY": "rules/engine", "GITHUB_API_URL": gh.URL, "GITHUB_TOKEN": "tok", "GITHUB_STEP_SUMMARY": summary}
+	args := []string{"refs", repo, "--issue", "--no-git", "--archive", "taxkernel/taxkernelbot@abc123", "--archive-url", "https://github.example/taxkernel/taxkernelbot/blob/abc123/",
+		"--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State, "--reports", w.Reports}
+
+	code, _, stderr := runMain(t, env, args...)
+	is := gh.Issues()
+	if code != ExitOK || len(is) != 1 || is[0].State != "open" {
+		t.Fatalf("a change seen after an older reference: exit %d, issues %+v\n%s", code, is, stderr)
+	}
+	for _, want := range []string{
+		"### `t-rates` changed on 2026-12-08",
+		"| `rate` | `rate.yaml:8` | 2026-11-01 (date-key) | none held yet |",
+		"- 1 reference(s) below are older than the archive's first copy (2026-12-07): what they cited may differ from both sides",
+		"(https://github.example/taxkernel/taxkernelbot/blob/abc123/reports/changes/t-rates/2026-12-08_",
+		"  - Basic rate: `20%` → `21%`\n",
+		"- Before: `taxkernelbot cite t-rates --at 2026-12-07`",
+	} {
+		if !strings.Contains(is[0].Body, want) {
+			t.Errorf("the issue lacks %q:\n%s", want, is[0].Body)
+		}
+	}
+	if strings.Contains(is[0].Body, "t-guide") {
+		t.Errorf("the guide, which never changed, is in the issue:\n%s", is[0].Body)
+	}
+	got, err := os.ReadFile(summary)
+	must(t, err)
+	for _, want := range []string{"watches 2 of this repository's 3 reference(s)", "- 1 cite a document that changed after their date", "- 1 are older than the archive's first copy", "| 2026-12-07 | 2 | 2 |", "It cannot watch 1: 1 cite a document it does not hold"} {
+		if !strings.Contains(string(got), want) {
+			t.Errorf("the step summary lacks %q:\n%s", want, got)
+		}
+	}
+
+	code, stdout, _ := runMain(t, nil, "refs", repo, "--json", "--no-git", "--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State)
+	var rep refsReport
+	if err := json.Unmarshal([]byte(stdout), &rep); code != ExitOK || err != nil {
+		t.Fatalf("refs --json: exit %d, %v\n%s", code, err, stdout)
+	}
+	if h := rep.Rows[0].Held; h == nil || h.ChangedAfter != "yes" || h.ChangedOn != "2026-12-08" || !h.BeforeFirst || h.FirstRetrieved != "2026-12-07" ||
+		h.Note != "changed on 2026-12-08; the archive holds this document since 2026-12-07, after your reference of 2026-11-01, so what you cited may differ from both" {
+		t.Errorf("refs --json, the rates page: %+v", rep.Rows[0].Held)
+	}
+	if h := rep.Rows[1].Held; h == nil || h.ChangedAfter != "unknown" || !h.BeforeFirst {
+		t.Errorf("refs --json, the guide that never changed: %+v", rep.Rows[1].Held)
+	}
+	code, stdout, _ = runMain(t, nil, "refs", repo, "--no-git", "--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State)
+	for _, want := range []string{"the archive watches 2 references", "held since 2026-12-07: 2 documents, 2 references", "t-rates changed on 2026-12-08; the archive holds this document since 2026-12-07, after your reference of 2026-11-01"} {
+		if code != ExitOK || !strings.Contains(stdout, want) {
+			t.Errorf("refs: exit %d, output lacks %q:\n%s", code, want, stdout)
+		}
 	}
 }

@@ -29,9 +29,14 @@
 //
 // Build turns the references and their matches into a Report: counts by
 // kind, the documents cited most (by number of files citing them) and
-// whether each is held, the bytes held on each reference's date, and
-// drafts of manifest entries for the most-cited documents not held
-// (Suggest), whole texts rather than their parts.
+// whether each is held, the bytes held on each reference's date and
+// whether the document changed after it, what the archive watches
+// (Watch), and drafts of manifest entries for the most-cited documents not
+// held (Suggest), whole texts rather than their parts. A reference older
+// than the archive's first copy of its document is not left unknown once
+// the archive has seen the document change: the bytes first held and
+// those after differ, so the document changed after the reference, though
+// what it cited may differ from both.
 //
 // The package is pure over its inputs apart from Scan's reading of the
 // tree and GitDates, which asks the git binary when each line was

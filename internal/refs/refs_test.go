@@ -183,6 +183,7 @@ func TestBuildDatesTheBytesHeld(t *testing.T) {
 		{File: "c.yaml", Line: 1, Href: "https://www.legislation.gov.uk/ukpga/2001/9/section/6/2023-04-06"},
 		{File: "c.yaml", Line: 2, Href: "https://www.irs.gov/pub/irs-drop/rp-24-40.pdf"},
 		{File: "c.yaml", Line: 3, Href: "https://www.example.org/x"},
+		{File: "d.yaml", Line: 5, Href: "https://www.irs.gov/pub/irs-pdf/i1040gi.pdf"}, // git cannot date it
 	}
 	var asked []string
 	dater := func(file string, lines []int) (map[int]string, error) {
@@ -193,7 +194,7 @@ func TestBuildDatesTheBytesHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(asked, []string{"a.yaml", "b.yaml", "c.yaml"}) {
+	if !slices.Equal(asked, []string{"a.yaml", "b.yaml", "c.yaml", "d.yaml"}) {
 		t.Errorf("dated files %v: only those with held references whose date is not in the URL or a key", asked)
 	}
 	h := func(i int) HeldBytes { return *rep.Rows[i].Held }
@@ -203,11 +204,23 @@ func TestBuildDatesTheBytesHeld(t *testing.T) {
 	if got := h(1); got.RefDate != "2025-03-01" || got.RefDateFrom != DateFromGit || got.OnRefDate != "bb" || got.ChangedAfter != "no" {
 		t.Errorf("git-dated reference: %+v", got)
 	}
-	if got := h(2); got.OnRefDate != "" || got.FirstRetrieved != "2024-01-10" || got.ChangedAfter != "unknown" {
-		t.Errorf("a reference older than the first bytes held: %+v", got)
+	// Older than the first bytes held, which changed later: the change the
+	// archive saw is a change after the reference.
+	if got := h(2); got.OnRefDate != "" || got.FirstRetrieved != "2024-01-10" || !got.BeforeFirst || got.ChangedAfter != "yes" || got.ChangedOn != "2025-01-15" ||
+		got.ChangeFrom != "aa" || got.ChangeFromDate != "2024-01-10" || got.ChangeTo != "bb" ||
+		got.Note != "changed on 2025-01-15; the archive holds this document since 2024-01-10, after your reference of 2023-01-01, so what you cited may differ from both" {
+		t.Errorf("a reference older than the first bytes held, which changed since: %+v", got)
 	}
-	if got := h(3); got.RefDate != "2023-04-06" || got.RefDateFrom != DateFromURL || got.Status != "held" || got.FirstRetrieved != "2026-01-05" {
-		t.Errorf("a URL pinned to a date: %+v", got)
+	// Older than the first bytes held, which have not changed: unknown.
+	if got := h(3); got.RefDate != "2023-04-06" || got.RefDateFrom != DateFromURL || got.Status != "held" || got.FirstRetrieved != "2026-01-05" ||
+		!got.BeforeFirst || got.ChangedAfter != "unknown" || got.ChangedOn != "" || !strings.Contains(got.Note, "has seen no change since") {
+		t.Errorf("a URL pinned to a date before the only bytes held: %+v", got)
+	}
+	if got := h(0); got.BeforeFirst || got.ChangeFrom != "aa" || got.ChangeTo != "bb" || !strings.Contains(got.Note, "the archive held the bytes you cited") {
+		t.Errorf("a reference dated after the first bytes held: %+v", got)
+	}
+	if got := h(6); got.RefDate != "" || got.ChangedAfter != "unknown" || !strings.Contains(got.Note, "no date") {
+		t.Errorf("a reference git could not date: %+v", got)
 	}
 	if got := h(4); got.Status != "listed" || got.SHA256 != "" || got.RefDate != "2025-01-01" {
 		t.Errorf("a listed source with nothing fetched: %+v", got)
@@ -215,10 +228,15 @@ func TestBuildDatesTheBytesHeld(t *testing.T) {
 	if rep.Rows[5].Held != nil {
 		t.Errorf("an unmatched reference has held bytes: %+v", rep.Rows[5].Held)
 	}
-	if rep.References != 6 || rep.Files != 3 || rep.URLs != 4 || rep.TopHeld != 3 || len(rep.Top) != 4 || rep.Top[0].Files != 2 || !rep.Top[0].Held {
+	if rep.References != 7 || rep.Files != 4 || rep.URLs != 4 || rep.TopHeld != 3 || len(rep.Top) != 4 || rep.Top[0].Files != 3 || !rep.Top[0].Held {
 		t.Errorf("summary: references %d files %d urls %d top %d held %d: %+v", rep.References, rep.Files, rep.URLs, len(rep.Top), rep.TopHeld, rep.Top)
 	}
-	want := []Count{{Exact, 3, 1}, {Inside, 1, 1}, {Within, 1, 1}, {None, 1, 1}}
+	wantWatch := Watch{Watched: 4, Changed: 2, Unchanged: 1, Waiting: 1, NoDate: 1, Listed: 1, NotHeld: 1,
+		Since: []Since{{"2024-01-10", 1, 3}, {"2026-01-05", 1, 1}}}
+	if fmtV(rep.Watch) != fmtV(wantWatch) {
+		t.Errorf("watch %+v, want %+v", rep.Watch, wantWatch)
+	}
+	want := []Count{{Exact, 4, 1}, {Inside, 1, 1}, {Within, 1, 1}, {None, 1, 1}}
 	if !slices.Equal(rep.Matched, want) {
 		t.Errorf("matched %+v, want %+v", rep.Matched, want)
 	}

@@ -47,9 +47,29 @@ type HeldBytes struct {
 	FirstRetrieved string `json:"first_retrieved,omitempty"`
 	// ChangedAfter is "yes" when the source served other bytes after
 	// RefDate (ChangedOn the first date), "no" when not, and "unknown"
-	// when nothing was held on RefDate or there is no RefDate.
+	// when there is no RefDate, or when RefDate is before the first bytes
+	// held and the archive has seen no change since. A change the archive
+	// saw after a reference older than its first bytes is a change after
+	// that reference too: "yes", with BeforeFirst set, since what the
+	// reference cited may differ from both sides of it.
 	ChangedAfter string `json:"changed_after,omitempty"`
 	ChangedOn    string `json:"changed_on,omitempty"`
+	// BeforeFirst is set when RefDate is before the first bytes held
+	// (FirstRetrieved).
+	BeforeFirst bool `json:"before_first_retrieved,omitempty"`
+	// ChangeFrom and ChangeTo are the two sides of the change on
+	// ChangedOn (the sha256 held before it, and the one served from
+	// then), and ChangeFromDate the day the earlier bytes were first
+	// served (or served again): what cite --at and the change document
+	// name.
+	ChangeFrom     string `json:"change_from,omitempty"`
+	ChangeFromDate string `json:"change_from_date,omitempty"`
+	ChangeTo       string `json:"change_to,omitempty"`
+	// first is the day the archive first held the document.
+	first string
+	// Note says in words what is known, and what is not, of the bytes the
+	// reference cited.
+	Note string `json:"note,omitempty"`
 }
 
 // Count is the number of references of one kind of match.
@@ -82,6 +102,79 @@ type Report struct {
 	TopHeld  int       `json:"top_held"`
 	Rows     []Row     `json:"references_list"`
 	Problems []Problem `json:"problems"`
+	// Watch says which references the archive can tell of a change.
+	Watch Watch `json:"watch"`
+}
+
+// Watch counts the references by what the archive can tell of them: those
+// it watches (a held document, a date) and those it cannot (the document
+// not held or not fetched yet, no date).
+type Watch struct {
+	// Watched counts the references to a held document that have a
+	// date: Changed of them cite a document that changed after it,
+	// Unchanged one that has not, Waiting one first held after their date
+	// that the archive has not seen change since.
+	Watched   int `json:"watched"`
+	Changed   int `json:"changed"`
+	Unchanged int `json:"unchanged"`
+	Waiting   int `json:"waiting"`
+	// Since lists, by the day the archive first held them, the watched
+	// documents and the references to them, oldest first.
+	Since []Since `json:"since"`
+	// NoDate counts references to a held document that have no date,
+	// Listed those to a document listed but not fetched yet, NotHeld the
+	// rest (a document the archive does not hold, or no URL).
+	NoDate  int `json:"no_date"`
+	Listed  int `json:"listed"`
+	NotHeld int `json:"not_held"`
+}
+
+// Since is the number of watched documents, and references to them, the
+// archive first held on Date.
+type Since struct {
+	Date       string `json:"date"`
+	Documents  int    `json:"documents"`
+	References int    `json:"references"`
+}
+
+// watch counts rows as Watch says.
+func watch(rows []Row) Watch {
+	w := Watch{Since: []Since{}}
+	docs := map[string]map[string]bool{} // first date → sources
+	refs := map[string]int{}
+	for _, r := range rows {
+		h := r.Held
+		switch {
+		case h == nil:
+			w.NotHeld++
+			continue
+		case h.Status != "held":
+			w.Listed++
+			continue
+		case h.RefDate == "":
+			w.NoDate++
+			continue
+		}
+		w.Watched++
+		switch {
+		case h.ChangedAfter == "yes":
+			w.Changed++
+		case h.ChangedAfter == "no":
+			w.Unchanged++
+		default:
+			w.Waiting++
+		}
+		first := h.first
+		if docs[first] == nil {
+			docs[first] = map[string]bool{}
+		}
+		docs[first][r.Match.Source] = true
+		refs[first]++
+	}
+	for _, d := range slices.Sorted(maps.Keys(docs)) {
+		w.Since = append(w.Since, Since{Date: d, Documents: len(docs[d]), References: refs[d]})
+	}
+	return w
 }
 
 // Build matches every reference and summarises. top is how many of the
@@ -136,6 +229,7 @@ func Build(refs []Ref, a *Archive, top int, dater Dater) (Report, error) {
 			r.TopHeld++
 		}
 	}
+	r.Watch = watch(r.Rows)
 	return r, nil
 }
 
@@ -192,9 +286,13 @@ func date(rows []Row, a *Archive, dater Dater) error {
 
 // onDate says which bytes were held on h.RefDate and whether the source
 // changed after it, as `cite --at` picks them: the last change by then.
+// For a reference dated before the first bytes held, the first change the
+// archive saw is a change after it: the bytes first held and those after
+// differ, and what the reference cited cannot be both.
 func onDate(h *HeldBytes, history []Version) {
-	h.ChangedAfter = "unknown"
+	h.ChangedAfter, h.first = "unknown", history[0].Date
 	if h.RefDate == "" {
+		h.Note = "the reference has no date (none in its URL or key, and git could not date its line): the archive cannot tell whether the document changed after it"
 		return
 	}
 	i := -1
@@ -203,17 +301,28 @@ func onDate(h *HeldBytes, history []Version) {
 			i = j
 		}
 	}
+	from := i
 	if i < 0 {
-		h.FirstRetrieved = history[0].Date
-		return
+		h.FirstRetrieved, h.BeforeFirst = history[0].Date, true
+		from = 0
+	} else {
+		h.OnRefDate = history[i].SHA256
+		h.ChangedAfter = "no"
 	}
-	h.OnRefDate = history[i].SHA256
-	h.ChangedAfter = "no"
-	for _, v := range history[i+1:] {
-		if v.SHA256 != h.OnRefDate {
-			h.ChangedAfter, h.ChangedOn = "yes", v.Date
+	for j := from + 1; j < len(history); j++ {
+		if history[j].SHA256 != history[from].SHA256 {
+			h.ChangedAfter, h.ChangedOn = "yes", history[j].Date
+			h.ChangeFrom, h.ChangeFromDate, h.ChangeTo = history[j-1].SHA256, history[j-1].Date, history[j].SHA256
 			break
 		}
+	}
+	switch {
+	case h.BeforeFirst && h.ChangedAfter == "yes":
+		h.Note = fmt.Sprintf("changed on %s; the archive holds this document since %s, after your reference of %s, so what you cited may differ from both", h.ChangedOn, h.FirstRetrieved, h.RefDate)
+	case h.BeforeFirst:
+		h.Note = fmt.Sprintf("the archive holds this document since %s, after your reference of %s, and has seen no change since: it will tell you of the first", h.FirstRetrieved, h.RefDate)
+	case h.ChangedAfter == "yes":
+		h.Note = fmt.Sprintf("changed on %s, after your reference of %s; the archive held the bytes you cited", h.ChangedOn, h.RefDate)
 	}
 }
 

@@ -5,5 +5,6 @@
 // and the code across packages (which package may link which, that time
 // is waited on and measured only through internal/clock), to the rules
 // the project sets, so that a change that breaks one fails `go test` like
-// any other regression.
+// any other regression. One runs a workflow as it is called: refs.yml's
+// steps, in order, against repositories on disk and the GitHub fake.
 package repotest

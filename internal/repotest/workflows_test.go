@@ -47,12 +47,13 @@ func (j *job) UnmarshalYAML(n *yaml.Node) error {
 }
 
 type step struct {
-	ID   string            `yaml:"id"`
-	Name string            `yaml:"name"`
-	Uses string            `yaml:"uses"`
-	With map[string]any    `yaml:"with"`
-	Env  map[string]string `yaml:"env"`
-	Run  string            `yaml:"run"`
+	ID               string            `yaml:"id"`
+	WorkingDirectory string            `yaml:"working-directory"`
+	Name             string            `yaml:"name"`
+	Uses             string            `yaml:"uses"`
+	With             map[string]any    `yaml:"with"`
+	Env              map[string]string `yaml:"env"`
+	Run              string            `yaml:"run"`
 }
 
 func (s step) String() string {
@@ -705,7 +706,11 @@ func TestReportsDriftFailsCI(t *testing.T) {
 // repository (workflow_call), its token may read contents and write issues
 // and nothing else, it reads no secret, it checks out the caller with its
 // whole history (git blame dates the references) and keeps no credentials,
-// and it runs `refs --issue`.
+// and it runs `refs --issue`. What runs with the caller's token is the
+// commit the caller pinned: the code is checked out at job.workflow_sha
+// (the reusable workflow's own commit; github.workflow_sha is the
+// caller's) and built there, and the record checked out at
+// inputs.archive-ref is only read: no Go command runs in it.
 func TestWorkflowRefsForRulesRepositories(t *testing.T) {
 	wf := loadWorkflow(t, "refs.yml")
 	data, err := os.ReadFile(filepath.Join(root(t), ".github", "workflows", "refs.yml"))
@@ -728,24 +733,54 @@ func TestWorkflowRefsForRulesRepositories(t *testing.T) {
 		if p := wf.effective(j); len(p) != 2 || p["contents"] != "read" || p["issues"] != "write" {
 			t.Errorf("job %s may %v, want contents: read and issues: write alone", j.name, p)
 		}
-		ran, history := false, false
+		ran, history, built := false, false, false
+		code, record := "", ""
 		for _, s := range j.Steps {
 			if s.action() == "actions/checkout" {
 				if s.with("persist-credentials") != "false" {
 					t.Errorf("job %s: %s keeps the token in the checkout", j.name, s)
 				}
-				if s.with("repository") == "" && s.with("fetch-depth") == "0" {
+				ref := strings.Join(strings.Fields(s.with("ref")), "")
+				switch {
+				case s.with("repository") == "" && s.with("fetch-depth") == "0":
 					history = true
+				case ref == "${{job.workflow_sha}}" && strings.Join(strings.Fields(s.with("repository")), "") == "${{job.workflow_repository}}":
+					code = s.with("path")
+				case ref == "${{inputs.archive-ref}}" && s.with("repository") == "taxkernel/taxkernelbot":
+					record = s.with("path")
+				case strings.Contains(ref, "github.workflow_") || strings.Contains(ref, "github.sha") || strings.Contains(ref, "github.ref"):
+					t.Errorf("job %s: %s checks out %q: in a called workflow the github context is the caller's", j.name, s, ref)
 				}
+			}
+			if s.Run == "" {
+				continue
+			}
+			dir := cmpOr(s.WorkingDirectory, ".")
+			if goBuild.MatchString(s.Run) {
+				if code == "" || dir != code {
+					t.Errorf("job %s: %s runs Go in %q, not in the checkout of the workflow's own commit (%q)", j.name, s, dir, code)
+				}
+				built = true
 			}
 			for _, l := range s.runLines() {
-				if strings.Contains(l, "taxkernelbot refs ") && strings.Contains(l, "--issue") {
+				if strings.Contains(l, " refs ") && strings.Contains(l, "--issue") {
 					ran = true
+					if !strings.Contains(l, "$RUNNER_TEMP/taxkernelbot") || dir != record || record == "" {
+						t.Errorf("job %s: %s runs %q in %q: want the command built from the pinned commit, run in the record's checkout (%q)", j.name, s, l, dir, record)
+					}
 				}
 			}
 		}
-		if !history || !ran {
-			t.Errorf("job %s: checks out the caller with its history %v, runs refs --issue %v; want both", j.name, history, ran)
+		if !history || !ran || !built || code == "" || record == "" {
+			t.Errorf("job %s: checks out the caller with its history %v, the code at job.workflow_sha %q, the record at inputs.archive-ref %q, builds it %v, runs refs --issue %v; want all",
+				j.name, history, code, record, built, ran)
 		}
 	}
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
