@@ -36,7 +36,7 @@ func cmdCite(ctx context.Context, io IO, args []string) error {
 	opts := citeOptions{IO: io}
 	fs := newFlags("cite", "[flags] SOURCE", io).withArgs()
 	opts.register(fs, "manifests", "snapshots", "state")
-	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, size, content_type, blob, text, …, first_confirmed, last_confirmed, confirmations, frbr, usage)")
+	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, swhid, size, content_type, blob, text, …, first_confirmed, last_confirmed, confirmations, frbr, usage)")
 	fs.StringVar(&opts.At, "at", "", "cite the bytes held on this UTC date (YYYY-MM-DD), from snapshots/index.json's history")
 	fs.StringVar(&opts.Attest, "attest", "", "also write to `FILE` a statement that the URL served these bytes from first_confirmed to last_confirmed, signed with the key in "+sign.KeyEnv+" (a JWS; verify --attestation checks it)")
 	if err := parse(fs, args); err != nil {

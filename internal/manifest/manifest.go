@@ -3,6 +3,7 @@ package manifest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -89,11 +89,11 @@ type Set struct {
 	// Hosts holds the effective settings of every host a source names,
 	// merged across manifests (the strictest wins) and with floors applied.
 	Hosts map[string]policy.Host
-	// Fingerprint is the SHA-256 of the files read (each name and its
-	// bytes, policy.yaml included), in hex: what a rendering of the pages
-	// records, so that a check can tell pages left behind by a change to
-	// the manifests from pages edited by hand. Empty for a Set not read
-	// from a directory.
+	// Fingerprint is the SHA-256, in hex, of what the manifests say (not
+	// of how they are written): what a rendering of the pages records, so
+	// that a check can tell pages left behind by a change to the manifests
+	// from pages edited by hand. Empty for a Set not read from a
+	// directory.
 	Fingerprint string
 }
 
@@ -184,21 +184,43 @@ func load(dir string, base *Base) (*Set, Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	set.Fingerprint = fingerprint(inputs)
+	set.Fingerprint = fingerprint(set)
 	return set, diags
 }
 
-// fingerprint hashes the files by name: the order they were listed in
-// and the directory they sit in do not count.
-func fingerprint(inputs []input) string {
-	sorted := slices.Clone(inputs)
-	slices.SortFunc(sorted, func(a, b input) int { return strings.Compare(filepath.Base(a.path), filepath.Base(b.path)) })
-	h := sha256.New()
-	for _, in := range sorted {
-		fmt.Fprintf(h, "%s\x00%d\x00", filepath.Base(in.path), len(in.data))
-		h.Write(in.data)
+// fingerprint hashes what the manifests say — the policy, each
+// jurisdiction, each source and each host's effective settings — and not
+// how they are written: a comment, a key order or a source moved within
+// its file leaves it, so that such an edit asks no page to be rendered
+// again. "" when the set cannot be encoded.
+func fingerprint(set *Set) string {
+	type manifestSays struct{ Jurisdiction, Name, Timezone string }
+	type hostSays struct {
+		policy.Host
+		Zone string // Host.Location encodes as nothing
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	says := struct {
+		Policy    policy.Policy
+		Manifests []manifestSays
+		Sources   []Source
+		Hosts     map[string]hostSays
+	}{Policy: set.Policy, Hosts: make(map[string]hostSays, len(set.Hosts))}
+	for _, m := range set.Manifests {
+		says.Manifests = append(says.Manifests, manifestSays{m.Jurisdiction, m.Name, m.Timezone})
+	}
+	for _, src := range set.Sources {
+		src.Parsed, src.File, src.Line = nil, "", 0 // where it is written, not what it says
+		says.Sources = append(says.Sources, src)
+	}
+	for name, h := range set.Hosts {
+		says.Hosts[name] = hostSays{Host: h, Zone: h.Location.String()}
+	}
+	data, err := json.Marshal(says)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }
 
 // inSubfolder is the error for the subfolder name of dir: one for each

@@ -567,8 +567,10 @@ func TestAnnotationEscaped(t *testing.T) {
 	}
 }
 
-// The fingerprint names the manifests' bytes: the same files anywhere give
-// the same one, and any change to a file (policy.yaml too) a new one.
+// The fingerprint names what the manifests say: the same manifests
+// anywhere give the same one, and so does an edit that changes how they
+// are written (a comment, a source moved); any change to what they say
+// (a source, its title, a policy value, a new jurisdiction) gives a new one.
 func TestFingerprint(t *testing.T) {
 	copyOf := func(edit func(dir string)) string {
 		t.Helper()
@@ -591,26 +593,39 @@ func TestFingerprint(t *testing.T) {
 		}
 		return set.Fingerprint
 	}
-	appendTo := func(name, text string) func(string) {
+	rewrite := func(name string, f func(string) string) func(string) {
 		return func(dir string) {
-			f, err := os.OpenFile(filepath.Join(dir, name), os.O_APPEND|os.O_WRONLY, 0)
+			p := filepath.Join(dir, name)
+			data, err := os.ReadFile(p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer f.Close()
-			if _, err := f.WriteString(text); err != nil {
+			changed := f(string(data))
+			if changed == string(data) {
+				t.Fatalf("the edit of %s changes nothing", name)
+			}
+			if err := os.WriteFile(p, []byte(changed), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	first, again := copyOf(nil), copyOf(nil)
-	if len(first) != 64 || first != again {
-		t.Fatalf("the same files fingerprint %q and %q", first, again)
+	first := copyOf(nil)
+	if len(first) != 64 {
+		t.Fatalf("fingerprint %q", first)
+	}
+	for what, edit := range map[string]func(string){
+		"a comment in uk.yaml":     rewrite("uk.yaml", func(s string) string { return "# a comment\n" + s }),
+		"a comment in policy.yaml": rewrite("policy.yaml", func(s string) string { return s + "\n# a comment\n" }),
+		"the files elsewhere":      func(string) {},
+	} {
+		if fp := copyOf(edit); fp != first {
+			t.Errorf("%s changes the fingerprint", what)
+		}
 	}
 	seen := map[string]string{first: "as is"}
 	for what, edit := range map[string]func(string){
-		"a comment in uk.yaml":     appendTo("uk.yaml", "# a comment\n"),
-		"a comment in policy.yaml": appendTo("policy.yaml", "# a comment\n"),
+		"a title":        rewrite("uk.yaml", func(s string) string { return strings.Replace(s, "title: ", "title: The ", 1) }),
+		"a policy value": rewrite("policy.yaml", func(s string) string { return strings.Replace(s, "daily_cap: 150", "daily_cap: 120", 1) }),
 		"a new manifest": func(dir string) {
 			os.WriteFile(filepath.Join(dir, "fr.yaml"), []byte("jurisdiction: fr\nname: France\ntimezone: Europe/Paris\nsources:\n  - id: fr-bofip\n    url: https://bofip.impots.gouv.fr/bofip/1-PGP.html\n    kind: rates-page\n    title: BOFiP\n"), 0o644)
 		},

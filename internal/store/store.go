@@ -348,7 +348,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 			return nil
 		}
 		got, swhid, err := hashFile(ctx, p, buf)
-		held[Sum(name)] = swhid
+		held[Sum(name)] = ""
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
@@ -356,6 +356,8 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 			report(p, "cannot read: %v", err)
 		case got != name:
 			report(p, "corrupt: bytes hash to %s", got)
+		default:
+			held[Sum(name)] = swhid // a corrupt blob's SWHID says nothing more
 		}
 		return nil
 	})
