@@ -23,7 +23,7 @@ var examples = map[string][]string{
 		"taxkernelbot validate --base origin/main   # what a pull request adds, and when it is first fetched",
 		"taxkernelbot validate --base origin/main --cache-branch origin/fetch-cache   # robots.txt as the bot keeps it",
 	},
-	"report": {"taxkernelbot report", "taxkernelbot report --check                 # CI: exit 1, naming each file, when reports/ are not what report writes", "taxkernelbot report --state .taxkernelbot/state --reports reports"},
+	"report": {"taxkernelbot report", "taxkernelbot report --check                 # CI: exit 1, naming each file, when reports/ are not what report writes for the manifests they were rendered for", "taxkernelbot report --check --changed-since origin/main   # a pull request: every file it changed under reports/ too", "taxkernelbot report --state .taxkernelbot/state --reports reports"},
 	"cite":   {"taxkernelbot cite uk-income-tax-rates", "taxkernelbot cite uk-income-tax-rates --json", "taxkernelbot cite uk-income-tax-rates --at 2026-06-30", "taxkernelbot cite uk-ita-2007 --attest uk-ita-2007.jws   # signed: served from D1 to D2"},
 	"verify": {"taxkernelbot verify", "taxkernelbot verify --json", "taxkernelbot verify --snapshots snapshots", "taxkernelbot verify --dataset taxkernelbot-dataset-2026-11   # a release, offline", "taxkernelbot verify --attestation uk-ita-2007.jws --directory http-message-signatures-directory"},
 	"dataset": {
