@@ -334,7 +334,7 @@ func TestStaleWarnsOfTheNewestOfASeriesBehindTheTaxYear(t *testing.T) {
 	)
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	var got []string
-	for _, d := range Stale(set, now) {
+	for _, d := range Stale(set, now, nil) {
 		if d.Severity != manifest.Warning || d.Line == 0 || !strings.HasSuffix(d.File, ".yaml") {
 			t.Errorf("%s: want a warning at a manifest line", d)
 		}
@@ -345,8 +345,12 @@ func TestStaleWarnsOfTheNewestOfASeriesBehindTheTaxYear(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Stale warned of %v, want %v", got, want)
 	}
+	// Told only of the sources asked about.
+	if got := Stale(set, now, func(src manifest.Source) bool { return src.ID == ato.id }); len(got) != 1 || !strings.HasPrefix(got[0].Message, ato.id+":") {
+		t.Errorf("Stale of %s only: %v", ato.id, got)
+	}
 	// Before HMRC's year turns, its 2025-26 page is current.
-	for _, d := range Stale(set, time.Date(2026, 4, 5, 12, 0, 0, 0, time.UTC)) {
+	for _, d := range Stale(set, time.Date(2026, 4, 5, 12, 0, 0, 0, time.UTC), nil) {
 		if strings.HasPrefix(d.Message, hmrc.id) {
 			t.Errorf("on 5 April 2026: %s", d)
 		}

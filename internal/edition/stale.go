@@ -88,8 +88,9 @@ func taxYearOf(src manifest.Source, marks []Mark) int {
 // followed by its id: a source whose id is this one's with a later year
 // (us-cms-medicare-part-b-2025 → -2026) is its successor too.
 // It reads the manifests only (no network, no held page); now is the
-// caller's clock.
-func Stale(set *manifest.Set, now time.Time) manifest.Diagnostics {
+// caller's clock. only, when set, says which sources to tell of (those a
+// pull request adds); the others still count as successors.
+func Stale(set *manifest.Set, now time.Time, only func(manifest.Source) bool) manifest.Diagnostics {
 	locs := map[string]*time.Location{}
 	for _, m := range set.Manifests {
 		locs[m.Jurisdiction] = m.Location
@@ -106,7 +107,7 @@ func Stale(set *manifest.Set, now time.Time) manifest.Diagnostics {
 	for _, s := range seriesOf(set) {
 		src := s.newest
 		held := taxYearOf(*src, s.marks)
-		if held == 0 {
+		if held == 0 || only != nil && !only(*src) {
 			continue
 		}
 		if k, ok := idKey(src.ID); ok && byID[k] > newest(s.marks) {
