@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/edition"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
@@ -35,6 +36,10 @@ type Input struct {
 	// Index is the hash index the feeds tell the history of.
 	Index *store.Index
 	Texts Texts
+	// Editions are the next editions the held pages link to, which the
+	// sources' feeds announce; nil: found here (Editions) when Texts can
+	// open the held bytes too (a Derived), else none.
+	Editions []edition.Proposal
 	// Blob links the bytes of a hash on the repository's forge; nil for
 	// no link.
 	Blob func(sha256 string) string
@@ -104,6 +109,16 @@ func coverageAndPages(in Input) (coverage, pages []public.File, err error) {
 
 func (in Input) feedInput(ctx context.Context) public.FeedInput {
 	fi := public.FeedInput{Set: in.Set, Index: in.Index, Blob: in.Blob}
+	proposals := in.Editions
+	if h, ok := in.Texts.(heldBytes); ok && proposals == nil {
+		proposals = Editions(ctx, in.Set, in.Index, h.Held(ctx), in.Texts)
+	}
+	if len(proposals) > 0 {
+		fi.Editions = make(map[string]edition.Proposal, len(proposals))
+		for _, p := range proposals {
+			fi.Editions[p.Source.ID] = p
+		}
+	}
 	if in.Texts != nil {
 		fi.Text = func(sum, contentType string) (string, bool) { return in.Texts.Text(ctx, sum, contentType) }
 	} else {
