@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
+	"github.com/taxkernel/taxkernelbot/internal/edition"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -343,6 +344,7 @@ func (pub *Publisher) settleRecord(ctx context.Context, v *view, st *state.State
 func (pub *Publisher) body(ctx context.Context, v *view, st *state.State, changes []report.Change, rep *report.Report, tip string, bot *gitstore.Tree) string {
 	d := BodyDetails(ctx, pub.o.Set, st, changes, outputs.Blobs(ctx, pub.o.Snapshots, trees(v.mainTree, bot)...))
 	d.Files = pub.files
+	d.Editions = pub.editions
 	file := pub.o.Links.FileURL(tip)
 	return review.Body(changes, review.SummaryOf(rep), review.Links{Blob: review.BlobLink(file), File: file, Run: pub.o.Links.RunURL()}, d)
 }
@@ -466,9 +468,17 @@ func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, r
 	if err != nil {
 		return nil, nil, err
 	}
+	// The next editions the held pages link to: announced in the feeds,
+	// listed in the body, added to the manifests.
+	pub.editions = outputs.Editions(ctx, pub.o.Set, ix, texts.Held(ctx), texts)
+	found := pub.editions
+	if found == nil {
+		found = []edition.Proposal{} // looked for, none: Render does not look again
+	}
 	files, err := outputs.Render(ctx, outputs.Input{
 		Set: pub.o.Set, Report: rep, State: st, Count: count, Index: ix, Texts: texts,
 		Blob: review.BlobLink(pub.o.Links.FileURL(botrepo.BaseBranch)), Now: pub.o.Clock.Now(),
+		Editions: found,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -477,6 +487,7 @@ func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, r
 	for _, f := range slices.Concat(files.Pages, files.Feeds) {
 		out["reports/"+f.Name] = f.Data
 	}
+	maps.Copy(out, pub.manifestEdits(ctx, v.mainTree, pub.editions))
 	return out, files.Coverage, nil
 }
 

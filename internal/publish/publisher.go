@@ -7,6 +7,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/edition"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -73,6 +74,8 @@ type Publisher struct {
 	day string
 	// files is how many files the last bot commit built writes.
 	files int
+	// editions are the next editions the last rendering found.
+	editions []edition.Proposal
 }
 
 // New makes a publisher.
