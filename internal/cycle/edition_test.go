@@ -36,6 +36,10 @@ func TestNewEditionIsProposedNotFetched(t *testing.T) {
 	if !strings.HasPrefix(got, string(listed)) || !strings.Contains(got, "  - id: t-rates-2026-27\n    url: "+next+"\n    kind: rates-page\n    title: t-rates-2026-27\n    recheck: 1h\n") {
 		t.Fatalf("the bot branch's manifest does not add the new edition after the listed one:\n%s\n%s", got, log)
 	}
+	msg := r.git.Git(t, repoName, "log", "-1", "--format=%B", botrepo.BotBranch)
+	if !strings.Contains(msg, "- "+id+": https://"+r.host(0)+"/"+id+" -> "+next+" (as t-rates-2026-27), linked from the held copy of "+id+", sha256 ") {
+		t.Errorf("the bot commit's message does not name the new edition:\n%s", msg)
+	}
 	prs := r.gh.PRs()
 	if len(prs) != 1 {
 		t.Fatalf("%d pull requests, want 1", len(prs))

@@ -3,10 +3,12 @@ package publish
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"io/fs"
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/edition"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
@@ -60,4 +62,17 @@ func (pub *Publisher) manifestEdits(ctx context.Context, mainTree *gitstore.Tree
 		}
 	}
 	return out
+}
+
+// editionsMessage is what the bot commit's message says of the new
+// editions it proposes: for each, the old and new addresses and the held
+// page and line that name the new one (their text is in the body).
+func editionsMessage(ps []edition.Proposal) string {
+	var b strings.Builder
+	b.WriteString("New editions proposed (not fetched):")
+	for _, p := range ps {
+		fmt.Fprintf(&b, "\n- %s: %s -> %s (as %s), linked from the held copy of %s, sha256 %.12s, line %d",
+			p.Source.ID, p.Source.URL, p.URL, p.ID, p.Evidence.Source, p.Evidence.SHA256, p.Evidence.Line)
+	}
+	return b.String()
 }

@@ -177,6 +177,9 @@ func (pub *Publisher) publishOnce(ctx context.Context, local *store.Index, pr *g
 	}
 
 	sig, msg := pub.signature("snapshots and coverage")
+	if len(pub.editions) > 0 {
+		msg += "\n\n" + editionsMessage(pub.editions)
+	}
 	if seen := pub.o.Cache.LastSeen(botrepo.CacheBranch); seen != "" {
 		msg += "\n\n" + botrepo.CacheTrailer + seen
 	}
