@@ -36,9 +36,20 @@ func TestNewEditionIsProposedNotFetched(t *testing.T) {
 	if !strings.HasPrefix(got, string(listed)) || !strings.Contains(got, "  - id: t-rates-2026-27\n    url: "+next+"\n    kind: rates-page\n    title: t-rates-2026-27\n    recheck: 1h\n") {
 		t.Fatalf("the bot branch's manifest does not add the new edition after the listed one:\n%s\n%s", got, log)
 	}
+	// One commit for the snapshots and reports, one for the new edition,
+	// which changes the manifest only.
+	if got := r.git.Git(t, repoName, "log", "--format=%an %s", "main.."+botrepo.BotBranch); !strings.HasPrefix(got, "TaxKernelBot manifests: the next edition of "+id+", proposed as t-rates-2026-27") ||
+		strings.Count(got, "\n") != 1 || !strings.Contains(got, "\nTaxKernelBot snapshots and coverage") {
+		t.Errorf("the bot branch's commits:\n%s\nwant the bot's snapshots commit, then its edition commit", got)
+	}
+	if got := r.git.Git(t, repoName, "show", "--format=", "--name-only", botrepo.BotBranch); got != "manifests/test.yaml" {
+		t.Errorf("the edition commit changes %q, want the manifest only", got)
+	}
 	msg := r.git.Git(t, repoName, "log", "-1", "--format=%B", botrepo.BotBranch)
-	if !strings.Contains(msg, "- "+id+": https://"+r.host(0)+"/"+id+" -> "+next+" (as t-rates-2026-27), linked from the held copy of "+id+", sha256 ") {
-		t.Errorf("the bot commit's message does not name the new edition:\n%s", msg)
+	for _, want := range []string{"Listed: https://" + r.host(0) + "/" + id, "New:    " + next, "Read on the held copy of " + id + " (sha256 ", "line 3."} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the edition commit's message lacks %q:\n%s", want, msg)
+		}
 	}
 	prs := r.gh.PRs()
 	if len(prs) != 1 {
@@ -56,6 +67,13 @@ func TestNewEditionIsProposedNotFetched(t *testing.T) {
 		if !strings.HasSuffix(day, " "+r.host(0)) || n != 1 {
 			t.Errorf("requests %s: %d; want one, to the listed address", day, n)
 		}
+	}
+
+	// Nothing new: the open pull request proposes it all already.
+	tip := r.tip(botrepo.BotBranch)
+	r.now = r.now.Add(-23 * time.Hour) // the same day: nothing is due, nothing new is fetched
+	if _, log = r.cycle(); r.tip(botrepo.BotBranch) != tip || !strings.Contains(log, "already proposes all of this") {
+		t.Errorf("a cycle with nothing new moved the branch, or said other than that it proposes it all:\n%s", log)
 	}
 
 	r.gh.Close(1)                      // a reviewer's "no"

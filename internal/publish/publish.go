@@ -176,18 +176,20 @@ func (pub *Publisher) publishOnce(ctx context.Context, local *store.Index, pr *g
 		return "", st, persist()
 	}
 
-	sig, msg := pub.signature("snapshots and coverage")
-	if len(pub.editions) > 0 {
-		msg += "\n\n" + editionsMessage(pub.editions)
-	}
+	sig, msg := pub.signature(snapshotsSubject)
 	if seen := pub.o.Cache.LastSeen(botrepo.CacheBranch); seen != "" {
 		msg += "\n\n" + botrepo.CacheTrailer + seen
 	}
-	tip, err := v.reader.Rebuild(ctx, botrepo.BotBranch, botrepo.BaseBranch, v.botTip, msg, sig, func(base fs.FS) ([]gitstore.Change, error) {
-		changes, err := pub.botChanges(ctx, base, cache, v, local, rep, coverage, extra)
-		pub.files = len(changes)
+	// The bot commit, then one commit per new edition, each adding its
+	// manifest entry: extra holds the manifests as they end, for the
+	// proposal's keys, and the bot commit leaves them to those commits.
+	steps := append([]gitstore.Step{{Message: msg, Edit: func(base fs.FS) ([]gitstore.Change, error) {
+		others := withoutManifests(extra)
+		changes, err := pub.botChanges(ctx, base, cache, v, local, rep, coverage, others)
+		pub.files = len(changes) + len(extra) - len(others) // and the manifests the editions' commits write
 		return changes, err
-	})
+	}}}, editionSteps(pub.editionCommits)...)
+	tip, err := v.reader.RebuildSteps(ctx, botrepo.BotBranch, botrepo.BaseBranch, v.botTip, sig, steps)
 	if err != nil {
 		return "", st, botrepo.ExplainGit(err)
 	}
@@ -269,21 +271,32 @@ func (pub *Publisher) closedHow(ctx context.Context, pr *github.PRState, rec *Re
 // botPaths are the parts of the repository the bot commit writes.
 var botPaths = []string{"reports", "snapshots"}
 
+// snapshotsSubject begins the message of the bot commit.
+const snapshotsSubject = "snapshots and coverage"
+
 // mainMovedUnder reports whether main changed what the bot writes since
 // the commit the bot branch sits on (someone merged a hand edit of the
 // report, say): the open pull request would then conflict, so the branch
 // is rebuilt on main even though it proposes nothing new. A branch whose
 // base cannot be read counts as moved.
 func (pub *Publisher) mainMovedUnder(v *view) bool {
-	log, err := v.reader.Log(v.botTip, 2)
-	if err != nil || len(log) < 2 {
-		return true
-	}
-	base, err := v.reader.TreeOf(log[1].Hash)
+	log, err := v.reader.Log(v.botTip, len(pub.editionCommits)+2)
 	if err != nil {
 		return true
 	}
-	for _, p := range botPaths {
+	at, ok := branchBase(log)
+	if !ok {
+		return true
+	}
+	base, err := v.reader.TreeOf(at.Hash)
+	if err != nil {
+		return true
+	}
+	paths := botPaths
+	if len(pub.editionCommits) > 0 {
+		paths = append(slices.Clip(paths), "manifests") // the new editions' entries are written over main's
+	}
+	for _, p := range paths {
 		a, errA := base.ObjectID(p)
 		b, errB := v.mainTree.ObjectID(p)
 		if a != b || (errA == nil) != (errB == nil) {
@@ -490,7 +503,9 @@ func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, r
 	for _, f := range slices.Concat(files.Pages, files.Feeds) {
 		out["reports/"+f.Name] = f.Data
 	}
-	maps.Copy(out, pub.manifestEdits(ctx, v.mainTree, pub.editions))
+	edits, applied := pub.manifestEdits(ctx, v.mainTree, pub.editions)
+	maps.Copy(out, edits)
+	pub.editionCommits = applied
 	return out, files.Coverage, nil
 }
 

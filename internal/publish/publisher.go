@@ -74,8 +74,10 @@ type Publisher struct {
 	day string
 	// files is how many files the last bot commit built writes.
 	files int
-	// editions are the next editions the last rendering found.
-	editions []edition.Proposal
+	// editions are the next editions the last rendering found;
+	// editionCommits those whose entries the bot branch adds to main's
+	// manifests, a commit each, in order.
+	editions, editionCommits []edition.Proposal
 }
 
 // New makes a publisher.
