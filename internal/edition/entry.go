@@ -19,7 +19,7 @@ import (
 // its rules are for its own year's figures.
 func Entry(p Proposal) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "  # edition: the next edition of %s, linked from the held copy of %s (sha256 %.12s, line %d); proposed by TaxKernelBot, not fetched before this is merged\n",
+	fmt.Fprintf(&b, "  # edition: the next edition of %s, found by TaxKernelBot linked from the held copy of %s (sha256 %.12s, line %d)\n",
 		p.Source.ID, p.Evidence.Source, p.Evidence.SHA256, p.Evidence.Line)
 	fmt.Fprintf(&b, "  - id: %s\n", p.ID)
 	fmt.Fprintf(&b, "    url: %s\n", scalar(p.URL))

@@ -58,7 +58,7 @@ func TestInsertAddsTheNextEditionBesideTheListedOne(t *testing.T) {
 	must(err)
 	text := string(out)
 	old := ukManifest[strings.Index(ukManifest, "  # edition: tax year"):strings.Index(ukManifest, "\n\n  # edition: the current page")]
-	if !strings.Contains(text, old+"\n\n  # edition: the next edition of uk-employer-rates-thresholds-2025-26, linked from the held copy of uk-vat-rates (sha256 dddddddddddd, line 7)") {
+	if !strings.Contains(text, old+"\n\n  # edition: the next edition of uk-employer-rates-thresholds-2025-26, found by TaxKernelBot linked from the held copy of uk-vat-rates (sha256 dddddddddddd, line 7)") {
 		t.Errorf("the entry is not right after the listed one, which must stay as it was:\n%s", text)
 	}
 	must(os.WriteFile(path, out, 0o644))

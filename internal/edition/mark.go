@@ -1,7 +1,6 @@
 package edition
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -71,7 +70,7 @@ func (m Mark) Later(o Mark) bool {
 
 // placeholder is the mark in a series key: its form and shape, no edition.
 func (m Mark) placeholder() string {
-	return fmt.Sprintf("\x00%d:%s\x00", m.Form, m.shape)
+	return "\x00" + strconv.Itoa(int(m.Form)) + ":" + m.shape + "\x00"
 }
 
 // Marks finds the editions s names, left to right, none overlapping. It
