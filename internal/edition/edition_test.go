@@ -285,6 +285,16 @@ func TestFindKeepsTheNewestCandidateAndTheFirstEvidence(t *testing.T) {
 	}
 }
 
+// TestFindNamesAnEditionOfTheSameYear: the CRA's July tables of the same
+// year move only the issue's month: the id says what moved.
+func TestFindNamesAnEditionOfTheSameYear(t *testing.T) {
+	set := load(t, cra)
+	got := Find(set, []Page{page(t, cra, `<a href="/content/dam/cra-arc/migration/cra-arc/tx/bsnss/tpcs/pyrll/t4032/2025/t4032-on-7-25eng.pdf">July 1, 2025</a>`)})
+	if len(got) != 1 || got[0].ID != "ca-t4032-on-2025-7-25" || !strings.HasSuffix(got[0].URL, "/t4032-on-7-25eng.pdf") {
+		t.Errorf("Find = %+v, want the July 2025 issue as ca-t4032-on-2025-7-25", got)
+	}
+}
+
 func TestTextLinksReadsAddressesWrittenInADocument(t *testing.T) {
 	got := TextLinks("Tables for 2026.\nSee www.canada.ca/content/dam/t4032/2026/t4032-on-1-26eng.pdf, or https://www.canada.ca/payroll.")
 	if len(got) != 2 || got[0].URL != "https://www.canada.ca/content/dam/t4032/2026/t4032-on-1-26eng.pdf" || got[0].Line != 2 || got[1].URL != "https://www.canada.ca/payroll" {

@@ -197,7 +197,7 @@ func Find(set *manifest.Set, pages []Page) []Proposal {
 		if s.register {
 			p.Title = strings.Join(strings.Fields(c.link.Text), " ")
 		}
-		p.ID = newID(src.ID, years, p.Year, ids)
+		p.ID = newID(src.ID, years, moved(c.url, c.marks, s.marks), ids)
 		ids[p.ID] = true
 		out = append(out, p)
 	}
@@ -211,16 +211,36 @@ func titled(text string, s *series) bool {
 }
 
 // newID is the id proposed for the next edition of id: its years moved
-// on, else the new year appended; never one taken.
-func newID(id string, years, year int, taken map[string]bool) string {
+// on, else id and what moved in the address (a CRA issue's 7-25, a
+// register id); never one taken.
+func newID(id string, years int, what string, taken map[string]bool) string {
 	next := Shift(id, years)
 	if next == id || years == 0 {
-		next = id + "-" + strconv.Itoa(year)
+		next = id + "-" + what
 	}
 	for n, base := 2, next; taken[next]; n++ {
 		next = base + "-" + strconv.Itoa(n)
 	}
 	return next
+}
+
+// moved is the first mark of u that moved on from was's, as an id
+// writes it: lower case, letters, digits and hyphens.
+func moved(u string, marks, was []Mark) string {
+	for i, m := range marks {
+		if m.Later(was[i]) {
+			return strings.Map(func(r rune) rune {
+				switch {
+				case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+					return r
+				case 'A' <= r && r <= 'Z':
+					return r - 'A' + 'a'
+				}
+				return '-'
+			}, u[m.Start:m.End])
+		}
+	}
+	return "next"
 }
 
 func clip(s string) string {
