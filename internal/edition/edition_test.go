@@ -295,6 +295,16 @@ func TestFindNamesAnEditionOfTheSameYear(t *testing.T) {
 	}
 }
 
+func TestHTMLLinksResolvesAgainstThePageAndItsBase(t *testing.T) {
+	from, _ := url.Parse("https://www.gov.uk/guidance/rates-2025-to-2026")
+	got := HTMLLinks(strings.NewReader("<html><head>\n<base href=\"https://www.gov.uk/government/\">\n<base href=\"https://elsewhere.example/\">\n</head><body>\n"+
+		"<a href=\"publications/x-2026\">X <b>2026</b> &amp; more</a>\n<a href=\"mailto:a@b.example\">mail</a><a href=\"/y#part\">y</a>"), from)
+	want := []Link{{URL: "https://www.gov.uk/government/publications/x-2026", Text: "X 2026 & more", Line: 5}, {URL: "https://www.gov.uk/y", Text: "y", Line: 6}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("HTMLLinks = %+v, want %+v", got, want)
+	}
+}
+
 func TestTextLinksReadsAddressesWrittenInADocument(t *testing.T) {
 	got := TextLinks("Tables for 2026.\nSee www.canada.ca/content/dam/t4032/2026/t4032-on-1-26eng.pdf, or https://www.canada.ca/payroll.")
 	if len(got) != 2 || got[0].URL != "https://www.canada.ca/content/dam/t4032/2026/t4032-on-1-26eng.pdf" || got[0].Line != 2 || got[1].URL != "https://www.canada.ca/payroll" {

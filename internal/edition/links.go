@@ -15,7 +15,7 @@ import (
 const maxLinkText = 1000
 
 // HTMLLinks reads the links (<a href>) of an HTML page served from base,
-// each resolved against it, with its text and the line of the page's
+// each resolved against it (or the page's <base href>), with its text and the line of the page's
 // source it starts on; at most MaxLinks. A page that is not HTML gives
 // what its tags-looking parts give, possibly nothing.
 func HTMLLinks(r io.Reader, base *url.URL) []Link {
@@ -23,6 +23,7 @@ func HTMLLinks(r io.Reader, base *url.URL) []Link {
 	var out []Link
 	line := 1
 	open := -1 // the index of the link whose text is being read
+	based := false
 	for len(out) < MaxLinks {
 		tt := z.Next()
 		if tt == html.ErrorToken {
@@ -32,8 +33,24 @@ func HTMLLinks(r io.Reader, base *url.URL) []Link {
 		at := line
 		line += bytes.Count(raw, []byte{'\n'})
 		switch tt {
-		case html.StartTagToken:
+		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
+			if string(name) == "base" && hasAttr && !based {
+				based = true // the first <base href> is the page's (HTML's rule)
+				for {
+					k, v, more := z.TagAttr()
+					if string(k) == "href" {
+						if u, err := base.Parse(strings.TrimSpace(string(v))); err == nil {
+							base = u
+						}
+						break
+					}
+					if !more {
+						break
+					}
+				}
+				continue
+			}
 			if string(name) != "a" || !hasAttr {
 				continue
 			}
