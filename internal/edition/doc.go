@@ -8,7 +8,8 @@
 // a day or a month (the BMF's 2025-11-12-PAP-2026, CBO's 2025-01), the
 // CRA's payroll tables issue (t4032-on-1-25eng: January 2025) or a Federal
 // Register of Legislation id (F2025L00647). Two addresses whose only
-// difference is their marks are of one series (Key); a later edition is
+// difference is their marks (and the file version v= of the German
+// federal sites' ?__blob=publicationFile) are of one series; a later edition is
 // one whose marks all stand as far or further, one further. The years in
 // the address of a law or a gazette (ukpga/2007/3, eli/2024/act/43) name
 // the work, not an edition a later one replaces, and are not read; a

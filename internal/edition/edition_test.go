@@ -23,7 +23,7 @@ func load(t *testing.T, sources ...source) *manifest.Set {
 	t.Helper()
 	dir := t.TempDir()
 	files := map[string]*strings.Builder{}
-	zones := map[string]string{"uk": "Europe/London", "au": "Australia/Sydney", "nz": "Pacific/Auckland", "ca": "America/Toronto", "us": "America/New_York"}
+	zones := map[string]string{"de": "Europe/Berlin", "uk": "Europe/London", "au": "Australia/Sydney", "nz": "Pacific/Auckland", "ca": "America/Toronto", "us": "America/New_York"}
 	for _, s := range sources {
 		b := files[s.jurisdiction]
 		if b == nil {
@@ -60,6 +60,9 @@ var (
 		"https://www.ato.gov.au/tax-rates-and-codes/company-tax-rates/tax-rates-2024-25", "rates-page", "Company tax rates 2024-25"}
 	frl = source{"au", "au-withholding-schedules-instrument-2024",
 		"https://www.legislation.gov.au/F2024L00664/latest/text", "", "Taxation Administration (Withholding Schedules) Instrument 2024"}
+	bmf = source{"de", "de-bmf-pap-2026",
+		"https://www.bundesfinanzministerium.de/Content/DE/Downloads/Steuern/Steuerarten/Lohnsteuer/Programmablaufplan/2025-11-12-PAP-2026-anlage-1.pdf?__blob=publicationFile&v=2", "",
+		"Programmablaufplan für den maschinellen Lohnsteuerabzug 2026"}
 	irs = source{"us", "us-pub-15-t-withholding-methods",
 		"https://www.irs.gov/pub/irs-pdf/p15t.pdf", "", "Publication 15-T, Federal Income Tax Withholding Methods"}
 	act = source{"uk", "uk-income-tax-act-2007",
@@ -169,6 +172,15 @@ func TestFindProposesTheNextEditionOfRealPatterns(t *testing.T) {
 		id:    "au-withholding-schedules-instrument-2025",
 		title: "Taxation Administration (Withholding Schedules) Instrument 2025",
 		line:  2, evidenceStartsWith: "Taxation Administration (Withholding Schedules) Instrument 2025",
+	}, {
+		name:   "BMF: the payroll flowchart of the next year, its file at version 1",
+		listed: []source{bmf},
+		held:   bmf,
+		body:   `<a href="/Content/DE/Downloads/Steuern/Steuerarten/Lohnsteuer/Programmablaufplan/2026-11-10-PAP-2027-anlage-1.pdf?__blob=publicationFile&amp;v=1">PAP 2027</a>`,
+		url:    "https://www.bundesfinanzministerium.de/Content/DE/Downloads/Steuern/Steuerarten/Lohnsteuer/Programmablaufplan/2026-11-10-PAP-2027-anlage-1.pdf?__blob=publicationFile&v=1",
+		id:     "de-bmf-pap-2027",
+		title:  "Programmablaufplan für den maschinellen Lohnsteuerabzug 2027",
+		line:   1, evidenceStartsWith: "PAP 2027",
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			set := load(t, tc.listed...)
@@ -231,6 +243,11 @@ func TestFindProposesNothingForTheControls(t *testing.T) {
 		listed: []source{hmrc},
 		held:   hmrc,
 		body:   `<a href="https://mirror.example/guidance/rates-and-thresholds-for-employers-2026-to-2027">copy</a>`,
+	}, {
+		name:   "BMF: the same file at a later version",
+		listed: []source{bmf},
+		held:   bmf,
+		body:   `<a href="/Content/DE/Downloads/Steuern/Steuerarten/Lohnsteuer/Programmablaufplan/2025-11-12-PAP-2026-anlage-1.pdf?__blob=publicationFile&amp;v=3">PAP 2026</a>`,
 	}, {
 		name:   "a register id of another instrument",
 		listed: []source{frl},

@@ -3,6 +3,7 @@ package edition
 import (
 	"cmp"
 	"maps"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,11 +76,19 @@ func registered(marks []Mark) bool {
 	return false
 }
 
+var siteBuilderVersion = regexp.MustCompile(`([?&]v=)[0-9]+`)
+
 // seriesKey is the key of an address's series: its pattern and, for a
 // register id, the pattern of its title (every instrument of the
 // register shares the address's).
 func seriesKey(u string, marks []Mark, title string) string {
 	key := Key(u, marks)
+	if strings.Contains(key, "__blob=publicationFile") {
+		// The Government Site Builder of the German federal sites (the
+		// BMF's) numbers each file's versions in v=: each edition has its
+		// own, and it names no edition.
+		key = siteBuilderVersion.ReplaceAllString(key, "${1}\x00")
+	}
 	if registered(marks) {
 		title = strings.Join(strings.Fields(title), " ")
 		key += "\x01" + Key(title, Marks(title))
