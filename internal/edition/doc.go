@@ -9,8 +9,9 @@
 // CRA's payroll tables issue (t4032-on-1-25eng: January 2025) or a Federal
 // Register of Legislation id (F2025L00647). Two addresses whose only
 // difference is their marks (and the file version v= of the German
-// federal sites' ?__blob=publicationFile) are of one series; a later edition is
-// one whose marks all stand as far or further, one further. The years in
+// federal sites' ?__blob=publicationFile) are of one series; a later
+// edition is one whose marks all stand as far or further, one further.
+// The years in
 // the address of a law or a gazette (ukpga/2007/3, eli/2024/act/43) name
 // the work, not an edition a later one replaces, and are not read; a
 // register id is, but every instrument has one, so its successor is the
