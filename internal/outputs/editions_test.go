@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
@@ -87,5 +89,32 @@ sources:
 	none := func(string) (io.ReadCloser, int64, error) { return nil, 0, os.ErrNotExist }
 	if got := Editions(ctx, set, ix, none, nil); len(got) != 0 {
 		t.Errorf("with no bytes at hand: %+v", got)
+	}
+}
+
+// TestRunEndAnnouncesEditionsFoundDuringTheRun: the page that links to
+// the next edition is held only once the run has begun, after the writer
+// wrote the source's feed: the end writes that feed again, announcing it,
+// as the report command would render it from the same store.
+func TestRunEndAnnouncesEditionsFoundDuringTheRun(t *testing.T) {
+	const id = "t-rates-2025-26"
+	o := newFixture(t, id)
+	src, _ := o.set.Source(id)
+	ix := store.NewIndex()
+	w := Start(o.d, nil, o.set, state.New(), ix)
+	w.SourceDone(id)
+	begun(t, w)
+
+	s, err := store.Open(o.d.Snapshots)
+	must(t, err)
+	sum, size, err := s.Put(context.Background(), strings.NewReader("<html>\n<a href=\"t-rates-2026-27\">next year</a>\n</html>\n"))
+	must(t, err)
+	ix.Add(id, store.Entry{SHA256: sum, Size: size, ContentType: "text/html", FinalURL: src.URL, FirstSeen: "2026-12-01"}, "")
+	must(t, w.End(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)))
+
+	feed, err := os.ReadFile(filepath.Join(o.d.Reports, "feeds", "sources", id+".atom"))
+	must(t, err)
+	if !strings.Contains(string(feed), "a new edition is available") || !strings.Contains(string(feed), strings.TrimSuffix(src.URL, "2025-26")+"2026-27") {
+		t.Errorf("the source's feed does not announce the edition found during the run:\n%s", feed)
 	}
 }

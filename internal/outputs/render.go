@@ -113,18 +113,34 @@ func (in Input) feedInput(ctx context.Context) public.FeedInput {
 	if h, ok := in.Texts.(heldBytes); ok && proposals == nil {
 		proposals = Editions(ctx, in.Set, in.Index, h.Held(ctx), in.Texts)
 	}
-	if len(proposals) > 0 {
-		fi.Editions = make(map[string]edition.Proposal, len(proposals))
-		for _, p := range proposals {
-			fi.Editions[p.Source.ID] = p
-		}
-	}
+	fi.Editions = editionsByID(proposals)
 	if in.Texts != nil {
 		fi.Text = func(sum, contentType string) (string, bool) { return in.Texts.Text(ctx, sum, contentType) }
 	} else {
 		fi.Text = func(string, string) (string, bool) { return "", false }
 	}
 	return fi
+}
+
+// editionsByID is ps by the id of their listed source; nil for none.
+func editionsByID(ps []edition.Proposal) map[string]edition.Proposal {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make(map[string]edition.Proposal, len(ps))
+	for _, p := range ps {
+		out[p.Source.ID] = p
+	}
+	return out
+}
+
+// sameEdition says whether a and b announce the same new edition of id
+// (or both none): a feed rendered with a says what one rendered with b
+// would.
+func sameEdition(a, b map[string]edition.Proposal, id string) bool {
+	pa, okA := a[id]
+	pb, okB := b[id]
+	return okA == okB && pa.URL == pb.URL && pa.ID == pb.ID && pa.Title == pb.Title && pa.Evidence == pb.Evidence
 }
 
 // LedgerCounts counts the dispatches the ledgers in dir record
