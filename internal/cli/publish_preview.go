@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io/fs"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
@@ -11,6 +12,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // runPublishPreview prints the title and body that publishing would send
@@ -45,7 +47,11 @@ func runPublishPreview(ctx context.Context, opts publishOptions, repoDir string)
 	}
 	rep := report.Build(set, st)
 	changes := report.Diff(onBase, rep)
-	d := publish.BodyDetails(ctx, set, st, changes, outputs.Blobs(ctx, opts.Snapshots, tree))
+	blobs := outputs.Blobs(ctx, opts.Snapshots, tree)
+	d := publish.BodyDetails(ctx, set, st, changes, blobs)
+	if ix, err := store.LoadIndex(opts.indexPath()); err == nil { // no index: no held page to read
+		d.Editions = outputs.Editions(ctx, set, ix, blobs, outputs.Derived{Snapshots: opts.Snapshots, Trees: []fs.FS{tree}})
+	}
 	out := opts.IO.Out
 	if len(changes) == 0 {
 		fmt.Fprintf(out, "Nothing differs from %s (%.12s): publishing would open no pull request and edit none.\n", base, hash)

@@ -145,3 +145,39 @@ func TestPublishPreviewTableCountsStillFailing(t *testing.T) {
 		}
 	}
 }
+
+// The preview lists the next edition a held page links to, as the pull
+// request will, without requesting it.
+func TestPublishPreviewProposesANewEdition(t *testing.T) {
+	var asked atomic.Int64
+	a := newAuthority(t, map[string]http.HandlerFunc{
+		"/robots.txt": status(404),
+		"/rates-2025-26": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, "<html><body>\n<p>Rates 2025 to 2026</p>\n<a href=\"/rates-2026-27\">Rates 2026 to 2027</a>\n</body></html>")
+		},
+		"/rates-2026-27": func(w http.ResponseWriter, r *http.Request) { asked.Add(1) },
+	})
+	w := newWorkspace(t, testPolicy, "", src{"test-rates-2025-26", a.url("/rates-2025-26"), ""})
+	if code := w.run(t.Context()); code != ExitOK {
+		t.Fatalf("run: exit %d\n%s", code, w.out.String())
+	}
+	repoDir := t.TempDir()
+	readme := filepath.Join(t.TempDir(), "README.md")
+	must(t, os.WriteFile(readme, []byte("tax\n"), 0o644))
+	commitMain(t, repoDir, map[string]string{"README.md": readme})
+
+	code, out, errOut := runMain(t, nil, "publish", "--preview", "--repo", repoDir,
+		"--manifests", w.Manifests, "--snapshots", w.Snapshots, "--reports", w.Reports, "--state", w.State)
+	if code != ExitOK {
+		t.Fatalf("publish --preview: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"### New editions (1)", a.url("/rates-2026-27"), "line 3", "  - id: test-rates-2026-27"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("preview lacks %q:\n%s", want, out)
+		}
+	}
+	if n := asked.Load(); n != 0 {
+		t.Errorf("the new edition's address was requested %d time(s)", n)
+	}
+}

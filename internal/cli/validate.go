@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/edition"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/robots"
 	"github.com/taxkernel/taxkernelbot/internal/robotsdecision"
@@ -70,7 +72,7 @@ func runValidate(_ context.Context, opts validateOptions) error {
 		return cannotRun("%w", err)
 	}
 	parsed := newKeptRules() // shared by the warnings and the base report
-	printDiagnostics(robotsWarnings(set, base, st, parsed), opts.IO)
+	printDiagnostics(append(robotsWarnings(set, base, st, parsed), editionWarnings(set, base, opts.Clock.Now())...), opts.IO)
 	var added []addedSource
 	summary := overridesSummary(set)
 	if base != nil {
@@ -104,6 +106,7 @@ func validateJSON(opts validateOptions) error {
 			return cannotRun("%w", err)
 		}
 		diags = append(diags, robotsWarnings(set, nil, st, newKeptRules())...)
+		diags = append(diags, editionWarnings(set, nil, opts.Clock.Now())...)
 		if err := writeStepSummary(overridesSummary(set), opts.IO); err != nil {
 			return cannotRun("%w", err)
 		}
@@ -202,6 +205,17 @@ func robotsWarnings(set *manifest.Set, base *manifest.Base, st *state.State, par
 		}
 	}
 	return out
+}
+
+// editionWarnings warns about sources whose address names a tax year
+// older than their jurisdiction's current one with no later edition
+// listed (edition.Stale), read from the manifests alone. Given a base,
+// only of the sources the pull request adds or changes, as robotsWarnings.
+func editionWarnings(set *manifest.Set, base *manifest.Base, now time.Time) manifest.Diagnostics {
+	if base == nil {
+		return edition.Stale(set, now, nil)
+	}
+	return edition.Stale(set, now, base.Added)
 }
 
 // keptRules are the rules of the kept robots.txt copies by key, each

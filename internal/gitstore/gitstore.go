@@ -316,39 +316,9 @@ type built struct {
 // commitOn builds the commit of edit's changes on parent (zero: a root
 // commit). It returns nil when the changes leave parent's tree as it is.
 func (r *Repo) commitOn(parent plumbing.Hash, message string, sig Signature, edit Edit) (*built, error) {
-	root := emptyTree
-	if !parent.IsZero() {
-		var err error
-		if root, err = r.commitTree(parent); err != nil {
-			return nil, err
-		}
-	}
-	tree := r.newTree(root)
-	changes, err := edit(tree)
-	if err != nil {
-		return nil, fmt.Errorf("edit on %s: %w", short(parent), err)
-	}
 	ov := newOverlay()
-	newRoot, err := build(tree, ov, changes)
-	if err != nil {
-		return nil, err
-	}
-	if newRoot == root {
-		return nil, nil
-	}
-	var parents []plumbing.Hash
-	if !parent.IsZero() {
-		parents = []plumbing.Hash{parent}
-	}
-	who := object.Signature{Name: sig.Name, Email: sig.Email, When: sig.When}
-	commit, err := ov.put(&object.Commit{
-		Author:       who,
-		Committer:    who,
-		Message:      message,
-		TreeHash:     newRoot,
-		ParentHashes: parents,
-	})
-	if err != nil {
+	commit, err := r.commitInto(ov, parent, message, sig, edit)
+	if err != nil || commit.IsZero() {
 		return nil, err
 	}
 	pack, err := ov.pack()
@@ -356,6 +326,95 @@ func (r *Repo) commitOn(parent plumbing.Hash, message string, sig Signature, edi
 		return nil, err
 	}
 	return &built{hash: commit, ov: ov, pack: pack}, nil
+}
+
+// commitsOn builds a commit per step, each on the one before, the first
+// on parent, all in one overlay and pack; nil when no step changes
+// anything. Each commit's objects are added to the local store as soon as
+// it is built, so that the next step reads its tree: unpushed, they are
+// only objects nothing names, as a failed push leaves.
+func (r *Repo) commitsOn(parent plumbing.Hash, sig Signature, steps []Step) (*built, error) {
+	ov := newOverlay()
+	tip := parent
+	for i, st := range steps {
+		commit, err := r.commitInto(ov, tip, st.Message, sig, st.Edit)
+		if err != nil {
+			return nil, err
+		}
+		if commit.IsZero() {
+			continue
+		}
+		tip = commit
+		if i < len(steps)-1 {
+			if err := r.adopt(ov); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if tip == parent {
+		return nil, nil
+	}
+	pack, err := ov.pack()
+	if err != nil {
+		return nil, err
+	}
+	return &built{hash: tip, ov: ov, pack: pack}, nil
+}
+
+// adopt adds the objects of ov to the local store.
+func (r *Repo) adopt(ov *overlay) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, h := range ov.hashes {
+		if r.st.HasEncodedObject(h) == nil {
+			continue
+		}
+		o, err := ov.st.EncodedObject(plumbing.AnyObject, h)
+		if err != nil {
+			return err
+		}
+		if _, err := r.st.SetEncodedObject(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitInto builds the commit of edit's changes on parent (zero: a root
+// commit) into ov, and returns its hash: zero when the changes leave
+// parent's tree as it is.
+func (r *Repo) commitInto(ov *overlay, parent plumbing.Hash, message string, sig Signature, edit Edit) (plumbing.Hash, error) {
+	root := emptyTree
+	if !parent.IsZero() {
+		var err error
+		if root, err = r.commitTree(parent); err != nil {
+			return plumbing.ZeroHash, err
+		}
+	}
+	tree := r.newTree(root)
+	changes, err := edit(tree)
+	if err != nil {
+		return plumbing.ZeroHash, fmt.Errorf("edit on %s: %w", short(parent), err)
+	}
+	newRoot, err := build(tree, ov, changes)
+	if err != nil {
+		return plumbing.ZeroHash, err
+	}
+	if newRoot == root {
+		return plumbing.ZeroHash, nil
+	}
+	var parents []plumbing.Hash
+	if !parent.IsZero() {
+		parents = []plumbing.Hash{parent}
+	}
+	who := object.Signature{Name: sig.Name, Email: sig.Email, When: sig.When}
+	return ov.put(&object.Commit{
+		Author:       who,
+		Committer:    who,
+		Message:      message,
+		TreeHash:     newRoot,
+		ParentHashes: parents,
+	})
 }
 
 // ErrMoved: Rebuild found the branch elsewhere than the caller expected.
@@ -373,6 +432,22 @@ var ErrMoved = errors.New("the branch is not where it was expected")
 // error wraps ErrMoved: the caller looks again before deciding. base must
 // exist (else ErrNoBranch).
 func (r *Repo) Rebuild(ctx context.Context, branch, base, expect, message string, sig Signature, edit Edit) (string, error) {
+	return r.RebuildSteps(ctx, branch, base, expect, sig, []Step{{Message: message, Edit: edit}})
+}
+
+// Step is one commit of RebuildSteps: its message, and the changes Edit
+// makes on the files of the commit before it.
+type Step struct {
+	Message string
+	Edit    Edit
+}
+
+// RebuildSteps is Rebuild with one commit per step, each on the one
+// before (the first on base's tip), in one push: a branch of several
+// proposals a reviewer can tell apart. A step that changes nothing makes
+// no commit; when none changes anything, nothing is pushed and it returns
+// "".
+func (r *Repo) RebuildSteps(ctx context.Context, branch, base, expect string, sig Signature, steps []Step) (string, error) {
 	ref, err := branchRef(branch)
 	if err != nil {
 		return "", err
@@ -384,11 +459,16 @@ func (r *Repo) Rebuild(ctx context.Context, branch, base, expect, message string
 	if err := checkSignature(sig); err != nil {
 		return "", err
 	}
-	if strings.TrimSpace(message) == "" || edit == nil {
-		return "", errors.New("gitstore: Rebuild needs a message and an Edit")
+	if len(steps) == 0 {
+		return "", errors.New("gitstore: Rebuild needs a step")
 	}
-	if !strings.HasSuffix(message, "\n") {
-		message += "\n"
+	for i, st := range steps {
+		if strings.TrimSpace(st.Message) == "" || st.Edit == nil {
+			return "", errors.New("gitstore: Rebuild needs a message and an Edit for each commit")
+		}
+		if !strings.HasSuffix(st.Message, "\n") {
+			steps[i].Message += "\n"
+		}
 	}
 	old := plumbing.ZeroHash
 	if expect != "" {
@@ -405,7 +485,7 @@ func (r *Repo) Rebuild(ctx context.Context, branch, base, expect, message string
 	if parent.IsZero() {
 		return "", fmt.Errorf("gitstore: rebuild branch %q on %q at %s: %q: %w", branch, base, r.remote.URL, base, ErrNoBranch)
 	}
-	c, err := r.commitOn(parent, message, sig, edit)
+	c, err := r.commitsOn(parent, sig, steps)
 	if err != nil {
 		return "", fmt.Errorf("gitstore: rebuild branch %q on %q at %s: %w", branch, base, r.remote.URL, err)
 	}

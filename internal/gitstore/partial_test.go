@@ -214,3 +214,45 @@ func TestPartialReadWithoutFilteredFetches(t *testing.T) {
 		})
 	}
 }
+
+// TestRebuildStepsMakesACommitPerStep: each step is a commit on the one
+// before, the first on main, pushed at once; a step reads the files the
+// step before wrote; a step that changes nothing makes no commit.
+func TestRebuildStepsMakesACommitPerStep(t *testing.T) {
+	f := newFixture(t)
+	mainTip := f.srv.Commit(t, repoNm, "main", "start", map[string][]byte{"manifests/uk.yaml": []byte("sources:\n")})
+	r, err := OpenPartial(f.remote())
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendLine := func(line string) Edit {
+		return func(tip fs.FS) ([]Change, error) {
+			data, err := fs.ReadFile(tip, "manifests/uk.yaml")
+			if err != nil {
+				return nil, err
+			}
+			return []Change{{Path: "manifests/uk.yaml", Data: append(data, line+"\n"...)}}, nil
+		}
+	}
+	tip, err := r.RebuildSteps(context.Background(), "bot", "main", "", sig(1), []Step{
+		{Message: "snapshots", Edit: changes(Change{Path: "reports/coverage.json", Data: []byte("report\n")})},
+		{Message: "edition a", Edit: appendLine("  - a")},
+		{Message: "nothing", Edit: changes()},
+		{Message: "edition b", Edit: appendLine("  - b")},
+	})
+	if err != nil || tip == "" {
+		t.Fatalf("RebuildSteps: %q, %v", tip, err)
+	}
+	if got := f.git(t, "log", "--format=%s", "main..bot"); got != "edition b\nedition a\nsnapshots" {
+		t.Errorf("commits on the branch:\n%s\nwant edition b, edition a, snapshots", got)
+	}
+	if parent := f.git(t, "rev-parse", "bot~3"); parent != mainTip {
+		t.Errorf("the first commit's parent is %s, want main's tip %s", parent, mainTip)
+	}
+	if got := f.git(t, "show", "bot:manifests/uk.yaml"); got != "sources:\n  - a\n  - b" {
+		t.Errorf("the manifest at the tip: %q", got)
+	}
+	if got := f.git(t, "show", "--format=", "--name-only", "bot~1"); got != "manifests/uk.yaml" {
+		t.Errorf("the commit of edition a changes %q, want the manifest only", got)
+	}
+}

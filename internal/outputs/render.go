@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/edition"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
@@ -35,6 +36,10 @@ type Input struct {
 	// Index is the hash index the feeds tell the history of.
 	Index *store.Index
 	Texts Texts
+	// Editions are the next editions the held pages link to, which the
+	// sources' feeds announce; nil: found here (Editions) when Texts can
+	// open the held bytes too (a Derived), else none.
+	Editions []edition.Proposal
 	// Blob links the bytes of a hash on the repository's forge; nil for
 	// no link.
 	Blob func(sha256 string) string
@@ -104,12 +109,38 @@ func coverageAndPages(in Input) (coverage, pages []public.File, err error) {
 
 func (in Input) feedInput(ctx context.Context) public.FeedInput {
 	fi := public.FeedInput{Set: in.Set, Index: in.Index, Blob: in.Blob}
+	proposals := in.Editions
+	if h, ok := in.Texts.(heldBytes); ok && proposals == nil {
+		proposals = Editions(ctx, in.Set, in.Index, h.Held(ctx), in.Texts)
+	}
+	fi.Editions = editionsByID(proposals)
 	if in.Texts != nil {
 		fi.Text = func(sum, contentType string) (string, bool) { return in.Texts.Text(ctx, sum, contentType) }
 	} else {
 		fi.Text = func(string, string) (string, bool) { return "", false }
 	}
 	return fi
+}
+
+// editionsByID is ps by the id of their listed source; nil for none.
+func editionsByID(ps []edition.Proposal) map[string]edition.Proposal {
+	if len(ps) == 0 {
+		return nil
+	}
+	out := make(map[string]edition.Proposal, len(ps))
+	for _, p := range ps {
+		out[p.Source.ID] = p
+	}
+	return out
+}
+
+// sameEdition says whether a and b announce the same new edition of id
+// (or both none): a feed rendered with a says what one rendered with b
+// would.
+func sameEdition(a, b map[string]edition.Proposal, id string) bool {
+	pa, okA := a[id]
+	pb, okB := b[id]
+	return okA == okB && pa.URL == pb.URL && pa.ID == pb.ID && pa.Title == pb.Title && pa.Evidence == pb.Evidence
 }
 
 // LedgerCounts counts the dispatches the ledgers in dir record

@@ -236,7 +236,12 @@ func (r *Run) End(now time.Time) error {
 	// Feeds returns, so that nothing writes after the run.
 	stop := sync.OnceValue(r.stop)
 	in := r.in
-	in.Done = func(id string) bool { return stop()(id) }
+	// The new editions as the held pages stand now: a source's feed the
+	// writer wrote with those of the run's start is written again when
+	// they differ for it.
+	texts := Derived{Snapshots: r.d.Snapshots}
+	in.Editions = editionsByID(Editions(context.Background(), r.set, r.ix, texts.Held(context.Background()), texts))
+	in.Done = func(id string) bool { return stop()(id) && sameEdition(r.in.Editions, in.Editions, id) }
 	feeds, err := r.rules.Feeds(in)
 	stop()
 	if err == nil {

@@ -117,6 +117,21 @@ type Derived struct {
 	Blob OpenBlob
 }
 
+// heldBytes is a Texts that opens the held bytes too, whose links tell
+// the next editions (Editions).
+type heldBytes interface {
+	Held(ctx context.Context) OpenBlob
+}
+
+// Held opens the held bytes the texts are derived from: Blob, else the
+// local store's, else the trees'.
+func (d Derived) Held(ctx context.Context) OpenBlob {
+	if d.Blob != nil {
+		return d.Blob
+	}
+	return Blobs(ctx, d.Snapshots, d.Trees...)
+}
+
 // Text implements Texts.
 func (d Derived) Text(ctx context.Context, sum, contentType string) (string, bool) {
 	if d.Snapshots != "" {
@@ -133,11 +148,7 @@ func (d Derived) Text(ctx context.Context, sum, contentType string) (string, boo
 			}
 		}
 	}
-	open := d.Blob
-	if open == nil {
-		open = Blobs(ctx, d.Snapshots, d.Trees...)
-	}
-	doc, err := BlobDoc(open, sum, contentType)
+	doc, err := BlobDoc(d.Held(ctx), sum, contentType)
 	if err != nil {
 		return "", false
 	}

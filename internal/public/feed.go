@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/feeds"
 
 	"github.com/taxkernel/taxkernelbot/internal/changedoc"
+	"github.com/taxkernel/taxkernelbot/internal/edition"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -58,6 +59,10 @@ type FeedInput struct {
 	// Feeds calls it only once the feeds of every document and of each
 	// jurisdiction are rendered, so it may wait for those writes to end.
 	Done func(id string) bool
+	// Editions holds, by source id, the next edition a held page links
+	// to (edition.Find): the source's own feed says that a new edition is
+	// available, at which address, on the day of the page that names it.
+	Editions map[string]edition.Proposal
 	// Entries, when set, keeps each entry's rendered XML for every input
 	// that shares it, so that the feeds of every document and of each
 	// jurisdiction reuse what each source's own feed rendered (its texts
@@ -175,7 +180,7 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 	}
 	files := make([]File, 0, 1+len(in.Set.Manifests)+len(srcs))
 	add := func(name, title, subtitle string, cs []*change) error {
-		data, err := r.feed(in, name, title, subtitle, newestFirst(cs))
+		data, err := r.feed(in, name, title, subtitle, newestFirst(cs), nil)
 		if err != nil {
 			return fmt.Errorf("render %s: %w", name, err)
 		}
@@ -272,7 +277,15 @@ func (r Rules) sourceFeed(in FeedInput, src *manifest.Source, cs []change) (File
 	for i := range cs {
 		ptrs[i] = &cs[i]
 	}
-	data, err := r.feed(in, name, "TaxKernelBot: changes of "+src.Title, "Every change of "+src.URL+", newest first.", newestFirst(ptrs))
+	var lead *leadEntry
+	if p, ok := in.Editions[src.ID]; ok {
+		x, err := r.editionEntry(p)
+		if err != nil {
+			return File{}, fmt.Errorf("render %s: %w", name, err)
+		}
+		lead = &leadEntry{xml: x, date: p.Evidence.Date}
+	}
+	data, err := r.feed(in, name, "TaxKernelBot: changes of "+src.Title, "Every change of "+src.URL+", newest first.", newestFirst(ptrs), lead)
 	if err != nil {
 		return File{}, fmt.Errorf("render %s: %w", name, err)
 	}
@@ -322,10 +335,20 @@ func (r Rules) siteURL(path string) string {
 	return u.ResolveReference(&url.URL{Path: path}).String()
 }
 
-func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []*change) ([]byte, error) {
+// leadEntry is an entry a feed shows before its changes: a source's new
+// edition.
+type leadEntry struct {
+	xml  []byte
+	date string
+}
+
+func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []*change, lead *leadEntry) ([]byte, error) {
 	updated := feedEpoch
 	if len(cs) > 0 {
 		updated = day(cs[0].date)
+	}
+	if lead != nil && day(lead.date).After(updated) {
+		updated = day(lead.date)
 	}
 	site := r.entrySite()
 	tag := site.tag
@@ -366,6 +389,9 @@ func (r Rules) feed(in FeedInput, name, title, subtitle string, cs []*change) ([
 	out := make([]byte, 0, len(xml.Header)+len(head)+size+len(end)+len("\n"))
 	out = append(out, xml.Header[:len(xml.Header)-1]...) // without its newline, as ToXML
 	out = append(out, head...)
+	if lead != nil {
+		entries = append([][]byte{lead.xml}, entries...)
+	}
 	for _, x := range entries {
 		out = append(out, '\n')
 		out = append(out, x...)
@@ -431,6 +457,35 @@ func renderEntry(in FeedInput, c *change, site entrySite) ([]byte, []byte, error
 	}
 	x, err := xml.MarshalIndent(e, "  ", "  ")
 	return x, doc, err
+}
+
+var editionTemplate = template.Must(template.New("edition").Parse(`<p>A new edition of {{.Title}} (<code>{{.ID}}</code>, {{.Jurisdiction}}) is available at <a href="{{.New}}">{{.New}}</a>; the listed address, <a href="{{.Old}}">{{.Old}}</a>, keeps serving the edition it holds.</p>
+<p>Read on the held copy of <code>{{.Page}}</code> (sha256 <code>{{.SHA256}}</code>, held since {{.Date}}), line {{.Line}}: <q>{{.Text}}</q>.</p>
+<p>Nothing has been fetched from the new address: the bot's pull request proposes it as a source of its own (<code>{{.NewID}}</code>), and it is fetched once a person merges that.</p>
+`))
+
+// editionEntry is the entry of a source's feed that says a new edition is
+// available: its id names the source and the new address, so that a
+// reader sees it once, whatever day the feed is rendered.
+func (r Rules) editionEntry(p edition.Proposal) ([]byte, error) {
+	var content bytes.Buffer
+	if err := editionTemplate.Execute(&content, map[string]any{
+		"Title": p.Source.Title, "ID": p.Source.ID, "Jurisdiction": p.Source.Jurisdiction, "New": p.URL, "Old": p.Source.URL,
+		"Page": p.Evidence.Source, "SHA256": p.Evidence.SHA256, "Date": p.Evidence.Date, "Line": p.Evidence.Line, "Text": p.Evidence.Text, "NewID": p.ID,
+	}); err != nil {
+		return nil, err
+	}
+	site := r.entrySite()
+	item := &feeds.Item{
+		Title:       fmt.Sprintf("%s (%s): a new edition is available", p.Source.Title, p.Source.ID),
+		Link:        &feeds.Link{Href: p.URL},
+		Id:          fmt.Sprintf("tag:%s,2026:%s/edition/%s", site.tag, p.Source.ID, p.URL),
+		Updated:     day(p.Evidence.Date),
+		Description: template.HTMLEscapeString("A new edition is available: " + p.URL),
+		Content:     content.String(),
+	}
+	e := (&feeds.Atom{Feed: &feeds.Feed{Items: []*feeds.Item{item}}}).AtomFeed().Entries[0]
+	return xml.MarshalIndent(e, "  ", "  ")
 }
 
 func day(date string) time.Time {

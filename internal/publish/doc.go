@@ -1,5 +1,7 @@
 // Package publish brings what the bot fetched to reviewers: it rebuilds
-// the bot branch (taxkernelbot/update) as main's tip plus one bot commit,
+// the bot branch (taxkernelbot/update) as main's tip plus one bot commit
+// (and one commit per new edition a held page links to, each adding its
+// manifest entry beside the listed source's: edition.Find),
 // opens or edits the pull request of that branch, keeps its memory of the
 // pull requests (Record) on the cache branch, and keeps one issue per
 // source failing for days (FailureIssues). internal/cycle makes the

@@ -16,10 +16,10 @@ import (
 // commit proposes (main's, the bot branch's, the cache branch's and this
 // runner's, united), and the derived texts, read here or else from main
 // or the bot branch (fetched in one go), or else derived from the bytes.
-func (pub *Publisher) feedsInput(ctx context.Context, cache fs.FS, v *view, local *store.Index) (*store.Index, outputs.Texts, error) {
+func (pub *Publisher) feedsInput(ctx context.Context, cache fs.FS, v *view, local *store.Index) (*store.Index, outputs.Derived, error) {
 	ix, err := pub.proposed(ctx, v, cache, local)
 	if err != nil {
-		return nil, nil, err
+		return nil, outputs.Derived{}, err
 	}
 	var paths []string
 	for _, id := range ix.IDs() {

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
+	"github.com/taxkernel/taxkernelbot/internal/edition"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -175,15 +176,20 @@ func (pub *Publisher) publishOnce(ctx context.Context, local *store.Index, pr *g
 		return "", st, persist()
 	}
 
-	sig, msg := pub.signature("snapshots and coverage")
+	sig, msg := pub.signature(snapshotsSubject)
 	if seen := pub.o.Cache.LastSeen(botrepo.CacheBranch); seen != "" {
 		msg += "\n\n" + botrepo.CacheTrailer + seen
 	}
-	tip, err := v.reader.Rebuild(ctx, botrepo.BotBranch, botrepo.BaseBranch, v.botTip, msg, sig, func(base fs.FS) ([]gitstore.Change, error) {
-		changes, err := pub.botChanges(ctx, base, cache, v, local, rep, coverage, extra)
-		pub.files = len(changes)
+	// The bot commit, then one commit per new edition, each adding its
+	// manifest entry: extra holds the manifests as they end, for the
+	// proposal's keys, and the bot commit leaves them to those commits.
+	steps := append([]gitstore.Step{{Message: msg, Edit: func(base fs.FS) ([]gitstore.Change, error) {
+		others := withoutManifests(extra)
+		changes, err := pub.botChanges(ctx, base, cache, v, local, rep, coverage, others)
+		pub.files = len(changes) + len(extra) - len(others) // and the manifests the editions' commits write
 		return changes, err
-	})
+	}}}, editionSteps(pub.editionCommits)...)
+	tip, err := v.reader.RebuildSteps(ctx, botrepo.BotBranch, botrepo.BaseBranch, v.botTip, sig, steps)
 	if err != nil {
 		return "", st, botrepo.ExplainGit(err)
 	}
@@ -265,21 +271,32 @@ func (pub *Publisher) closedHow(ctx context.Context, pr *github.PRState, rec *Re
 // botPaths are the parts of the repository the bot commit writes.
 var botPaths = []string{"reports", "snapshots"}
 
+// snapshotsSubject begins the message of the bot commit.
+const snapshotsSubject = "snapshots and coverage"
+
 // mainMovedUnder reports whether main changed what the bot writes since
 // the commit the bot branch sits on (someone merged a hand edit of the
 // report, say): the open pull request would then conflict, so the branch
 // is rebuilt on main even though it proposes nothing new. A branch whose
 // base cannot be read counts as moved.
 func (pub *Publisher) mainMovedUnder(v *view) bool {
-	log, err := v.reader.Log(v.botTip, 2)
-	if err != nil || len(log) < 2 {
-		return true
-	}
-	base, err := v.reader.TreeOf(log[1].Hash)
+	log, err := v.reader.Log(v.botTip, len(pub.editionCommits)+2)
 	if err != nil {
 		return true
 	}
-	for _, p := range botPaths {
+	at, ok := branchBase(log)
+	if !ok {
+		return true
+	}
+	base, err := v.reader.TreeOf(at.Hash)
+	if err != nil {
+		return true
+	}
+	paths := botPaths
+	if len(pub.editionCommits) > 0 {
+		paths = append(slices.Clip(paths), "manifests") // the new editions' entries are written over main's
+	}
+	for _, p := range paths {
 		a, errA := base.ObjectID(p)
 		b, errB := v.mainTree.ObjectID(p)
 		if a != b || (errA == nil) != (errB == nil) {
@@ -343,6 +360,7 @@ func (pub *Publisher) settleRecord(ctx context.Context, v *view, st *state.State
 func (pub *Publisher) body(ctx context.Context, v *view, st *state.State, changes []report.Change, rep *report.Report, tip string, bot *gitstore.Tree) string {
 	d := BodyDetails(ctx, pub.o.Set, st, changes, outputs.Blobs(ctx, pub.o.Snapshots, trees(v.mainTree, bot)...))
 	d.Files = pub.files
+	d.Editions = pub.editions
 	file := pub.o.Links.FileURL(tip)
 	return review.Body(changes, review.SummaryOf(rep), review.Links{Blob: review.BlobLink(file), File: file, Run: pub.o.Links.RunURL()}, d)
 }
@@ -466,9 +484,17 @@ func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, r
 	if err != nil {
 		return nil, nil, err
 	}
+	// The next editions the held pages link to: announced in the feeds,
+	// listed in the body, added to the manifests.
+	pub.editions = outputs.Editions(ctx, pub.o.Set, ix, texts.Held(ctx), texts)
+	found := pub.editions
+	if found == nil {
+		found = []edition.Proposal{} // looked for, none: Render does not look again
+	}
 	files, err := outputs.Render(ctx, outputs.Input{
 		Set: pub.o.Set, Report: rep, State: st, Count: count, Index: ix, Texts: texts,
 		Blob: review.BlobLink(pub.o.Links.FileURL(botrepo.BaseBranch)), Now: pub.o.Clock.Now(),
+		Editions: found,
 	})
 	if err != nil {
 		return nil, nil, err
@@ -477,6 +503,9 @@ func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, r
 	for _, f := range slices.Concat(files.Pages, files.Feeds) {
 		out["reports/"+f.Name] = f.Data
 	}
+	edits, applied := pub.manifestEdits(ctx, v.mainTree, pub.editions)
+	maps.Copy(out, edits)
+	pub.editionCommits = applied
 	return out, files.Coverage, nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/edition"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
@@ -73,6 +74,10 @@ type Publisher struct {
 	day string
 	// files is how many files the last bot commit built writes.
 	files int
+	// editions are the next editions the last rendering found;
+	// editionCommits those whose entries the bot branch adds to main's
+	// manifests, a commit each, in order.
+	editions, editionCommits []edition.Proposal
 }
 
 // New makes a publisher.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/taxkernel/taxkernelbot/internal/edition"
 	"github.com/taxkernel/taxkernelbot/internal/escape/markdown"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
@@ -164,6 +165,9 @@ type Details struct {
 	// FailedChecks holds, by source id, the failed checks in a row of a
 	// failing source (state's count).
 	FailedChecks map[string]int
+	// Editions are the next editions held pages link to (edition.Find),
+	// each proposed as a manifest entry beside its listed source.
+	Editions []edition.Proposal
 	// Files is how many files the pull request changes, 0 when unknown:
 	// past what GitHub's diff view shows, the body sends the reader to
 	// the report on the branch.
@@ -262,6 +266,9 @@ func Body(changes []report.Change, counts Summary, links Links, d Details) strin
 	// New failures come right after the changed documents; lasting ones
 	// after the other changes.
 	all = append(all[:catFailure+1:catFailure+1], append([]section{lasting}, all[catFailure+1:]...)...)
+	if len(d.Editions) > 0 {
+		all = append(all, editionsSection(d.Editions, blobURL))
+	}
 	if len(counts.Pending) > 0 {
 		p := section{heading: "Still pending", intro: "Never checked yet; they are fetched as their hosts' caps and windows allow.", total: len(counts.Pending)}
 		for _, id := range counts.Pending[:min(len(counts.Pending), PendingShown)] {
@@ -439,6 +446,28 @@ func changedDetail(c report.Change, d Details, fileURL func(string) string) stri
 		s += "\n\n" + indent(tc.Diff.Markdown, "  ")
 	case ok && tc.Why != "":
 		s += "\n  " + text(tc.Why, 300)
+	}
+	return s
+}
+
+// editionsSection lists the new editions: for each, the listed address
+// and the new one, the held page and line that name it, and the manifest
+// entry proposed for it.
+func editionsSection(ps []edition.Proposal, blob func(string) string) section {
+	s := section{
+		heading: "New editions",
+		intro: "A held page links to the next edition of a source whose address names its year or edition. " +
+			"Each is proposed as a source of its own, beside the listed one (which keeps its year's figures), " +
+			"in `manifests/`: nothing is fetched from a new address before a person merges it.",
+		total: len(ps),
+	}
+	for _, p := range ps {
+		item := "- " + code(p.Source.ID) + " (" + text(p.Source.Jurisdiction, 40) + ") " + text(p.Source.Title, 120) +
+			": " + link(p.Source.URL) + " → " + link(p.URL) +
+			"\n  read on the held copy of " + code(p.Evidence.Source) + " " + hash(p.Evidence.SHA256, blob) +
+			" (held since " + text(p.Evidence.Date, 20) + "), line " + strconv.Itoa(p.Evidence.Line) + ": " + text(p.Evidence.Text, 200) +
+			"\n\n" + indent(markdown.Fence("yaml", edition.Entry(p)), "  ")
+		s.items = append(s.items, item)
 	}
 	return s
 }
