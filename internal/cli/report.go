@@ -68,13 +68,9 @@ func runReport(ctx context.Context, opts reportOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	rep, st, basis, err := reportBasis(opts, set, ix, now)
+	files, basis, err := renderFor(ctx, opts, set, ix, now)
 	if err != nil {
 		return err
-	}
-	files, err := renderReports(ctx, opts, set, st, rep, ix, now)
-	if err != nil {
-		return cannotRun("%w", err)
 	}
 	differ, stale, err := outputs.Compare(opts.Reports, files)
 	if err != nil {
@@ -91,7 +87,13 @@ func runReport(ctx context.Context, opts reportOptions) error {
 			}
 		}
 		if committed, fp := renderedFor(opts.Reports); fp != "" && fp != set.Fingerprint {
-			return checkLeftBehind(opts, committed, files, differ, stale, changed)
+			var before []public.File
+			if changed != nil {
+				if before, err = renderedBefore(ctx, opts, fp, ix, now); err != nil {
+					return err
+				}
+			}
+			return checkLeftBehind(opts, committed, files, before, differ, stale, changed)
 		}
 		for _, name := range differ {
 			fmt.Fprintf(opts.IO.Out, "%s differs from what report writes\n", filepath.Join(opts.Reports, name))
@@ -118,6 +120,19 @@ func runReport(ctx context.Context, opts reportOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d file(s) written, %d removed (%s)\n", opts.Reports, len(differ), len(stale), basis)
 	return nil
+}
+
+// renderFor renders every output for set, and says what from.
+func renderFor(ctx context.Context, opts reportOptions, set *manifest.Set, ix *store.Index, now time.Time) ([]public.File, string, error) {
+	rep, st, basis, err := reportBasis(opts, set, ix, now)
+	if err != nil {
+		return nil, "", err
+	}
+	files, err := renderReports(ctx, opts, set, st, rep, ix, now)
+	if err != nil {
+		return nil, "", cannotRun("%w", err)
+	}
+	return files, basis, nil
 }
 
 // reportBasis is what the report is made of: a local state (st not nil),

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"crypto/sha1"
 	"errors"
 	"fmt"
@@ -13,10 +14,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // The pages under reports/ are derived data: rendered from the manifests,
@@ -53,8 +57,11 @@ func renderedFor(dir string) (*report.Report, string) {
 // leftBehind narrows what Compare found (differ, stale) for pages
 // rendered for other manifests: only the coverage Markdown that the
 // committed report does not render to, and, when changed names the files
-// a change touched, each of those that is not what report writes now.
-func leftBehind(dir string, committed *report.Report, files []public.File, differ, stale []string, changed map[string]bool) (differOut, staleOut []string, err error) {
+// a change touched, each of those that is neither what report writes now
+// nor what it writes for the manifests before the change (before: the
+// bot's pull request renders its pages for main's manifests, and then
+// proposes new editions in the manifests).
+func leftBehind(dir string, committed *report.Report, files, before []public.File, differ, stale []string, changed map[string]bool) (differOut, staleOut []string, err error) {
 	for name, data := range committed.MarkdownFiles() {
 		held, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -68,8 +75,22 @@ func leftBehind(dir string, committed *report.Report, files []public.File, diffe
 		slices.Sort(differOut)
 		return differOut, nil, nil
 	}
+	renderedBefore := make(map[string][]byte, len(before))
+	for _, f := range before {
+		renderedBefore[f.Name] = f.Data
+	}
+	// asBefore says the file is what report wrote for the manifests
+	// before the change (absent if it wrote none).
+	asBefore := func(name string) bool {
+		want, ok := renderedBefore[name]
+		if !ok {
+			return false
+		}
+		held, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		return err == nil && bytes.Equal(held, want)
+	}
 	for _, name := range differ {
-		if changed[name] && !slices.Contains(differOut, name) {
+		if changed[name] && !slices.Contains(differOut, name) && !asBefore(name) {
 			differOut = append(differOut, name)
 		}
 	}
@@ -78,13 +99,13 @@ func leftBehind(dir string, committed *report.Report, files []public.File, diffe
 		rendered[f.Name] = true
 	}
 	for _, name := range stale {
-		if changed[name] {
+		if changed[name] && !asBefore(name) {
 			staleOut = append(staleOut, name)
 		}
 	}
 	// A file the change added that report never writes: a page by hand.
 	for _, name := range slices.Sorted(maps.Keys(changed)) {
-		if !rendered[name] && !slices.Contains(staleOut, name) {
+		if !rendered[name] && !slices.Contains(staleOut, name) && !asBefore(name) {
 			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(name))); err == nil {
 				staleOut = append(staleOut, name)
 			}
@@ -185,10 +206,36 @@ func blobID(data []byte) string {
 	return fmt.Sprintf("%x", h.Sum(nil))
 }
 
+// renderedBefore renders the outputs for the manifests at
+// opts.ChangedSince when they are the ones the committed report was
+// rendered for (fingerprint fp); nil otherwise.
+func renderedBefore(ctx context.Context, opts reportOptions, fp string, ix *store.Index, now time.Time) ([]public.File, error) {
+	files, err := manifestFilesAt(opts.Manifests, opts.ChangedSince)
+	if err != nil {
+		return nil, cannotRun("%w", err)
+	}
+	dir, err := os.MkdirTemp("", "taxkernelbot-manifests-")
+	if err != nil {
+		return nil, cannotRun("%w", err)
+	}
+	defer os.RemoveAll(dir)
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return nil, cannotRun("%w", err)
+		}
+	}
+	base, diags := manifest.Load(dir)
+	if diags.HasErrors() || base.Fingerprint != fp {
+		return nil, nil // not what the pages were rendered for: nothing to accept
+	}
+	out, _, err := renderFor(ctx, opts, base, ix, now)
+	return out, err
+}
+
 // checkLeftBehind is report --check for pages rendered for other
 // manifests than these: it fails only for what leftBehind finds.
-func checkLeftBehind(opts reportOptions, committed *report.Report, files []public.File, differ, stale []string, changed map[string]bool) error {
-	differ, stale, err := leftBehind(opts.Reports, committed, files, differ, stale, changed)
+func checkLeftBehind(opts reportOptions, committed *report.Report, files, before []public.File, differ, stale []string, changed map[string]bool) error {
+	differ, stale, err := leftBehind(opts.Reports, committed, files, before, differ, stale, changed)
 	if err != nil {
 		return cannotRun("%w", err)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,5 +96,51 @@ func TestReportCheckLeavesPagesToThePublisher(t *testing.T) {
 	}
 	if code, _, stderr := runMain(t, nil, "report", "--changed-since", "HEAD", "--manifests", w.Manifests, "--reports", w.Reports, "--snapshots", w.Snapshots, "--state", w.State); code != ExitUsage {
 		t.Errorf("--changed-since without --check: exit %d, want %d\n%s", code, ExitUsage, stderr)
+	}
+}
+
+// The bot's pull request renders its pages for main's manifests, then
+// proposes new editions in the manifests, one commit each: on that pull
+// request every page it changed is what report writes for the manifests
+// before the proposals, and is accepted as such; a page edited by hand
+// on top of it is not.
+func TestReportCheckAcceptsTheBotsPagesUnderItsProposals(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/": text("Personal Allowance £12,570")})
+	w := newWorkspace(t, testPolicy, "", src{"test-rates", a.url("/rates-2026"), ""})
+	repo := filepath.Dir(w.Manifests)
+	gitRun(t, repo, "init", "-q", "-b", "main")
+	if code, out := w.reportCmd(time.Now(), false); code != ExitOK {
+		t.Fatalf("report: exit %d\n%s", code, out)
+	}
+	gitRun(t, repo, "add", "manifests", "reports")
+	gitRun(t, repo, "commit", "-q", "-m", "main")
+
+	// The bot: a run, whose pages follow main's manifests…
+	if code := w.run(ctx); code != ExitOK {
+		t.Fatalf("run: exit %d\n%s", code, w.out.String())
+	}
+	// …and a new edition proposed.
+	w.writeManifest("", src{"test-rates", a.url("/rates-2026"), ""}, src{"test-rates-2027", a.url("/rates-2027"), ""})
+
+	check := func() (int, string) {
+		t.Helper()
+		var out bytes.Buffer
+		opts := reportOptions{paths: w.paths, Check: true, ChangedSince: "HEAD", Clock: clock.Real{}, IO: IO{Out: &out, Err: &out}}
+		opts.State = filepath.Join(t.TempDir(), "no-state") // a pull request's checkout has none
+		err := runReport(ctx, opts)
+		if err != nil {
+			out.WriteString(err.Error())
+		}
+		return exitCode(err), out.String()
+	}
+	if code, out := check(); code != ExitOK {
+		t.Errorf("the bot's pages under its proposal: exit %d, want %d\n%s", code, ExitOK, out)
+	}
+	hosts := filepath.Join(w.Reports, "hosts.md")
+	data, err := os.ReadFile(hosts)
+	must(t, err)
+	must(t, os.WriteFile(hosts, append(data, "a line by hand\n"...), 0o644))
+	if code, out := check(); code != ExitFailures || !strings.Contains(out, "hosts.md differs") {
+		t.Errorf("hosts.md edited by hand on the bot's pages: exit %d, want %d naming it\n%s", code, ExitFailures, out)
 	}
 }

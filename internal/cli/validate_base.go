@@ -22,6 +22,18 @@ import (
 // remote branch such as origin/main, a tag, HEAD or a full commit hash) in
 // the local repository that holds manifestsDir. Nothing is fetched.
 func readBase(manifestsDir, ref string) (*manifest.Base, error) {
+	files, err := manifestFilesAt(manifestsDir, ref)
+	if err != nil {
+		return nil, err
+	}
+	b := manifest.ReadBase(files) // none at the base: every source is new
+	return &b, nil
+}
+
+// manifestFilesAt is the manifest files (*.yaml, by name) of manifestsDir
+// as they are at ref in the local repository that holds it: none when the
+// directory is not there at ref. Nothing is fetched.
+func manifestFilesAt(manifestsDir, ref string) (map[string][]byte, error) {
 	abs, err := filepath.Abs(manifestsDir)
 	if err != nil {
 		return nil, err
@@ -31,30 +43,29 @@ func readBase(manifestsDir, ref string) (*manifest.Base, error) {
 	}
 	wt, err := gitstore.OpenWorkTree(abs)
 	if err != nil {
-		return nil, fmt.Errorf("--base needs the git repository that holds %s: %w", manifestsDir, err)
+		return nil, fmt.Errorf("reading the manifests at %s needs the git repository that holds %s: %w", ref, manifestsDir, err)
 	}
 	defer wt.Close()
 	rel, err := filepath.Rel(wt.Root, abs)
 	if err != nil || strings.HasPrefix(rel, "..") {
-		return nil, fmt.Errorf("--base: %s is not inside the repository at %s", manifestsDir, wt.Root)
+		return nil, fmt.Errorf("%s: %s is not inside the repository at %s", ref, manifestsDir, wt.Root)
 	}
 	hash, err := wt.Resolve(ref)
 	if err != nil {
-		return nil, fmt.Errorf("--base %s: %w; fetch it first (e.g. git fetch origin main) and name it as git does (origin/main)", ref, err)
+		return nil, fmt.Errorf("%s: %w; fetch it first (e.g. git fetch origin main) and name it as git does (origin/main)", ref, err)
 	}
 	tree, err := wt.Tree(hash)
 	if err != nil {
-		return nil, fmt.Errorf("--base %s: %w", ref, err)
+		return nil, fmt.Errorf("%s: %w", ref, err)
 	}
 	files := map[string][]byte{}
 	dir := filepath.ToSlash(rel)
 	entries, err := fs.ReadDir(tree, dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		b := manifest.ReadBase(files) // no manifests at the base: every source is new
-		return &b, nil
+		return files, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("--base %s: %s: %w", ref, rel, err)
+		return nil, fmt.Errorf("%s: %s: %w", ref, rel, err)
 	}
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".yaml") {
@@ -62,12 +73,11 @@ func readBase(manifestsDir, ref string) (*manifest.Base, error) {
 		}
 		data, err := fs.ReadFile(tree, path.Join(dir, e.Name()))
 		if err != nil {
-			return nil, fmt.Errorf("--base %s: %s: %w", ref, e.Name(), err)
+			return nil, fmt.Errorf("%s: %s: %w", ref, e.Name(), err)
 		}
 		files[e.Name()] = data
 	}
-	b := manifest.ReadBase(files)
-	return &b, nil
+	return files, nil
 }
 
 // addedSource is what the bot would do with a source a pull request adds
