@@ -5,6 +5,9 @@
 // and the code across packages (which package may link which, that time
 // is waited on and measured only through internal/clock), to the rules
 // the project sets, so that a change that breaks one fails `go test` like
-// any other regression. One runs a workflow as it is called: refs.yml's
-// steps, in order, against repositories on disk and the GitHub fake.
+// any other regression. Two run a workflow as GitHub's runner would:
+// validate.yml's job, step by step, on pull requests made against a copy
+// of the work tree served by a git server on loopback; and refs.yml's
+// steps, in order, as a rules repository calls it, against repositories
+// on disk and the GitHub fake.
 package repotest

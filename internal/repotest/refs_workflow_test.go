@@ -246,22 +246,9 @@ func (wf *refsWorkflow) inputs(t *testing.T, example string) map[string]string {
 	return out
 }
 
+// expression is a ${{ }} expression of a workflow, its inside captured:
+// what the tests that run workflows substitute.
 var expression = regexp.MustCompile(`\$\{\{\s*([^}]*?)\s*\}\}`)
-
-// expand replaces the ${{ }} expressions of s from ctx; one the test does
-// not know fails it, so that the workflow cannot use a context this test
-// does not stand in for.
-func expand(t *testing.T, s string, ctx map[string]string) string {
-	t.Helper()
-	return expression.ReplaceAllStringFunc(s, func(m string) string {
-		name := expression.FindStringSubmatch(m)[1]
-		v, ok := ctx[name]
-		if !ok {
-			t.Fatalf("refs.yml uses ${{ %s }}, which this test does not provide: give it a value as GitHub would", name)
-		}
-		return v
-	})
-}
 
 // run runs the job's steps in order, as a runner would, and returns what
 // they wrote to the job summary.
@@ -289,7 +276,7 @@ func (wf *refsWorkflow) run(t *testing.T, name string, ctx, repos map[string]str
 			case action == "actions/checkout":
 				with := map[string]string{}
 				for k, v := range s.With {
-					with[k] = expand(t, v, ctx)
+					with[k] = expand(t, "refs.yml", v, ctx)
 				}
 				src, ok := repos[with["repository"]]
 				if !ok {
@@ -324,12 +311,12 @@ func (wf *refsWorkflow) run(t *testing.T, name string, ctx, repos map[string]str
 				}
 				// GitHub's bash: --noprofile --norc -eo pipefail {0}.
 				script := filepath.Join(temp, "step.sh")
-				must(t, os.WriteFile(script, []byte(expand(t, s.Run, ctx)), 0o644))
+				must(t, os.WriteFile(script, []byte(expand(t, "refs.yml", s.Run, ctx)), 0o644))
 				cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
 				cmd.Dir = filepath.Join(workspace, s.WorkingDirectory)
 				cmd.Env = append([]string{}, base...)
 				for k, v := range s.Env {
-					cmd.Env = append(cmd.Env, k+"="+expand(t, v, ctx))
+					cmd.Env = append(cmd.Env, k+"="+expand(t, "refs.yml", v, ctx))
 				}
 				out, err := cmd.CombinedOutput()
 				if err != nil {
