@@ -153,3 +153,29 @@ func FuzzOf(f *testing.F) {
 		}
 	})
 }
+
+// An audit reads at most MaxRead bytes, once: its cost on the largest
+// page it reads, a 4 MiB HTML index of links, and on a 4 MiB PDF.
+func BenchmarkOf(b *testing.B) {
+	var page strings.Builder
+	page.WriteString("<html><head><title>Payroll tables 2026</title></head><body>")
+	for page.Len() < MaxRead {
+		page.WriteString(`<p><a href="t4032-on-1-26e.pdf">Ontario</a> rates and thresholds for employers 2026 to 2027</p>`)
+	}
+	pdfBody := append(pdf("/Title (Publication 15-T (2026))"), strings.Repeat("0 0 m 1 1 l S\n", MaxRead/14)...)
+	for _, bc := range []struct {
+		name string
+		f    Fetch
+	}{
+		{"html-4MiB", Fetch{URL: "https://www.canada.ca/t4032.html", Kind: "tax-table", Title: "T4032 2026", ContentType: "text/html", Body: []byte(page.String())}},
+		{"pdf-4MiB", Fetch{URL: "https://www.irs.gov/pub/irs-pdf/p15t.pdf", Kind: "withholding-schedule", Title: "Publication 15-T (2026)", ContentType: "application/pdf", Body: pdfBody}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.f.Body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				Of(bc.f)
+			}
+		})
+	}
+}
