@@ -16,7 +16,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/report"
@@ -122,30 +121,14 @@ func leftBehind(dir string, committed *report.Report, files, before []public.Fil
 // the blobs at ref need not be held (a partial clone will do). Nothing is
 // fetched.
 func changedSince(dir, ref string) (map[string]bool, error) {
+	tree, rel, done, err := treeAt(dir, ref)
+	if err != nil {
+		return nil, fmt.Errorf("--changed-since %w", err)
+	}
+	defer done()
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
-	}
-	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = resolved
-	}
-	wt, err := gitstore.OpenWorkTree(abs)
-	if err != nil {
-		return nil, fmt.Errorf("--changed-since needs the git repository that holds %s: %w", dir, err)
-	}
-	defer wt.Close()
-	rel, err := filepath.Rel(wt.Root, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return nil, fmt.Errorf("--changed-since: %s is not inside the repository at %s", dir, wt.Root)
-	}
-	rel = filepath.ToSlash(rel)
-	hash, err := wt.Resolve(ref)
-	if err != nil {
-		return nil, fmt.Errorf("--changed-since %s: %w; fetch it first (e.g. git fetch origin main) and name it as git does (origin/main)", ref, err)
-	}
-	tree, err := wt.Tree(hash)
-	if err != nil {
-		return nil, fmt.Errorf("--changed-since %s: %w", ref, err)
 	}
 	before := map[string]string{}
 	err = fs.WalkDir(tree, rel, func(p string, d fs.DirEntry, err error) error {

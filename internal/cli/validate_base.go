@@ -24,7 +24,7 @@ import (
 func readBase(manifestsDir, ref string) (*manifest.Base, error) {
 	files, err := manifestFilesAt(manifestsDir, ref)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--base %w", err)
 	}
 	b := manifest.ReadBase(files) // none at the base: every source is new
 	return &b, nil
@@ -34,38 +34,18 @@ func readBase(manifestsDir, ref string) (*manifest.Base, error) {
 // as they are at ref in the local repository that holds it: none when the
 // directory is not there at ref. Nothing is fetched.
 func manifestFilesAt(manifestsDir, ref string) (map[string][]byte, error) {
-	abs, err := filepath.Abs(manifestsDir)
+	tree, dir, done, err := treeAt(manifestsDir, ref)
 	if err != nil {
 		return nil, err
 	}
-	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
-		abs = resolved
-	}
-	wt, err := gitstore.OpenWorkTree(abs)
-	if err != nil {
-		return nil, fmt.Errorf("reading the manifests at %s needs the git repository that holds %s: %w", ref, manifestsDir, err)
-	}
-	defer wt.Close()
-	rel, err := filepath.Rel(wt.Root, abs)
-	if err != nil || strings.HasPrefix(rel, "..") {
-		return nil, fmt.Errorf("%s: %s is not inside the repository at %s", ref, manifestsDir, wt.Root)
-	}
-	hash, err := wt.Resolve(ref)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w; fetch it first (e.g. git fetch origin main) and name it as git does (origin/main)", ref, err)
-	}
-	tree, err := wt.Tree(hash)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ref, err)
-	}
+	defer done()
 	files := map[string][]byte{}
-	dir := filepath.ToSlash(rel)
 	entries, err := fs.ReadDir(tree, dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return files, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s: %s: %w", ref, rel, err)
+		return nil, fmt.Errorf("%s: %s: %w", ref, dir, err)
 	}
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".yaml") {
@@ -78,6 +58,39 @@ func manifestFilesAt(manifestsDir, ref string) (map[string][]byte, error) {
 		files[e.Name()] = data
 	}
 	return files, nil
+}
+
+// treeAt opens the files of ref (a branch, a remote branch such as
+// origin/main, a tag, HEAD or a commit hash) in the local repository that
+// holds the directory dir, and names dir inside it (slash-separated); done
+// closes the repository. Nothing is fetched.
+func treeAt(dir, ref string) (tree *gitstore.Tree, rel string, done func(), err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if resolved, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = resolved
+	}
+	wt, err := gitstore.OpenWorkTree(abs)
+	if err != nil {
+		return nil, "", nil, fmt.Errorf("reading %s at %s needs the git repository that holds it: %w", dir, ref, err)
+	}
+	rel, err = filepath.Rel(wt.Root, abs)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		wt.Close()
+		return nil, "", nil, fmt.Errorf("%s: %s is not inside the repository at %s", ref, dir, wt.Root)
+	}
+	hash, err := wt.Resolve(ref)
+	if err != nil {
+		wt.Close()
+		return nil, "", nil, fmt.Errorf("%s: %w; fetch it first (e.g. git fetch origin main) and name it as git does (origin/main)", ref, err)
+	}
+	if tree, err = wt.Tree(hash); err != nil {
+		wt.Close()
+		return nil, "", nil, fmt.Errorf("%s: %w", ref, err)
+	}
+	return tree, filepath.ToSlash(rel), func() { wt.Close() }, nil
 }
 
 // addedSource is what the bot would do with a source a pull request adds
