@@ -100,6 +100,18 @@ func TestOf(t *testing.T) {
 			title: "Income Tax Act 2007",
 		},
 		{
+			name:  "a CSV table served as text/html is a CSV table",
+			f:     Fetch{URL: "https://www.example.gov/paye-tables.csv", Kind: "tax-table", Title: "PAYE tables 2026", ContentType: "text/html; charset=utf-8", Body: []byte("band,from,to,rate\nbasic,12571,50270,20\n")},
+			form:  "a CSV table",
+			title: "",
+		},
+		{
+			name:     "plain text served as text/html where a PDF was listed",
+			f:        Fetch{URL: "https://www.example.gov/rates.pdf", Kind: "rates-page", Title: "Rates", ContentType: "text/html", Body: []byte("Service temporarily moved")},
+			form:     "plain text (served as text/html)",
+			mismatch: "promises a PDF, but the server sent plain text",
+		},
+		{
 			name:  "a ZIP of XML where one was listed",
 			f:     Fetch{URL: "https://www.gesetze-im-internet.de/estg/xml.zip", Kind: "legislation", Title: "Einkommensteuergesetz", ContentType: "application/zip", Body: []byte("PK\x03\x04\x14\x00\x00\x00\x08\x00")},
 			form:  "a ZIP file",

@@ -51,6 +51,12 @@ func formOf(contentType string, body []byte) form {
 		return form{formSpreadsheet, "a spreadsheet"}
 	}
 	switch {
+	case (mt == "text/html" || mt == "application/xhtml+xml" || mt == "text/plain" || mt == "") && sniffCSV(head):
+		// A table served under a page's type (or none): servers label
+		// files by habit, the bytes say what they are.
+		return form{formCSV, "a CSV table"}
+	case (mt == "text/html" || mt == "application/xhtml+xml") && (len(head) == 0 || head[0] != '<'):
+		return form{formText, "plain text (served as " + mt + ")"}
 	case mt == "text/html" || mt == "application/xhtml+xml":
 		return form{formHTML, "an HTML page"}
 	case mt == "application/pdf":
@@ -96,4 +102,15 @@ func sniffHTML(head []byte) bool {
 func htmlRoot(head []byte) bool {
 	lower := bytes.ToLower(head[:min(len(head), 512)])
 	return bytes.Contains(lower, []byte("<!doctype html")) || bytes.Contains(lower, []byte("<html"))
+}
+
+// sniffCSV says whether a body starts as a comma-separated table: two
+// lines or more, the first two with as many commas, at least one.
+func sniffCSV(head []byte) bool {
+	lines := bytes.SplitN(head[:min(len(head), 1024)], []byte("\n"), 3)
+	if len(lines) < 2 || bytes.ContainsAny(lines[0], "<>") {
+		return false
+	}
+	n := bytes.Count(lines[0], []byte(","))
+	return n > 0 && bytes.Count(lines[1], []byte(",")) == n
 }
