@@ -2,6 +2,7 @@ package github
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -163,16 +164,31 @@ func (c *Client) UploadReleaseAsset(ctx context.Context, rel Release, name strin
 	}
 	var a releaseAsset
 	if _, err := c.gh.Do(ctx, req, &a); err != nil {
-		if hasStatus(err, http.StatusUnprocessableEntity) {
+		if alreadyExists(err) {
 			return Asset{}, fmt.Errorf("github: upload %s to release %s: %w", name, rel.Tag, ErrAssetExists)
 		}
-		return Asset{}, fmt.Errorf("github: upload %s (%d bytes) to release %s of %s/%s: %w", name, size, rel.Tag, c.owner, c.repo, c.explain(err, ""))
+		return Asset{}, fmt.Errorf("github: upload %s (%d bytes) to release %s of %s/%s: %w", name, size, rel.Tag, c.owner, c.repo,
+			c.explain(err, "a release that takes no more assets is immutable: turn off Settings → General → Releases → \"Enable release immutability\" in the repository holding the bytes"))
 	}
 	return asset(&a.ReleaseAsset, derefString(a.Digest)), nil
 }
 
+// alreadyExists says whether err is GitHub's 422 for a name taken.
+func alreadyExists(err error) bool {
+	var resp *gh.ErrorResponse
+	if !hasStatus(err, http.StatusUnprocessableEntity) || !errors.As(err, &resp) {
+		return false
+	}
+	for _, e := range resp.Errors {
+		if e.Code == "already_exists" {
+			return true
+		}
+	}
+	return false
+}
+
 // ErrAssetExists: the release holds an asset of that name already.
-var ErrAssetExists = fmt.Errorf("an asset of that name exists in the release")
+var ErrAssetExists = errors.New("an asset of that name exists in the release")
 
 func derefString(s *string) string {
 	if s == nil {

@@ -113,3 +113,17 @@ func TestReleasesForbiddenSaysWhichPermission(t *testing.T) {
 		t.Errorf("create with a read-only token: %v, want the permission named", err)
 	}
 }
+
+func TestReleasesUploadToAnImmutableReleaseSaysSo(t *testing.T) {
+	c, f, _ := releasesClient(t)
+	ctx := context.Background()
+	rel, err := c.CreatePrerelease(ctx, "blobs-2026-12", "bytes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.FailNext("POST", "/repos/taxkernel/archive/releases/1/assets", http.StatusUnprocessableEntity, nil, "Cannot upload assets to an immutable release")
+	_, err = c.UploadReleaseAsset(ctx, rel, "notice", strings.NewReader("x"), 1)
+	if err == nil || errors.Is(err, ErrAssetExists) || !strings.Contains(err.Error(), "immutability") {
+		t.Errorf("upload to an immutable release: %v; want the setting named, not a name taken", err)
+	}
+}
