@@ -258,6 +258,12 @@ func (b *Releases) Save(ctx context.Context, sum store.Sum, r io.ReaderAt, size 
 	if err != nil {
 		return err
 	}
+	b.mu.Lock()
+	_, held = b.held[sum] // in a release another run made, found on create
+	b.mu.Unlock()
+	if held {
+		return nil
+	}
 	for try := 1; ; try++ {
 		a, err := b.c.UploadReleaseAsset(ctx, p.rel, string(sum), r, size)
 		if errors.Is(err, github.ErrAssetExists) && try == 1 {
@@ -347,32 +353,44 @@ func (b *Releases) settle(ctx context.Context, p *period, sum store.Sum, size in
 }
 
 // current is the release new assets go into: this month's last, or a new
-// one when it is full or there is none.
+// one when it is full or there is none. A release another run made since
+// the listing is what GitHub gives on create: its assets are counted, and
+// when it is full the next is made.
 func (b *Releases) current(ctx context.Context) (*period, error) {
 	month := b.clock.Now().UTC().Format("2006-01")
-	b.mu.Lock()
-	var last *period
-	lastN := 0
-	for tag, p := range b.releases {
-		if m, n, _ := b.periodOf(tag); m == month && n > lastN {
-			last, lastN = p, n
+	for {
+		b.mu.Lock()
+		var last *period
+		lastN := 0
+		for tag, p := range b.releases {
+			if m, n, _ := b.periodOf(tag); m == month && n > lastN {
+				last, lastN = p, n
+			}
 		}
+		b.mu.Unlock()
+		if last != nil && last.count < b.perRelease {
+			return last, nil
+		}
+		tag := b.tag(month, lastN+1)
+		rel, err := b.c.CreatePrerelease(ctx, tag, "Bytes of TaxKernelBot's archive: each asset is a document, named by the SHA-256 of its bytes. Not a release of the software.")
+		if err != nil {
+			return nil, fmt.Errorf("blobs: %s: %w", b.Name(), err)
+		}
+		p := &period{rel: rel}
+		held := map[store.Sum]heldAsset{}
+		err = b.c.ListReleaseAssets(ctx, rel.ID, func(a github.Asset) error {
+			p.count++
+			if sum := store.Sum(a.Name); sum.Valid() && a.Uploaded() {
+				held[sum] = heldAsset{id: a.ID, size: a.Size}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("blobs: %s: %w", b.Name(), err)
+		}
+		b.mu.Lock()
+		maps.Copy(b.held, held)
+		b.releases[tag] = p
+		b.mu.Unlock()
 	}
-	b.mu.Unlock()
-	if last != nil && last.count < b.perRelease {
-		return last, nil
-	}
-	tag := b.tag(month, lastN+1)
-	rel, err := b.c.CreatePrerelease(ctx, tag, "Bytes of TaxKernelBot's archive: each asset is a document, named by the SHA-256 of its bytes. Not a release of the software.")
-	if err != nil {
-		return nil, fmt.Errorf("blobs: %s: %w", b.Name(), err)
-	}
-	p := &period{rel: rel}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if had, ok := b.releases[tag]; ok { // another run made it first; it was listed
-		return had, nil
-	}
-	b.releases[tag] = p
-	return p, nil
 }

@@ -292,3 +292,28 @@ func TestReleasesName(t *testing.T) {
 		t.Error("1,001 assets per release accepted; GitHub takes 1,000")
 	}
 }
+
+func TestReleasesAnotherRunsReleaseCountsTowardsTheBound(t *testing.T) {
+	f := githubtest.New(t, "taxkernel", "archive", "tok")
+	first, other := newReleases(t, f, 3), newReleases(t, f, 3)
+	if err := first.List(context.Background(), func(store.Sum, int64) error { return nil }); err != nil {
+		t.Fatal(err) // the first run has read that there are no releases
+	}
+	var theirs []store.Sum
+	for i := range 3 { // meanwhile another run fills this month's release
+		theirs = append(theirs, save(t, other, fmt.Appendf(nil, "theirs %d", i)))
+	}
+	save(t, first, []byte("ours"))
+	var tags []string
+	for _, rel := range f.Releases() {
+		tags = append(tags, rel.Tag)
+	}
+	if want := []string{"blobs-2026-12", "blobs-2026-12-2"}; !slices.Equal(tags, want) {
+		t.Errorf("releases %q, want %q: the other run's full release takes no more", tags, want)
+	}
+	for _, sum := range theirs {
+		if _, err := first.Stat(context.Background(), sum); err != nil {
+			t.Errorf("the other run's %s, in the release found on create: %v", sum.Short(), err)
+		}
+	}
+}
