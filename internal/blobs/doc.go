@@ -9,4 +9,8 @@
 // loaded, loading re-hashes them and reports corruption, saving what is
 // held is a no-op, a blob is visible only once whole, and listing names
 // each blob once. The model is restic's backends.
+//
+// Local is a directory on this machine; Releases is a repository's GitHub
+// release assets, one prerelease per month (see its documentation and
+// docs/setup.md).
 package blobs

@@ -30,6 +30,7 @@ type Client struct {
 	owner, repo string
 	api         string // for error messages
 	token       func(context.Context) (string, error)
+	storage     *http.Client // follows GitHub's redirects to its storage, without the token
 }
 
 // NewClient returns a Client for c's repository, sending c.Token as a
@@ -72,6 +73,9 @@ func NewClient(c Config, httpClient *http.Client, opts ...Option) (*Client, erro
 	hc := *httpClient
 	hc.Transport = rt
 	out := &Client{owner: c.Owner, repo: c.Repo, api: strings.TrimRight(api, "/")}
+	storage := *httpClient
+	storage.Transport = &retry{base: rt.base, clock: rt.clock, attempts: rt.attempts}
+	out.storage = &storage
 	var client *gh.Client
 	if c.AppID != "" {
 		key, err := ParseAppKey(c.AppKey)

@@ -12,7 +12,11 @@
 // been failing for days, so a failure reaches a person
 // (Client.SyncFailureIssues): opened, commented when the failure's
 // fingerprint changes, closed on recovery, found again by a hidden marker
-// in its body.
+// in its body. For the archive's blob store it gets or creates releases,
+// lists them and their assets page by page, and uploads, downloads and
+// deletes assets (ReleaseByTag, CreatePrerelease, ListReleases,
+// ListReleaseAssets, UploadReleaseAsset, DownloadReleaseAsset,
+// DeleteReleaseAsset); what the assets mean is package blobs'.
 //
 // What the pull request and the issues say is package review's; pushing
 // the branch is the git publisher's; deciding whether anything changed is

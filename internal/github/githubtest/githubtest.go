@@ -1,11 +1,14 @@
 // Package githubtest is a local fake of the part of GitHub's REST API the
-// bot uses — pull requests, their labels and comments — that behaves like
-// the real one where the bot's decisions depend on it: open, closed and
-// merged pull requests, the state and head filters of the list, 422 for a
-// second open pull request from one branch, error bodies and rate-limit
-// headers. It checks what go-github sends (the token, JSON bodies) and
-// fails the test on any call it does not know. Tests script reviewers with
-// Merge, Close and AddLabel, and inject failures with FailNext.
+// bot uses — pull requests, their labels and comments, issues, releases
+// and their assets (with the uploads host assets are sent to and the
+// storage a download is redirected to) — that behaves like the real one
+// where the bot's decisions depend on it: open, closed and merged pull
+// requests, the state and head filters of the list, 422 for a second open
+// pull request from one branch, error bodies and rate-limit headers,
+// pagination, and uploads that an upstream failure leaves unfinished. It
+// checks what go-github sends (the token, JSON bodies) and fails the test
+// on any call it does not know. Tests script reviewers with Merge, Close
+// and AddLabel, and inject failures with FailNext and BreakNextUploads.
 package githubtest
 
 import (
@@ -72,6 +75,7 @@ type Fake struct {
 	// for a repository with Issues turned off, 404 for a token that cannot
 	// see them.
 	issuesOff int
+	rel       releases
 }
 
 // IssuesOff makes the issue endpoints answer status (410: Issues turned
@@ -106,6 +110,7 @@ func New(t testing.TB, owner, repo, token string) *Fake {
 	f.srv = httptest.NewServer(Validating(t, http.HandlerFunc(f.serve)))
 	t.Cleanup(f.srv.Close)
 	f.URL = f.srv.URL
+	f.startReleaseHosts()
 	return f
 }
 
@@ -234,7 +239,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var raw any // an object, or (labels, as GitHub also accepts) an array
-	if data, _ := io.ReadAll(r.Body); len(data) > 0 {
+	data, _ := io.ReadAll(r.Body)
+	if len(data) > 0 && r.Header.Get("Content-Type") != "application/octet-stream" { // not an asset's bytes
 		if err := json.Unmarshal(data, &raw); err != nil {
 			f.t.Errorf("githubtest: %s: body is not JSON: %v", call, err)
 		}
@@ -264,6 +270,9 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			status, msg = http.StatusNotFound, "Not Found"
 		}
 		f.reply(w, status, map[string]any{"message": msg, "documentation_url": "https://docs.github.com/rest/issues/issues"})
+		return
+	}
+	if f.serveReleases(w, r, body, data) {
 		return
 	}
 	var m []string

@@ -63,6 +63,7 @@ const (
 var keptPaths = []string{
 	"/repos/{owner}/{repo}/pulls",
 	"/repos/{owner}/{repo}/issues",
+	"/repos/{owner}/{repo}/releases",
 	"/repos/{owner}/{repo}/installation",
 	"/app",
 	"/installation/",
