@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"io"
 	"net/url"
 	"path"
 	"regexp"
@@ -36,35 +37,47 @@ type Fetch struct {
 	Kind     string // the entry's kind: rates-page, tax-table, …
 	Title    string // the entry's title
 	// ContentType is the answer's Content-Type; Body the document's
-	// bytes, or their first MaxRead bytes; Size the whole size.
+	// bytes, Size bytes of them (a held blob's file, say): an audit reads
+	// them in place, a few bounded windows at a time, so that audits of
+	// many hosts at once hold little memory whatever the documents' size.
 	ContentType string
-	Body        []byte
+	Body        io.ReaderAt
 	Size        int64
 	Date        time.Time
 }
 
 // MaxRead is as much of a body as Of reads: enough for an HTML page's
-// tables and a PDF's document information in all but the longest files,
-// and a bound on what one audit costs.
+// tables in all but the longest pages, and a bound on what one audit
+// costs. A PDF's document information is looked for in its first and
+// last pdfWindow bytes, where writers put it.
 const MaxRead = 4 << 20
+
+// pdfWindow is how much of each end of a PDF is searched for its title.
+const pdfWindow = 64 << 10
 
 // Of audits a first fetch.
 func Of(f Fetch) *Audit {
-	body := f.Body[:min(len(f.Body), MaxRead)]
-	form := formOf(f.ContentType, body)
+	if f.Body == nil {
+		f.Body = bytes.NewReader(nil)
+	}
+	head := window(f.Body, 0, min(f.Size, 1024))
+	form := formOf(f.ContentType, head)
 	a := &Audit{Date: f.Date.UTC().Format(time.DateOnly), Form: form.words, Size: f.Size}
 	if f.FinalURL != "" && f.FinalURL != f.URL {
 		a.FinalURL = f.FinalURL
 	}
 	var page pageFacts
+	within := func() io.Reader { return io.NewSectionReader(f.Body, 0, min(f.Size, MaxRead)) }
 	switch form.name {
 	case formHTML:
-		page = readPage(body)
+		page = readPage(within())
 		a.Title = page.title
 	case formPDF:
-		a.Title = pdfTitle(body)
+		if a.Title = pdfTitle(window(f.Body, max(0, f.Size-pdfWindow), f.Size)); a.Title == "" {
+			a.Title = pdfTitle(window(f.Body, 0, min(f.Size, pdfWindow)))
+		}
 	case formXML:
-		a.Title = xmlTitle(body)
+		a.Title = xmlTitle(within())
 	}
 	if p, ext := promisedBy(f.URL); p != nil && p.name != form.name {
 		a.Mismatches = append(a.Mismatches, "the address ends in "+ext+", which promises "+p.words+", but the server sent "+form.words+landing(form))
@@ -178,5 +191,15 @@ func clean(s string) string {
 }
 
 const maxTitle = 200
+
+// window reads the bytes of r from off to end (what it can of them).
+func window(r io.ReaderAt, off, end int64) []byte {
+	if end <= off {
+		return nil
+	}
+	b := make([]byte, end-off)
+	n, _ := r.ReadAt(b, off)
+	return b[:n]
+}
 
 func trimBOM(b []byte) []byte { return bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF")) }

@@ -23,9 +23,10 @@ type pageFacts struct {
 }
 
 // readPage reads a page once, as a tokenizer: linear in its size.
-func readPage(body []byte) pageFacts {
+func readPage(body io.Reader) pageFacts {
 	var p pageFacts
-	z := html.NewTokenizer(bytes.NewReader(body))
+	z := html.NewTokenizer(body)
+	z.SetMaxBuf(maxToken) // a token longer than that ends the reading: what was read stands
 	var in atom.Atom // the title or first h1 being read
 	var text, h1 strings.Builder
 	seenTitle, seenH1 := false, false
@@ -78,6 +79,10 @@ func readPage(body []byte) pageFacts {
 		}
 	}
 }
+
+// maxToken bounds the tokenizer's buffer: no tag or text run of a real
+// page is near it, and a page of one endless token costs no more.
+const maxToken = 256 << 10
 
 // documentLink says whether an href leads to a PDF or a spreadsheet.
 func documentLink(href string) bool {
@@ -188,8 +193,8 @@ func pdfString(s []byte) string {
 var titleElements = map[string]bool{"title": true, "ShortTitle": true, "LongTitle": true, "longTitle": true, "shortTitle": true, "docTitle": true, "langue": true}
 
 // xmlTitle is the text of the first title element of an XML document.
-func xmlTitle(body []byte) string {
-	d := xml.NewDecoder(bytes.NewReader(body))
+func xmlTitle(body io.Reader) string {
+	d := xml.NewDecoder(body)
 	d.Strict = false
 	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
 	depth := 0

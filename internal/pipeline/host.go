@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -521,18 +522,18 @@ func (r *run) judge(src manifest.Source, prior state.Source, u *url.URL, resp *f
 }
 
 // audit holds a source's first bytes against what its manifest entry
-// promised (package audit); it reads them back from the store, at most
-// audit.MaxRead of them.
+// promised (package audit), reading them in place in the store: many
+// hosts' first fetches at once hold no document in memory.
 func (r *run) audit(src manifest.Source, u *url.URL, resp *fetch.Response, now time.Time) *audit.Audit {
-	var body []byte
-	if f, err := r.o.Store.Open(store.Sum(resp.SHA256)); err == nil {
-		body, _ = io.ReadAll(io.LimitReader(f, audit.MaxRead))
-		f.Close()
-	}
-	return audit.Of(audit.Fetch{
+	f := audit.Fetch{
 		URL: src.URL, FinalURL: u.String(), Kind: string(src.Kind), Title: src.Title,
-		ContentType: resp.ContentType, Body: body, Size: resp.Size, Date: now,
-	})
+		ContentType: resp.ContentType, Date: now,
+	}
+	if blob, err := os.Open(r.o.Store.Path(store.Sum(resp.SHA256))); err == nil {
+		defer blob.Close()
+		f.Body, f.Size = blob, resp.Size
+	}
+	return audit.Of(f)
 }
 
 // swhid is the Software Heritage identifier of a blob just stored, ""
