@@ -27,7 +27,7 @@ func readPage(body io.Reader) pageFacts {
 	var p pageFacts
 	z := html.NewTokenizer(body)
 	z.SetMaxBuf(maxToken) // a token longer than that ends the reading: what was read stands
-	var in atom.Atom // the title or first h1 being read
+	var in atom.Atom      // the title or first h1 being read
 	var text, h1 strings.Builder
 	seenTitle, seenH1 := false, false
 	for {
