@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/blobs"
 	"github.com/taxkernel/taxkernelbot/internal/blobs/blobstest"
+	"github.com/taxkernel/taxkernelbot/internal/policy"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
@@ -113,6 +115,24 @@ func TestS3(t *testing.T) {
 		}
 	})
 
+	t.Run("KeysFromTheEnvironment", func(t *testing.T) {
+		st := policy.Store{Kind: policy.StoreS3, Endpoint: w.Endpoint, Bucket: w.NewBucket(t), Prefix: "blobs/", Region: "us-east-1",
+			AccessKeyEnv: "TAXKERNELBOT_TEST_S3_ACCESS_KEY", SecretKeyEnv: "TAXKERNELBOT_TEST_S3_SECRET_KEY"}
+		t.Setenv(st.AccessKeyEnv, w.AccessKey)
+		t.Setenv(st.SecretKeyEnv, w.SecretKey)
+		b, err := blobs.Open(st, os.LookupEnv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := []byte("Additional rate 45%\n")
+		if err := b.Save(context.Background(), blobstest.SumOf(data), bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatalf("Save with the keys the environment holds: %v", err)
+		}
+		if got := b.Name(); got != "s3:"+st.Bucket+"/blobs/" {
+			t.Errorf("Name = %q", got)
+		}
+	})
+
 	t.Run("WrongKeyIsExplained", func(t *testing.T) {
 		bucket := w.NewBucket(t)
 		b, err := blobs.NewS3(blobs.S3Config{Endpoint: w.Endpoint, Bucket: bucket, Region: "us-east-1", AccessKey: w.AccessKey, SecretKey: "wrong"})
@@ -124,6 +144,34 @@ func TestS3(t *testing.T) {
 			t.Errorf("Stat with a wrong secret key: %v; want an error saying to check the keys", err)
 		}
 	})
+}
+
+// TestOpenNeedsTheEnvironment: a store's keys come from the variables it
+// names, and a missing one is named in the error.
+func TestOpenNeedsTheEnvironment(t *testing.T) {
+	st := policy.Store{Kind: policy.StoreS3, Endpoint: "https://acct.r2.cloudflarestorage.com", Bucket: "taxkernel-archive", Prefix: "blobs/", Region: "auto",
+		AccessKeyEnv: "AK", SecretKeyEnv: "SK"}
+	env := map[string]string{"AK": "key-id"}
+	getenv := func(name string) (string, bool) { v, ok := env[name]; return v, ok }
+	if _, err := blobs.Open(st, getenv); err == nil || !strings.Contains(err.Error(), "environment variable SK") {
+		t.Errorf("Open without the secret key's variable: %v; want an error naming SK", err)
+	}
+	env["SK"] = ""
+	if _, err := blobs.Open(st, getenv); err == nil || !strings.Contains(err.Error(), "environment variable SK") {
+		t.Errorf("Open with the secret key's variable empty: %v; want an error naming SK", err)
+	}
+	env["SK"] = "secret"
+	b, err := blobs.Open(st, getenv)
+	if err != nil {
+		t.Fatalf("Open with both variables set: %v", err)
+	}
+	if got := b.Name(); got != "s3:taxkernel-archive/blobs/" {
+		t.Errorf("Name = %q", got)
+	}
+	st.Kind = "gcs"
+	if _, err := blobs.Open(st, getenv); err == nil {
+		t.Errorf("Open of kind gcs succeeded")
+	}
 }
 
 func TestNewS3RefusesBadConfig(t *testing.T) {
