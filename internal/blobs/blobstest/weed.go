@@ -18,6 +18,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 )
 
 // WeedEnv names the SeaweedFS binary the S3 tests run; without it, weed
@@ -93,7 +95,7 @@ func StartWeed(t testing.TB) *Weed {
 		cmd.Process.Signal(os.Interrupt)
 		select {
 		case <-exited:
-		case <-time.After(10 * time.Second):
+		case <-clock.Real{}.After(10 * time.Second):
 			cmd.Process.Kill()
 			<-exited
 		}
@@ -109,8 +111,6 @@ func StartWeed(t testing.TB) *Weed {
 	// gateway answers before the volume server has registered.
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
 	var last error
 	for {
 		if last = w.probe(ctx); last == nil {
@@ -121,7 +121,7 @@ func StartWeed(t testing.TB) *Weed {
 			t.Fatalf("%s (%s) exited before answering: %v\n%s", WeedEnv, bin, err, log.String())
 		case <-ctx.Done():
 			t.Fatalf("%s (%s) did not answer S3 on %s within 90s: %v\n%s", WeedEnv, bin, w.Endpoint, last, log.String())
-		case <-tick.C:
+		case <-clock.Real{}.After(200 * time.Millisecond):
 		}
 	}
 }
