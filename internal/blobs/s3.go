@@ -67,6 +67,9 @@ func NewS3(cfg S3Config) (*S3, error) {
 		Secure:    u.Scheme == "https",
 		Region:    cfg.Region,
 		Transport: cfg.Transport,
+		// Lets a PUT carry an x-amz-checksum-* header (minio-go refuses one
+		// otherwise); the checksum goes as a header, not in a trailer.
+		TrailingHeaders: true,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("blobs: s3 endpoint %s: %w", cfg.Endpoint, err)

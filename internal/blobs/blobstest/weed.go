@@ -80,7 +80,7 @@ func StartWeed(t testing.TB) *Weed {
 		"-filer.port=" + strconv.Itoa(ports[4]), "-filer.port.grpc=" + strconv.Itoa(ports[5]),
 		"-s3", "-s3.port=" + strconv.Itoa(s3Port), "-s3.port.grpc=" + strconv.Itoa(ports[7]),
 		"-s3.port.iceberg=0", "-s3.config=" + config,
-		"-master.volumeSizeLimitMB=64", "-volume.max=16",
+		"-master.volumeSizeLimitMB=16", "-volume.max=500",
 	}
 	log := &syncWriter{}
 	cmd := exec.Command(bin, args...)
