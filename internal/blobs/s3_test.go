@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -75,6 +76,48 @@ func TestS3(t *testing.T) {
 		digest := sha256.Sum256(data)
 		if got := count.header("x-amz-checksum-sha256"); len(got) != 1 || got[0] != base64.StdEncoding.EncodeToString(digest[:]) {
 			t.Errorf("the PUT's x-amz-checksum-sha256: %q, want the blob's SHA-256 in base64", got)
+		}
+	})
+
+	// Over https a PUT's body is not signed (UNSIGNED-PAYLOAD): the SHA-256
+	// the PUT carries is what lets the server refuse bytes that changed on
+	// the way.
+	t.Run("BytesChangedOnTheWayAreRefused", func(t *testing.T) {
+		bucket := w.NewBucket(t)
+		flip := &flippingTransport{rt: &http.Transport{TLSClientConfig: w.TLSConfig}}
+		b, err := blobs.NewS3(blobs.S3Config{Endpoint: w.EndpointTLS, Bucket: bucket, Prefix: "blobs/", Region: "us-east-1",
+			AccessKey: w.AccessKey, SecretKey: w.SecretKey, Transport: flip})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := bytes.Repeat([]byte("Corporation tax main rate 25%\n"), 100)
+		sum := blobstest.SumOf(data)
+		if err := b.Save(context.Background(), sum, bytes.NewReader(data), int64(len(data))); err == nil {
+			t.Errorf("Save whose bytes were changed on the way succeeded")
+		}
+		if flip.flipped() == 0 {
+			t.Fatalf("no PUT body was changed: the test tests nothing")
+		}
+		if _, err := w.Client().StatObject(context.Background(), bucket, b.Key(sum), minio.StatObjectOptions{}); minio.ToErrorResponse(err).StatusCode != http.StatusNotFound {
+			t.Errorf("the changed bytes are visible: stat %v", err)
+		}
+		// The same over https, unchanged, is saved.
+		whole, err := blobs.NewS3(blobs.S3Config{Endpoint: w.EndpointTLS, Bucket: bucket, Prefix: "blobs/", Region: "us-east-1",
+			AccessKey: w.AccessKey, SecretKey: w.SecretKey, Transport: &http.Transport{TLSClientConfig: w.TLSConfig}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := whole.Save(context.Background(), sum, bytes.NewReader(data), int64(len(data))); err != nil {
+			t.Fatalf("Save over https: %v", err)
+		}
+		rc, err := whole.Load(context.Background(), sum)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("Load over https: %d bytes, %v", len(got), err)
 		}
 	})
 
@@ -194,6 +237,38 @@ func TestNewS3RefusesBadConfig(t *testing.T) {
 			t.Errorf("%s: NewS3(%+v) succeeded", name, c)
 		}
 	}
+}
+
+// flippingTransport changes one byte of each PUT's body, as a faulty
+// link or proxy would.
+type flippingTransport struct {
+	rt http.RoundTripper
+	mu sync.Mutex
+	n  int
+}
+
+func (f *flippingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method != http.MethodPut || r.Body == nil || r.ContentLength <= 0 {
+		return f.rt.RoundTrip(r)
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	body[len(body)/2] ^= 0x20
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+	r = r.Clone(r.Context())
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return f.rt.RoundTrip(r)
+}
+
+func (f *flippingTransport) flipped() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.n
 }
 
 // countingTransport counts the requests a client sends, by method, and

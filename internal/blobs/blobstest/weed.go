@@ -3,10 +3,17 @@ package blobstest
 import (
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
@@ -29,12 +36,17 @@ const WeedEnv = "TAXKERNELBOT_WEED"
 // Weed is a real S3-compatible server, SeaweedFS, run on loopback for the
 // duration of a test: what the S3 backend is tested against.
 type Weed struct {
-	Endpoint  string // http://127.0.0.1:<port>
-	AccessKey string
-	SecretKey string
-	client    *minio.Client
-	mu        sync.Mutex
-	buckets   int
+	Endpoint string // http://127.0.0.1:<port>
+	// EndpointTLS is the same server over https, its certificate trusted
+	// by TLSConfig: where a PUT is not signed chunk by chunk, as a real
+	// service is reached.
+	EndpointTLS string
+	TLSConfig   *tls.Config
+	AccessKey   string
+	SecretKey   string
+	client      *minio.Client
+	mu          sync.Mutex
+	buckets     int
 }
 
 // StartWeed starts SeaweedFS (master, volume, filer and S3 gateway in one
@@ -70,15 +82,19 @@ func StartWeed(t testing.TB) *Weed {
 	if err := os.WriteFile(config, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ports := freePorts(t, 8)
+	ports := freePorts(t, 9)
 	s3Port := ports[6]
 	w.Endpoint = "http://127.0.0.1:" + strconv.Itoa(s3Port)
+	w.EndpointTLS = "https://127.0.0.1:" + strconv.Itoa(ports[8])
+	certFile, keyFile := filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	w.TLSConfig = selfSigned(t, certFile, keyFile)
 	args := []string{"server",
 		"-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-dir=" + dir,
 		"-master.port=" + strconv.Itoa(ports[0]), "-master.port.grpc=" + strconv.Itoa(ports[1]),
 		"-volume.port=" + strconv.Itoa(ports[2]), "-volume.port.grpc=" + strconv.Itoa(ports[3]),
 		"-filer.port=" + strconv.Itoa(ports[4]), "-filer.port.grpc=" + strconv.Itoa(ports[5]),
 		"-s3", "-s3.port=" + strconv.Itoa(s3Port), "-s3.port.grpc=" + strconv.Itoa(ports[7]),
+		"-s3.port.https=" + strconv.Itoa(ports[8]), "-s3.cert.file=" + certFile, "-s3.key.file=" + keyFile,
 		"-s3.port.iceberg=0", "-s3.config=" + config,
 		"-master.volumeSizeLimitMB=16", "-volume.max=500",
 	}
@@ -156,6 +172,47 @@ func (w *Weed) NewBucket(t testing.TB) string {
 // Client is an S3 client with the server's identity, for doing things
 // behind a backend's back.
 func (w *Weed) Client() *minio.Client { return w.client }
+
+// selfSigned writes a certificate for 127.0.0.1 and its key, and returns
+// a client configuration that trusts it.
+func selfSigned(t testing.TB, certFile, keyFile string) *tls.Config {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := clock.Real{}.Now()
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(cert)
+	return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+}
 
 func freePorts(t testing.TB, n int) []int {
 	t.Helper()
