@@ -105,8 +105,10 @@ func StartWeed(t testing.TB) *Weed {
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("%s=%s does not start: %v", WeedEnv, bin, err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	// exited is closed once weed has exited, waitErr then says how.
+	exited := make(chan struct{})
+	var waitErr error
+	go func() { waitErr = cmd.Wait(); close(exited) }()
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
 		select {
@@ -133,8 +135,8 @@ func StartWeed(t testing.TB) *Weed {
 			return w
 		}
 		select {
-		case err := <-exited:
-			t.Fatalf("%s (%s) exited before answering: %v\n%s", WeedEnv, bin, err, log.String())
+		case <-exited:
+			t.Fatalf("%s (%s) exited before answering: %v\n%s", WeedEnv, bin, waitErr, log.String())
 		case <-ctx.Done():
 			t.Fatalf("%s (%s) did not answer S3 on %s within 90s: %v\n%s", WeedEnv, bin, w.Endpoint, last, log.String())
 		case <-clock.Real{}.After(200 * time.Millisecond):
