@@ -104,6 +104,9 @@ func TestLoadRejects(t *testing.T) {
 			`bad-duration/uk.yaml:12: recheck: duration "1 day"`,
 			`bad-duration/uk.yaml:17: recheck: duration "-1h": must not be negative or signed`,
 		}},
+		{"store-key-in-file", []string{
+			"store-key-in-file/policy.yaml:8: secret_access_key must not be written in policy.yaml, which is public: remove it (and revoke the key if it was committed), keep the value in a repository secret, and write secret_key_env: with the name of the environment variable the workflow sets from it, e.g. TAXKERNELBOT_S3_SECRET_KEY",
+		}},
 		{"bad-size", []string{
 			`bad-size/policy.yaml:1: max_body: size "50 megs": unknown unit "megs"`,
 		}},

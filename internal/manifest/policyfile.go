@@ -15,7 +15,7 @@ import (
 var policyKeys = []string{
 	"user_agent", "from", "delay", "daily_cap", "backoff_max", "pause_after_403",
 	"robots_ttl", "timeout", "max_body", "exclude", "allow_private_networks",
-	"sign", "issue_after",
+	"sign", "issue_after", "stores",
 	"reasons",
 }
 
@@ -137,6 +137,9 @@ func parsePolicy(f *file, root *yaml.Node) policyFile {
 		if d, ok := f.positiveDuration(e); ok {
 			p.IssueAfter = d
 		}
+	}
+	if e, ok := fs["stores"]; ok {
+		p.Stores = f.stores(e, p.AllowPrivateNetworks)
 	}
 	if e, ok := fs["delay"]; ok && p.Delay.Min < policy.MinDelayFloor && !p.AllowPrivateNetworks {
 		// The floor is applied whatever is written (policy.ApplyFloors), so

@@ -73,7 +73,34 @@ type Policy struct {
 	// IssueAfter is how long a source must have been failing before
 	// publishing opens a GitHub issue for it.
 	IssueAfter time.Duration
+	// Stores are where the archive's bytes are kept beyond the run: none
+	// means the run's own directory only.
+	Stores []Store
 }
+
+// Store is a bucket the archive's bytes are kept in (stores: in
+// policy.yaml). Its keys are not in the file: AccessKeyEnv and
+// SecretKeyEnv name the environment variables that hold them, set from
+// the repository's secrets.
+type Store struct {
+	Kind     string // StoreS3, the only kind so far
+	Endpoint string // https://<account>.r2.cloudflarestorage.com
+	Bucket   string
+	Prefix   string // "" or ending in "/"
+	Region   string // "auto" for R2; empty: asked of the server
+	Role     string // RolePrimary or RoleMirror
+
+	AccessKeyEnv, SecretKeyEnv string
+}
+
+// Store kinds and roles.
+const (
+	StoreS3 = "s3"
+	// RolePrimary is the store the bytes are read from; a mirror holds a
+	// second copy of them.
+	RolePrimary = "primary"
+	RoleMirror  = "mirror"
+)
 
 // Default returns the built-in policy.
 func Default() Policy {
