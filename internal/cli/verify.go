@@ -3,8 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
+	"strings"
 
+	"github.com/taxkernel/taxkernelbot/internal/blobs"
+	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
@@ -17,6 +21,12 @@ type verifyOptions struct {
 	Attestation  string
 	KeyDirectory string
 	Public       string
+	// Stores checks the stores that hold the bytes instead: each cited
+	// hash held by Copies of them, and Sample hashes (all: -1) downloaded
+	// from each and re-hashed, the Turn-th sample of a rotation.
+	Stores       bool
+	Copies       int
+	Sample, Turn int
 	IO           IO
 }
 
@@ -29,8 +39,16 @@ func cmdVerify(ctx context.Context, io IO, args []string) error {
 	fs.StringVar(&opts.Attestation, "attestation", "", "check the statement `FILE` that cite --attest wrote instead, offline: its signature, by a key the key directory lists and that was valid when it was signed")
 	fs.StringVar(&opts.KeyDirectory, "directory", filepath.Join(".well-known", "http-message-signatures-directory"), "the key directory (`FILE`, as published) to check --attestation against")
 	fs.StringVar(&opts.Public, "public", "", "check --attestation against this one public key (`JWK-FILE`) instead of --directory")
+	fs.BoolVar(&opts.Stores, "stores", false, "check the stores that hold the bytes instead (snapshots/, the repository's release assets under GitHub Actions, policy.yaml's stores): every cited hash held by --copies of them, and --sample hashes downloaded from each and re-hashed")
+	fs.IntVar(&opts.Copies, "copies", 2, "with --stores: how many stores must hold each cited hash, `N`")
+	fs.IntVar(&opts.Sample, "sample", -1, "with --stores: download and re-hash `N` hashes (a rotating sample; -1: all)")
+	fs.IntVar(&opts.Turn, "turn", 0, "with --stores --sample: which turn of the rotation, `K` (a scheduled run passes its run number)")
+	opts.register(fs, "manifests")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if opts.Stores {
+		return runVerifyStores(ctx, opts)
 	}
 	if opts.Attestation != "" {
 		return runVerifyAttestation(opts)
@@ -84,5 +102,45 @@ func runVerify(ctx context.Context, opts verifyOptions) error {
 		return nil
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d source(s) indexed, every blob matches its hash\n", opts.Snapshots, len(ix.IDs()))
+	return nil
+}
+
+// runVerifyStores is verify --stores.
+func runVerifyStores(ctx context.Context, opts verifyOptions) error {
+	set, err := loadManifests(opts.Manifests, opts.IO)
+	if err != nil {
+		return err
+	}
+	ix, err := store.LoadIndex(opts.indexPath())
+	if err != nil {
+		return cannotRun("%w", err)
+	}
+	ss, err := configuredStores(opts.Snapshots, set, opts.IO, nil)
+	if err != nil {
+		return cannotRun("%w", err)
+	}
+	if len(ss) < opts.Copies {
+		return cannotRun("%d store(s) to hold each hash %d times (%s): add a store to policy.yaml's stores, or run where GitHub Actions names the repository and its token (its release assets), or ask for fewer --copies", len(ss), opts.Copies, ss[0].Name())
+	}
+	n := opts.Sample
+	if n < 0 {
+		n = math.MaxInt // all
+	}
+	sample := blobs.Sample(ix, n, opts.Turn)
+	problems, err := verifyStores(ctx, ss, ix, opts.Copies, sample)
+	if err != nil {
+		return cannotRun("%w", err)
+	}
+	for _, p := range problems {
+		fmt.Fprintln(opts.IO.Out, terminal.Text(p))
+	}
+	names := make([]string, len(ss))
+	for i, b := range ss {
+		names[i] = b.Name()
+	}
+	if len(problems) > 0 {
+		return withCode(ExitFailures, fmt.Errorf("%d problem(s) in the stores (%s)", len(problems), strings.Join(names, ", ")))
+	}
+	fmt.Fprintf(opts.IO.Out, "every cited hash is held by %d or more of %s; %d downloaded and re-hashed from each store that holds it\n", opts.Copies, strings.Join(names, ", "), len(sample))
 	return nil
 }

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/blobs"
+	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// configuredStores is where the archive's bytes are held, in the order
+// they are asked: the local store under snapshots/, the repository's
+// GitHub Release assets when the environment names a repository and a
+// token (as GitHub Actions does), then each store policy.yaml lists, its
+// keys read from the environment.
+func configuredStores(snapshots string, set *manifest.Set, io IO, httpClient *http.Client) (blobs.Stores, error) {
+	local, err := store.Open(snapshots)
+	if err != nil {
+		return nil, err
+	}
+	ss := blobs.Stores{blobs.NewLocal(local)}
+	if io.getenv("GITHUB_REPOSITORY") != "" && io.getenv("GITHUB_TOKEN") != "" {
+		cfg, err := github.ConfigFromEnv(io.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		gh, err := github.NewClient(cfg, httpClient)
+		if err != nil {
+			return nil, err
+		}
+		rel, err := blobs.NewReleases(gh, blobs.ReleasesOptions{})
+		if err != nil {
+			return nil, err
+		}
+		ss = append(ss, rel)
+	}
+	lookup := func(k string) (string, bool) {
+		v := io.getenv(k)
+		return v, v != ""
+	}
+	for _, st := range set.Policy.Stores {
+		b, err := blobs.Open(st, lookup)
+		if err != nil {
+			return nil, err
+		}
+		ss = append(ss, b)
+	}
+	return ss, nil
+}
+
+// verifyStores checks that every hash the index cites is held by at
+// least want of the stores, and downloads and re-hashes the sampled
+// hashes from every store that holds them. It returns the problems, in
+// words, one per line.
+func verifyStores(ctx context.Context, ss blobs.Stores, ix *store.Index, want int, sample []store.Sum) ([]string, error) {
+	short, err := ss.Census(ctx, ix, want)
+	if err != nil {
+		return nil, err
+	}
+	var problems []string
+	for _, s := range short {
+		held := "no store"
+		if len(s.Holders) > 0 {
+			held = strings.Join(s.Holders, ", ")
+		}
+		line := fmt.Sprintf("%s: held by %d of the %d store(s) it should be (%s), cited by %s", s.SHA256, len(s.Holders), want, held, strings.Join(s.Sources, ", "))
+		if len(s.Unsure) > 0 {
+			line += "; could not ask " + strings.Join(s.Unsure, "; ")
+		}
+		problems = append(problems, line)
+	}
+	for _, sum := range sample {
+		for _, b := range ss {
+			if _, err := b.Stat(ctx, sum); err != nil {
+				continue // held or not is the census's to say
+			}
+			rc, err := b.Load(ctx, sum)
+			if err == nil {
+				_, err = io.Copy(io.Discard, rc) // reading to the end re-hashes
+				rc.Close()
+			}
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %s: %v", sum, b.Name(), err))
+			}
+		}
+	}
+	return problems, nil
+}
