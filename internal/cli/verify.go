@@ -131,15 +131,31 @@ func runVerifyStores(ctx context.Context, opts verifyOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	for _, p := range problems {
-		fmt.Fprintln(opts.IO.Out, terminal.Text(p))
-	}
 	names := make([]string, len(ss))
 	for i, b := range ss {
 		names[i] = b.Name()
 	}
+	if opts.JSON {
+		rep := struct {
+			Stores   []string `json:"stores"`
+			Copies   int      `json:"copies"`
+			Sampled  int      `json:"sampled"`
+			OK       bool     `json:"ok"`
+			Problems []string `json:"problems"`
+		}{names, opts.Copies, len(sample), len(problems) == 0, append([]string{}, problems...)}
+		if err := writeJSON(opts.IO.Out, rep); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range problems {
+			fmt.Fprintln(opts.IO.Out, terminal.Text(p))
+		}
+	}
 	if len(problems) > 0 {
 		return withCode(ExitFailures, fmt.Errorf("%d problem(s) in the stores (%s)", len(problems), strings.Join(names, ", ")))
+	}
+	if opts.JSON {
+		return nil
 	}
 	fmt.Fprintf(opts.IO.Out, "every cited hash is held by %d or more of %s; %d downloaded and re-hashed from each store that holds it\n", opts.Copies, strings.Join(names, ", "), len(sample))
 	return nil

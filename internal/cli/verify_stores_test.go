@@ -55,6 +55,11 @@ func TestVerifyStores(t *testing.T) {
 		t.Errorf("every hash held twice: exit %d\n%s", code, out)
 	}
 
+	code, js, _ := runMain(t, env, "verify", "--stores", "--json", "--manifests", ws.Manifests, "--snapshots", ws.Snapshots)
+	if code != ExitOK || !strings.Contains(js, `"ok": true`) || !strings.Contains(js, `"sampled": 2`) || !strings.Contains(js, `"s3:`+bucket+`/blobs/"`) {
+		t.Errorf("--json: exit %d\n%s", code, js)
+	}
+
 	// A local copy gone bad is found by re-hashing it.
 	p := local.Path(blobstest.SumOf(both))
 	must(t, os.Chmod(p, 0o644))
