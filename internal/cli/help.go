@@ -31,6 +31,7 @@ var examples = map[string][]string{
 		"taxkernelbot dataset -o dist/last-month            # the month before this one (UTC)",
 		"taxkernelbot dataset -o dist/q4 --from 2026-10-01 --to 2026-12-31",
 	},
+	"blob":   {"taxkernelbot blob 5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e5e -o rates.pdf   # from snapshots/, the release assets or a bucket, verified"},
 	"robots": {"taxkernelbot robots https://www.gov.uk/income-tax-rates", "taxkernelbot robots https://www.gov.uk/income-tax-rates --json"},
 	"demo":   {"taxkernelbot demo", "taxkernelbot demo --keep"},
 	"ci":     {"taxkernelbot ci                       # in GitHub Actions, as fetch.yml runs it"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -73,5 +74,46 @@ func TestVerifyStores(t *testing.T) {
 	code, stdout, stderr := runMain(t, nil, "verify", "--stores", "--manifests", ws.Manifests, "--snapshots", ws.Snapshots)
 	if code != ExitCannot || !strings.Contains(stdout+stderr, "TEST_S3_KEY") {
 		t.Errorf("keys missing: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
+
+// blob brings any hash from whichever store holds it, verified: from the
+// bucket when snapshots/ lacks it, into snapshots/ and the file asked
+// for; a hash no store holds is nothing to answer from.
+func TestBlobFromWhicheverStoreHoldsIt(t *testing.T) {
+	w := blobstest.StartWeed(t)
+	bucket := w.NewBucket(t)
+	ws := newWorkspace(t, testPolicy+"stores:\n  - {kind: s3, endpoint: \""+w.Endpoint+"\", bucket: "+bucket+", region: us-east-1, access_key_env: TEST_S3_KEY, secret_key_env: TEST_S3_SECRET}\n", "",
+		src{"test-rates", "http://127.0.0.1:1/rates", ""})
+	env := map[string]string{"TEST_S3_KEY": w.AccessKey, "TEST_S3_SECRET": w.SecretKey}
+	s3, err := blobs.NewS3(blobs.S3Config{Endpoint: w.Endpoint, Bucket: bucket, Region: "us-east-1", AccessKey: w.AccessKey, SecretKey: w.SecretKey})
+	must(t, err)
+	data := []byte("%PDF-1.7 Publication 15-T (2026)")
+	sum := blobstest.SumOf(data)
+	must(t, s3.Save(context.Background(), sum, bytes.NewReader(data), int64(len(data))))
+
+	out := filepath.Join(t.TempDir(), "p15t.pdf")
+	code, stdout, stderr := runMain(t, env, "blob", string(sum), "-o", out, "--manifests", ws.Manifests, "--snapshots", ws.Snapshots)
+	if code != ExitOK || !strings.Contains(stderr, "from s3:"+bucket+"/") {
+		t.Fatalf("blob: exit %d\n%s%s", code, stdout, stderr)
+	}
+	got, err := os.ReadFile(out)
+	must(t, err)
+	if !bytes.Equal(got, data) {
+		t.Errorf("blob wrote %q, want %q", got, data)
+	}
+	if !store.ReadOnly(ws.Snapshots).Has(sum) {
+		t.Error("the bytes fetched are not kept in snapshots/")
+	}
+	// Now held locally: served from there, to stdout.
+	if code, stdout, _ := runMain(t, nil, "blob", string(sum), "--manifests", ws.Manifests, "--snapshots", ws.Snapshots); code != ExitOK || stdout != string(data) {
+		t.Errorf("blob to stdout: exit %d, %q", code, stdout)
+	}
+	code, _, stderr = runMain(t, env, "blob", string(blobstest.SumOf([]byte("never held"))), "--manifests", ws.Manifests, "--snapshots", ws.Snapshots)
+	if code != ExitCannot || !strings.Contains(stderr, "held by none of local:") {
+		t.Errorf("a hash none holds: exit %d\n%s", code, stderr)
+	}
+	if code, _, _ := runMain(t, env, "blob", "not-a-hash", "--manifests", ws.Manifests, "--snapshots", ws.Snapshots); code != ExitUsage {
+		t.Errorf("blob not-a-hash: exit %d, want %d", code, ExitUsage)
 	}
 }
