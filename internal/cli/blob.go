@@ -38,21 +38,29 @@ func cmdBlob(ctx context.Context, io IO, args []string) error {
 // local store, verified (a corrupt copy is passed over for an intact
 // one), and writes them out.
 func runBlob(ctx context.Context, opts blobOptions) error {
-	set, err := loadManifests(opts.Manifests, opts.IO)
-	if err != nil {
-		return err
-	}
-	ss, err := configuredStores(opts.Snapshots, set, opts.IO, nil)
+	held, err := store.Open(opts.Snapshots)
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	local := ss[0] // configuredStores puts snapshots/ first
-	from, err := ss.CopyTo(ctx, opts.Sum, local, "")
-	switch {
-	case errors.Is(err, blobs.ErrNotFound):
-		return nothingYet("%v", err)
-	case err != nil:
-		return cannotRun("%w", err)
+	local := blobs.Backend(blobs.NewLocal(held))
+	from := local.Name()
+	if !held.Has(opts.Sum) {
+		// Only then are the other stores needed, and their keys.
+		set, err := loadManifests(opts.Manifests, opts.IO)
+		if err != nil {
+			return err
+		}
+		ss, err := configuredStores(opts.Snapshots, set, opts.IO, nil)
+		if err != nil {
+			return cannotRun("%w", err)
+		}
+		from, err = ss.CopyTo(ctx, opts.Sum, local, "")
+		switch {
+		case errors.Is(err, blobs.ErrNotFound):
+			return nothingYet("%v", err)
+		case err != nil:
+			return cannotRun("%w", err)
+		}
 	}
 	rc, err := local.Load(ctx, opts.Sum)
 	if err != nil {
