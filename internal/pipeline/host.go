@@ -353,7 +353,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		}
 		r.o.Index.Add(src.ID, store.Entry{
 			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
-			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly), SWHID: r.swhid(resp.SHA256),
+			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly), SWHID: r.swhid(src.ID, resp.SHA256),
 			Status: code, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
 			Sent: sentEntry(resp), Usage: prefs,
 		}, prior.SHA256)
@@ -450,7 +450,7 @@ func (r *run) notDocument(src manifest.Source, prior state.Source, u *url.URL, r
 	} else {
 		r.o.Index.Add(src.ID, store.Entry{
 			SHA256: store.Sum(resp.SHA256), Size: resp.Size, ContentType: resp.ContentType,
-			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly), SWHID: r.swhid(resp.SHA256),
+			FinalURL: u.String(), FirstSeen: now.UTC().Format(time.DateOnly), SWHID: r.swhid(src.ID, resp.SHA256),
 			Status: resp.Status, Fetched: now.UTC().Format(time.RFC3339), Header: store.KeepHeaders(resp.Header),
 			Sent: sentEntry(resp), NotDocument: v.Words, Usage: prefs,
 		}, prior.SHA256)
@@ -536,10 +536,16 @@ func (r *run) audit(src manifest.Source, u *url.URL, resp *fetch.Response, now t
 	return audit.Of(f)
 }
 
-// swhid is the Software Heritage identifier of a blob just stored, ""
-// when it cannot be read back (the index then says nothing of it, and
-// verify names what is wrong with the blob).
-func (r *run) swhid(sum string) string {
+// swhid is the Software Heritage identifier of a blob just stored for
+// source, for its new index entry: "" when the index has an entry for
+// these bytes already (Add keeps that one, so reading the blob again would
+// be for nothing: a server that answers every check with a whole 200 and
+// the same bytes), or when it cannot be read back (the index then says
+// nothing of it, and verify names what is wrong with the blob).
+func (r *run) swhid(source, sum string) string {
+	if _, held := r.o.Index.Lookup(source, store.Sum(sum)); held {
+		return ""
+	}
 	id, err := r.o.Store.SWHID(store.Sum(sum))
 	if err != nil {
 		return ""
