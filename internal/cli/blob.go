@@ -73,13 +73,20 @@ func runBlob(ctx context.Context, opts blobOptions) error {
 		}
 		return nil
 	}
-	data, err := io.ReadAll(rc) // re-hashed to its end before a byte is written
+	// Streamed to a temp file and renamed into place only once read to
+	// its end, which re-hashes it: a corrupt blob leaves no file.
+	f, err := atomicfile.Create(opts.Out, 0o644)
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	if err := atomicfile.WriteFile(opts.Out, data, 0o644); err != nil {
+	n, err := io.Copy(f, rc)
+	if err != nil {
+		f.Abort()
 		return cannotRun("%w", err)
 	}
-	fmt.Fprintf(opts.IO.Err, "%s: %d bytes from %s, sha256 verified\n", opts.Out, len(data), from)
+	if err := f.Commit(); err != nil {
+		return cannotRun("%w", err)
+	}
+	fmt.Fprintf(opts.IO.Err, "%s: %d bytes from %s, sha256 verified\n", opts.Out, n, from)
 	return nil
 }
