@@ -118,6 +118,15 @@ func assessAdded(set *manifest.Set, base *manifest.Base, st *state.State, parsed
 		robotsPerDay = int((24*time.Hour + ttl - 1) / ttl)
 	}
 	newOnHost := map[string]int{}
+	// The re-checks a day of each host's sources the pull request leaves
+	// as they were: what its cap pays before anything new. Summed once,
+	// so that the report is linear in the sources however many are added.
+	recurring := map[string]float64{}
+	for _, o := range set.Sources {
+		if !base.Added(o) && !o.Never {
+			recurring[o.Host] += perDay(o)
+		}
+	}
 	token := set.Policy.ProductToken()
 	for _, s := range set.Sources {
 		if !base.Added(s) {
@@ -165,7 +174,7 @@ func assessAdded(set *manifest.Set, base *manifest.Base, st *state.State, parsed
 		a.HostState = strings.Join(hostState, "; ")
 		if !a.Blocked {
 			newOnHost[s.Host]++
-			a.Cost, a.Budget, a.FirstFetch = budget(set, base, s, newOnHost[s.Host], robotsPerDay)
+			a.Cost, a.Budget, a.FirstFetch = budget(set, s, recurring[s.Host], newOnHost[s.Host], robotsPerDay)
 		}
 		added = append(added, a)
 	}
@@ -174,19 +183,10 @@ func assessAdded(set *manifest.Set, base *manifest.Base, st *state.State, parsed
 
 // budget says what s costs its host a day, its place in the host's daily
 // cap once robots.txt and the recurring re-checks of the host's other
-// sources are paid for, and when it is first fetched, the n-th source the
-// pull request adds on the host.
-func budget(set *manifest.Set, base *manifest.Base, s manifest.Source, n, robotsPerDay int) (cost, place, first string) {
+// sources (recurring a day) are paid for, and when it is first fetched,
+// the n-th source the pull request adds on the host.
+func budget(set *manifest.Set, s manifest.Source, recurring float64, n, robotsPerDay int) (cost, place, first string) {
 	h := set.Host(s.Host)
-	// What the cap leaves once robots.txt and the recurring re-checks
-	// of the host's other sources are paid for.
-	recurring := 0.0
-	for _, o := range set.Sources {
-		if o.Host != s.Host || base.Added(o) || o.Never {
-			continue
-		}
-		recurring += perDay(o)
-	}
 	switch {
 	case s.Never:
 		cost = "1 request, once: recheck never, so it is not asked again once held"
