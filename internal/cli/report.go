@@ -86,7 +86,7 @@ func runReport(ctx context.Context, opts reportOptions) error {
 				return cannotRun("%w", err)
 			}
 		}
-		if committed, fp := renderedFor(opts.Reports); fp != "" && fp != set.Fingerprint {
+		if committed, fp := renderedFor(opts.Reports); fp != "" && fp != set.Fingerprint() {
 			var before []public.File
 			if changed != nil {
 				if before, err = renderedBefore(ctx, opts, fp, ix, now); err != nil {

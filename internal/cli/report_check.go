@@ -208,7 +208,7 @@ func renderedBefore(ctx context.Context, opts reportOptions, fp string, ix *stor
 		}
 	}
 	base, diags := manifest.Load(dir)
-	if diags.HasErrors() || base.Fingerprint != fp {
+	if diags.HasErrors() || base.Fingerprint() != fp {
 		return nil, nil // not what the pages were rendered for: nothing to accept
 	}
 	out, _, err := renderFor(ctx, opts, base, ix, now)

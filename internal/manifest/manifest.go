@@ -89,12 +89,10 @@ type Set struct {
 	// Hosts holds the effective settings of every host a source names,
 	// merged across manifests (the strictest wins) and with floors applied.
 	Hosts map[string]policy.Host
-	// Fingerprint is the SHA-256, in hex, of what the manifests say (not
-	// of how they are written): what a rendering of the pages records, so
-	// that a check can tell pages left behind by a change to the manifests
-	// from pages edited by hand. Empty for a Set not read from a
-	// directory.
-	Fingerprint string
+	// fingerprint is Fingerprint, computed once, when first asked for:
+	// only a rendering of the pages needs it. Nil for a Set not read from
+	// a directory.
+	fingerprint func() string
 }
 
 // Host returns the effective settings of host, or the policy's defaults for a
@@ -184,8 +182,19 @@ func load(dir string, base *Base) (*Set, Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	set.Fingerprint = fingerprint(set)
+	set.fingerprint = sync.OnceValue(func() string { return fingerprint(set) })
 	return set, diags
+}
+
+// Fingerprint is the SHA-256, in hex, of what the manifests say (not of
+// how they are written): what a rendering of the pages records, so that a
+// check can tell pages left behind by a change to the manifests from pages
+// edited by hand. "" for a Set not read from a directory.
+func (s *Set) Fingerprint() string {
+	if s.fingerprint == nil {
+		return ""
+	}
+	return s.fingerprint()
 }
 
 // fingerprint hashes what the manifests say — the policy, each
@@ -219,8 +228,59 @@ func fingerprint(set *Set) string {
 	if err != nil {
 		return ""
 	}
+	// Zero values left out: a field a newer version adds, unset in every
+	// manifest, says nothing new, and must not make pages rendered before
+	// it look rendered for other manifests.
+	var tree any
+	if err := json.Unmarshal(data, &tree); err != nil {
+		return ""
+	}
+	if data, err = json.Marshal(withoutZeros(tree)); err != nil {
+		return ""
+	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// withoutZeros drops from decoded JSON every null, false, 0, "" and empty
+// array or object, at any depth (array elements stay where they are:
+// their place means something). Object keys come out sorted.
+func withoutZeros(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if e = withoutZeros(e); isZero(e) {
+				delete(v, k)
+			} else {
+				v[k] = e
+			}
+		}
+		return v
+	case []any:
+		for i, e := range v {
+			v[i] = withoutZeros(e)
+		}
+		return v
+	}
+	return v
+}
+
+func isZero(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case bool:
+		return !v
+	case float64:
+		return v == 0
+	case string:
+		return v == ""
+	case map[string]any:
+		return len(v) == 0
+	case []any:
+		return len(v) == 0
+	}
+	return false
 }
 
 // inSubfolder is the error for the subfolder name of dir: one for each

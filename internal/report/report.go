@@ -98,7 +98,7 @@ func Build(set *manifest.Set, st *state.State) *Report {
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	r := &Report{Manifests: set.Fingerprint, Sources: make([]Entry, 0, len(srcs))}
+	r := &Report{Manifests: set.Fingerprint(), Sources: make([]Entry, 0, len(srcs))}
 	for _, src := range srcs {
 		s := st.Source(src.ID)
 		e := Entry{
