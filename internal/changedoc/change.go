@@ -107,6 +107,26 @@ type Doc struct {
 	// were not read: when it is set, Figures and OmittedFigures are those
 	// of the lines read.
 	UnreadLines int `json:"unread_lines,omitempty"`
+	// Provisions lists, for a legislative text, the provisions the
+	// change amended, added and repealed, in the text's order; absent
+	// for a document that is not read as law.
+	Provisions []ProvisionChange `json:"provisions,omitempty"`
+}
+
+// ProvisionChange is one provision a change amended, added or repealed.
+type ProvisionChange struct {
+	// ID is the provision's label path (law.Provision.ID: "s. 113");
+	// Address the publisher's own URL for it, where it has one.
+	ID      string `json:"id"`
+	Address string `json:"address,omitempty"`
+	// Change is law.Amended, law.Added or law.Repealed.
+	Change string `json:"change"`
+	// Old and New are the provision's text on each side, absent on the
+	// side that lacks it.
+	Old string `json:"old,omitempty"`
+	New string `json:"new,omitempty"`
+	// Figures are the figures that changed within the provision.
+	Figures []Figure `json:"figures,omitempty"`
 }
 
 // Side is one of the two versions a change is between: an entry of
