@@ -43,6 +43,14 @@ type Backend interface {
 	List(ctx context.Context, fn func(sum store.Sum, size int64) error) error
 }
 
+// Linker is a Backend whose blobs anyone can download from a public URL
+// (a GitHub release asset's download link): the URL a citation prints.
+type Linker interface {
+	// URL is the blob's public URL; ErrNotFound when it is not held, ""
+	// when this blob has none.
+	URL(ctx context.Context, sum store.Sum) (string, error)
+}
+
 // Verified wraps a blob's bytes so that reading them to the end re-hashes
 // them: io.EOF becomes ErrCorrupt when they do not hash to want, or when
 // there are not size of them (size < 0: any size). For backends whose

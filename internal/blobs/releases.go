@@ -53,6 +53,7 @@ type Releases struct {
 type heldAsset struct {
 	id   int64
 	size int64
+	url  string // browser_download_url
 }
 
 type period struct {
@@ -151,7 +152,7 @@ func (b *Releases) load(ctx context.Context) error {
 			case !a.Uploaded():
 				open[sum] = append(open[sum], a.ID)
 			default:
-				held[sum] = heldAsset{id: a.ID, size: a.Size}
+				held[sum] = heldAsset{id: a.ID, size: a.Size, url: a.DownloadURL}
 			}
 			return nil
 		})
@@ -183,6 +184,13 @@ func (b *Releases) lookup(ctx context.Context, sum store.Sum) (heldAsset, error)
 func (b *Releases) Stat(ctx context.Context, sum store.Sum) (int64, error) {
 	a, err := b.lookup(ctx, sum)
 	return a.size, err
+}
+
+// URL is the asset's public download link, which serves the bytes to
+// anyone without a token.
+func (b *Releases) URL(ctx context.Context, sum store.Sum) (string, error) {
+	a, err := b.lookup(ctx, sum)
+	return a.url, err
 }
 
 // Load downloads the asset, re-hashing it as it is read.
@@ -306,7 +314,7 @@ func (b *Releases) accept(ctx context.Context, sum store.Sum, size int64, a gith
 		return fmt.Errorf("%w: %s: uploaded %s (%d bytes) but %s; the asset was deleted", ErrCorrupt, b.Name(), sum.Short(), size, bad)
 	}
 	b.mu.Lock()
-	b.held[sum] = heldAsset{id: a.ID, size: a.Size}
+	b.held[sum] = heldAsset{id: a.ID, size: a.Size, url: a.DownloadURL}
 	b.mu.Unlock()
 	return nil
 }
@@ -381,7 +389,7 @@ func (b *Releases) current(ctx context.Context) (*period, error) {
 		err = b.c.ListReleaseAssets(ctx, rel.ID, func(a github.Asset) error {
 			p.count++
 			if sum := store.Sum(a.Name); sum.Valid() && a.Uploaded() {
-				held[sum] = heldAsset{id: a.ID, size: a.Size}
+				held[sum] = heldAsset{id: a.ID, size: a.Size, url: a.DownloadURL}
 			}
 			return nil
 		})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -315,5 +316,33 @@ func TestReleasesAnotherRunsReleaseCountsTowardsTheBound(t *testing.T) {
 		if _, err := first.Stat(context.Background(), sum); err != nil {
 			t.Errorf("the other run's %s, in the release found on create: %v", sum.Short(), err)
 		}
+	}
+}
+
+// A blob's URL is its asset's download link, which serves the bytes to
+// anyone, without a token.
+func TestReleasesURLServesTheBytesToAnyone(t *testing.T) {
+	f := githubtest.New(t, "taxkernel", "archive", "tok")
+	b := newReleases(t, f, 0)
+	data := []byte("Income Tax Act, consolidated\n")
+	sum := save(t, b, data)
+	u, err := b.URL(context.Background(), sum)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "/taxkernel/archive/releases/download/blobs-2026-12/" + string(sum); !strings.HasSuffix(u, want) {
+		t.Fatalf("URL = %q, want it to end in %q", u, want)
+	}
+	resp, err := http.Get(u) // no token
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !bytes.Equal(got, data) {
+		t.Errorf("GET %s: %s %q, want 200 and the blob's bytes", u, resp.Status, got)
+	}
+	if _, err := b.URL(context.Background(), store.Sum(strings.Repeat("0", 64))); !errors.Is(err, blobs.ErrNotFound) {
+		t.Errorf("URL of a blob not held: %v, want ErrNotFound", err)
 	}
 }

@@ -32,6 +32,9 @@ type Asset struct {
 	Size   int64
 	State  string
 	Digest string // "sha256:<hex>" where GitHub computed it, else ""
+	// DownloadURL is the asset's browser_download_url: anyone can
+	// download a published release's asset from it, without a token.
+	DownloadURL string
 }
 
 // Uploaded says whether the asset's bytes were all received.
@@ -109,7 +112,7 @@ func (c *Client) ListReleases(ctx context.Context, fn func(Release) error) error
 }
 
 func asset(a *gh.ReleaseAsset, digest string) Asset {
-	return Asset{ID: a.GetID(), Name: a.GetName(), Size: int64(a.GetSize()), State: a.GetState(), Digest: digest}
+	return Asset{ID: a.GetID(), Name: a.GetName(), Size: int64(a.GetSize()), State: a.GetState(), Digest: digest, DownloadURL: a.GetBrowserDownloadURL()}
 }
 
 // releaseAsset is go-github's asset with the digest it does not decode.

@@ -61,6 +61,21 @@ type Entry struct {
 	// in force at that fetch. Nil when nothing was said (and for entries
 	// from before it was kept).
 	Usage *usage.Prefs `json:"usage,omitempty"`
+
+	// Held says where the entry's blobs are kept when the repository
+	// keeps its bytes in stores rather than in its history: each store
+	// that holds them all, by name, with the public URL its bytes can be
+	// downloaded from when the store has one. Nil when the bytes are in
+	// the repository's snapshots/ (and for entries from before).
+	Held []Holding `json:"held,omitempty"`
+}
+
+// Holding is a store that holds an entry's blobs.
+type Holding struct {
+	Store string `json:"store"`
+	// URL serves the document's bytes to anyone, when the store has
+	// public URLs (a GitHub release asset's download link).
+	URL string `json:"url,omitempty"`
 }
 
 // Sent is an answer's bytes as the server sent them, under a
@@ -90,6 +105,7 @@ func (e Entry) own() Entry {
 		e.Sent = &sent
 	}
 	e.Usage = e.Usage.Clone()
+	e.Held = slices.Clone(e.Held)
 	return e
 }
 
@@ -238,6 +254,45 @@ func (ix *Index) unite(id string, e Entry) {
 	dates := append(slices.Clone(es[i].Returned), e.Returned...)
 	slices.Sort(dates)
 	es[i].Returned = slices.Compact(dates)
+	es[i].Held = unitedHoldings(es[i].Held, e.Held)
+}
+
+// unitedHoldings is a and b together, one holding per store (the first
+// URL said for it), sorted by store: the same whatever the order.
+func unitedHoldings(a, b []Holding) []Holding {
+	if len(b) == 0 {
+		return a
+	}
+	out := slices.Concat(a, b)
+	slices.SortStableFunc(out, func(x, y Holding) int {
+		if c := strings.Compare(x.Store, y.Store); c != 0 {
+			return c
+		}
+		return strings.Compare(y.URL, x.URL) // a URL said before none
+	})
+	return slices.CompactFunc(out, func(x, y Holding) bool { return x.Store == y.Store })
+}
+
+// SetHeld records that the stores of held hold sum's bytes, on every
+// entry whose blobs include sum as its document (a source that served the
+// same bytes included). It says whether anything changed.
+func (ix *Index) SetHeld(sum Sum, held []Holding) bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	changed := false
+	for _, es := range ix.sources {
+		for i := range es {
+			if es[i].SHA256 != sum {
+				continue
+			}
+			u := unitedHoldings(slices.Clone(es[i].Held), held)
+			if !slices.Equal(u, es[i].Held) {
+				es[i].Held = u
+				changed = true
+			}
+		}
+	}
+	return changed
 }
 
 // Change is one point in a source's history: from Date on, the source

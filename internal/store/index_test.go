@@ -418,3 +418,39 @@ func TestIndexBeyond(t *testing.T) {
 		t.Errorf("base united with what is beyond it:\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Where an entry's bytes are held is united like its dates: one holding
+// per store, in the same order whichever index says it first.
+func TestHeldIsUnitedAndSetOnEverySourceOfTheBytes(t *testing.T) {
+	sum := sumA
+	a, b := NewIndex(), NewIndex()
+	e := Entry{SHA256: sum, Size: 5, FirstSeen: "2026-12-01"}
+	a.Add("uk-rates", e, "")
+	a.Add("uk-rates-copy", e, "")
+	b.Add("uk-rates", e, "")
+	if !a.SetHeld(sum, []Holding{{Store: "github-releases:o/r", URL: "https://example.test/x"}}) {
+		t.Fatal("SetHeld changed nothing")
+	}
+	if a.SetHeld(sum, []Holding{{Store: "github-releases:o/r"}}) {
+		t.Error("SetHeld of a store already recorded (without its URL) changed the entry")
+	}
+	b.SetHeld(sum, []Holding{{Store: "s3:bucket/"}})
+	ab, ba := NewIndex(), NewIndex()
+	ab.Unite(a)
+	ab.Unite(b)
+	ba.Unite(b)
+	ba.Unite(a)
+	x, _ := ab.Marshal()
+	y, _ := ba.Marshal()
+	if string(x) != string(y) {
+		t.Errorf("the union depends on the order:\n%s\n%s", x, y)
+	}
+	got, _ := ab.Lookup("uk-rates", sum)
+	want := []Holding{{Store: "github-releases:o/r", URL: "https://example.test/x"}, {Store: "s3:bucket/"}}
+	if !cmp.Equal(got.Held, want) {
+		t.Errorf("held = %v, want %v", got.Held, want)
+	}
+	if other, _ := ab.Lookup("uk-rates-copy", sum); len(other.Held) != 1 {
+		t.Errorf("the other source of the same bytes: held = %v, want the release", other.Held)
+	}
+}

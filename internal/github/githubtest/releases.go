@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/url"
 	"net/http/httptest"
 	"regexp"
 	"slices"
@@ -224,7 +225,7 @@ func (f *Fake) serveReleases(w http.ResponseWriter, r *http.Request, body map[st
 		for _, rel := range f.rel.list {
 			if rel.ID == id {
 				for _, a := range rel.Assets {
-					out = append(out, f.assetObject(a))
+					out = append(out, f.assetObject(rel.Tag, a))
 				}
 			}
 		}
@@ -246,7 +247,7 @@ func (f *Fake) serveReleases(w http.ResponseWriter, r *http.Request, body map[st
 				w.WriteHeader(http.StatusFound)
 				return true
 			}
-			f.reply(w, http.StatusOK, f.assetObject(rel.Assets[i]))
+			f.reply(w, http.StatusOK, f.assetObject(rel.Tag, rel.Assets[i]))
 		case "DELETE":
 			rel.Assets = slices.Delete(rel.Assets, i, i+1)
 			w.WriteHeader(http.StatusNoContent)
@@ -308,7 +309,7 @@ func (f *Fake) upload(w http.ResponseWriter, r *http.Request, releaseID string, 
 		return
 	}
 	rel.Assets = append(rel.Assets, a)
-	f.reply(w, http.StatusCreated, f.assetObject(a))
+	f.reply(w, http.StatusCreated, f.assetObject(rel.Tag, a))
 }
 
 // page answers one page of list as GitHub paginates: per_page (default
@@ -333,6 +334,32 @@ func (f *Fake) page(w http.ResponseWriter, r *http.Request, list []any) {
 	}
 	lo, hi := min((page-1)*per, len(list)), min(page*per, len(list))
 	f.reply(w, http.StatusOK, append([]any{}, list[lo:hi]...))
+}
+
+var rePublicDownload = regexp.MustCompile(`^/([^/]+)/([^/]+)/releases/download/([^/]+)/([^/]+)$`)
+
+// publicDownload answers an asset's browser_download_url as github.com
+// does, to anyone: a redirect to the storage host for an uploaded asset
+// of a published release, 404 otherwise. It says whether r was one.
+func (f *Fake) publicDownload(w http.ResponseWriter, r *http.Request) bool {
+	m := rePublicDownload.FindStringSubmatch(r.URL.Path)
+	if r.Method != "GET" || m == nil || m[1] != f.Owner || m[2] != f.Repo {
+		return false
+	}
+	for _, rel := range f.rel.list {
+		if rel.Tag != m[3] || rel.Draft {
+			continue
+		}
+		for _, a := range rel.Assets {
+			if a.Name == m[4] && a.State == "uploaded" {
+				w.Header().Set("Location", f.rel.storage.URL+"/download/"+strconv.FormatInt(a.ID, 10))
+				w.WriteHeader(http.StatusFound)
+				return true
+			}
+		}
+	}
+	http.NotFound(w, r)
+	return true
 }
 
 func (f *Fake) serveStorage(w http.ResponseWriter, r *http.Request) {
@@ -362,7 +389,7 @@ func (f *Fake) releaseObject(r *Release) map[string]any {
 	api := o.repoAPI() + "/releases/" + strconv.FormatInt(r.ID, 10)
 	assets := []any{}
 	for _, a := range r.Assets {
-		assets = append(assets, f.assetObject(a))
+		assets = append(assets, f.assetObject(r.Tag, a))
 	}
 	var published any = stamp(int(r.ID))
 	if r.Draft {
@@ -379,7 +406,9 @@ func (f *Fake) releaseObject(r *Release) map[string]any {
 	}
 }
 
-func (f *Fake) assetObject(a Asset) map[string]any {
+// assetObject is a as GitHub describes it, in the release tagged tag: its
+// browser_download_url names the tag, as GitHub's do.
+func (f *Fake) assetObject(tag string, a Asset) map[string]any {
 	o := f.objects()
 	var digest any
 	if a.Digest != "" {
@@ -389,7 +418,7 @@ func (f *Fake) assetObject(a Asset) map[string]any {
 		"id": a.ID, "node_id": nodeID("RA", int(a.ID)), "name": a.Name, "label": nil, "state": a.State,
 		"content_type": "application/octet-stream", "size": len(a.Data), "digest": digest, "download_count": 0,
 		"url":                  o.repoAPI() + "/releases/assets/" + strconv.FormatInt(a.ID, 10),
-		"browser_download_url": o.Web + "/" + o.Owner + "/" + o.Repo + "/releases/download/" + a.Name,
+		"browser_download_url": o.Web + "/" + o.Owner + "/" + o.Repo + "/releases/download/" + url.PathEscape(tag) + "/" + a.Name,
 		"uploader":             o.User(Bot), "created_at": stamp(int(a.ID)), "updated_at": stamp(int(a.ID)),
 	}
 }
