@@ -78,6 +78,12 @@ func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle
 	if err != nil {
 		return cycle.Options{}, usageError("%w", err)
 	}
+	// The bytes go to the repository's release assets and the buckets
+	// policy.yaml lists; main keeps the record.
+	stores, err := remoteStores(set, opts.IO, gh, opts.Clock)
+	if err != nil {
+		return cycle.Options{}, usageError("%w", err)
+	}
 	remote := gitstore.Remote{URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token, HTTPClient: opts.HTTPClient}
 	if cfg.AppID != "" {
 		remote.Token = gh.Token // the App's installation tokens, renewed as they age
@@ -92,7 +98,7 @@ func cycleOptions(ctx context.Context, opts ciOptions, shard lease.Shard) (cycle
 		Shard:  shard, Holder: opts.Holder,
 		Margin: opts.Margin, PushEvery: opts.PushEvery, NoPublish: opts.NoPublish,
 		Remote: remote,
-		GitHub: gh, Links: cfg,
+		GitHub: gh, Links: cfg, Stores: stores,
 		// A message may quote halt.json's reason, which may hold newlines.
 		Log:         workflow.Messages(opts.IO.Err),
 		StepSummary: summary,

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -132,10 +133,15 @@ func TestCIFullLoop(t *testing.T) {
 	if err != nil || !l.Released || l.Dispatched[a.host()] != 3 {
 		t.Errorf("lease after the run: %+v, %v; want released with 3 dispatched", l, err)
 	}
-	// The rolling branch holds the blob, the index and the report; one PR.
+	// The rolling branch holds the index and the report; the blob is a
+	// release asset of the repository, uploaded before the branch cites
+	// it; one PR.
 	e := w1.report()["t-rates"]
-	if p.file(t, botrepo.BotBranch, "snapshots/sha256/"+e.SHA256[:2]+"/"+e.SHA256) != "income tax rates 2026 v1" {
-		t.Error("the rolling branch lacks the new blob")
+	if p.file(t, botrepo.BotBranch, "snapshots/sha256/"+e.SHA256[:2]+"/"+e.SHA256) != "" {
+		t.Error("the rolling branch carries the blob: it belongs in the release assets")
+	}
+	if rels := p.gh.Releases(); len(rels) != 1 || len(rels[0].Assets) != 1 || rels[0].Assets[0].Name != e.SHA256 || string(rels[0].Assets[0].Data) != "income tax rates 2026 v1" {
+		t.Errorf("release assets %+v, want the new blob as the one asset of one release", rels)
 	}
 	if !strings.Contains(p.file(t, botrepo.BotBranch, "snapshots/index.json"), e.SHA256) {
 		t.Error("the rolling branch's index lacks the new hash")
@@ -143,7 +149,8 @@ func TestCIFullLoop(t *testing.T) {
 	if !strings.Contains(p.file(t, botrepo.BotBranch, "reports/coverage.json"), `"t-gone"`) {
 		t.Error("the rolling branch lacks the report")
 	}
-	want := []string{"GET /repos/acme/tax/pulls", "GET /repos/acme/tax/pulls", "POST /repos/acme/tax/pulls", "POST /repos/acme/tax/issues/1/labels", "GET /repos/acme/tax/issues"}
+	want := []string{"GET /repos/acme/tax/pulls", "GET /repos/acme/tax/releases", "POST /repos/acme/tax/releases", "GET /repos/acme/tax/releases/1/assets", "POST /repos/acme/tax/releases/1/assets",
+		"GET /repos/acme/tax/pulls", "POST /repos/acme/tax/pulls", "POST /repos/acme/tax/issues/1/labels", "GET /repos/acme/tax/issues"}
 	if got := p.gh.Calls(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("GitHub calls %v, want %v", got, want)
 	}
@@ -174,9 +181,11 @@ func TestCIFullLoop(t *testing.T) {
 	if tip, _ := p.git.Run("acme/tax.git", "rev-parse", botrepo.BotBranch); tip != prTip {
 		t.Errorf("a quiet run moved the rolling branch")
 	}
-	if got := p.gh.Calls(); len(got) != 7 || got[5] != "GET /repos/acme/tax/pulls" || got[6] != "GET /repos/acme/tax/issues" {
-		t.Errorf("second run's GitHub calls: %v, want only reads (no new PR, no edit)", got[len(want):])
+	first := len(want)
+	if got := p.gh.Calls()[first:]; strings.Join(got, ",") != "GET /repos/acme/tax/pulls,GET /repos/acme/tax/issues" {
+		t.Errorf("second run's GitHub calls: %v, want only reads (no new PR, no edit)", got)
 	}
+	second := len(p.gh.Calls())
 	led = p.file(t, botrepo.CacheBranch, "ledgers/"+day+"/"+ledger.FileName(a.host()))
 	if strings.Count(led, `"event":"dispatch"`) != 5 {
 		t.Errorf("the ledger has %d dispatch lines after two runs, want 5 (the robots.txt copy is kept)", strings.Count(led, `"event":"dispatch"`))
@@ -194,16 +203,18 @@ func TestCIFullLoop(t *testing.T) {
 	if code := p.ci(w3, "102-1"); code != ExitOK {
 		t.Fatalf("third ci: exit %d\n%s", code, w3.out.String())
 	}
-	if got := p.gh.Calls(); len(got) != 12 || got[9] != "POST /repos/acme/tax/pulls" {
-		t.Errorf("third run's GitHub calls: %v, want two lists, a create, labels and the issues list", got[7:])
+	if got := p.gh.Calls()[second:]; strings.Join(got, ",") != strings.Join([]string{"GET /repos/acme/tax/pulls",
+		"GET /repos/acme/tax/releases", "GET /repos/acme/tax/releases/1/assets", "POST /repos/acme/tax/releases/1/assets",
+		"GET /repos/acme/tax/pulls", "POST /repos/acme/tax/pulls", "POST /repos/acme/tax/issues/2/labels", "GET /repos/acme/tax/issues"}, ",") {
+		t.Errorf("third run's GitHub calls: %v, want two lists, the new blob uploaded to the month's release, a create, labels and the issues list", got)
 	}
 	e3 := w3.report()["t-rates"]
 	last := p.gh.PRs()[1].Body
 	if !strings.Contains(last, "Documents that changed (1)") || !strings.Contains(last, e.SHA256[:12]) || !strings.Contains(last, e3.SHA256[:12]) {
 		t.Errorf("the new body does not show the change %s → %s", e.SHA256[:12], e3.SHA256[:12])
 	}
-	if p.file(t, botrepo.BotBranch, "snapshots/sha256/"+e3.SHA256[:2]+"/"+e3.SHA256) == "" {
-		t.Errorf("the new rolling branch lacks blob %s", e3.SHA256[:12])
+	if rels := p.gh.Releases(); len(rels) != 1 || len(rels[0].Assets) != 2 || rels[0].Assets[1].Name != e3.SHA256 {
+		t.Errorf("the release assets lack the new blob %s: %+v", e3.SHA256[:12], rels)
 	}
 	t.Logf("pull request body after the document changed:\n%s", last)
 
@@ -338,8 +349,8 @@ func TestRunThenPublish(t *testing.T) {
 	if !strings.Contains(p.file(t, botrepo.CacheBranch, "state.json"), `"t-doc"`) {
 		t.Error("publish did not push the state")
 	}
-	if got := p.gh.Writes(); len(got) < 1 || got[0] != "POST /repos/acme/tax/pulls" {
-		t.Errorf("GitHub calls %v, want a pull request created", got)
+	if got := p.gh.Writes(); !slices.Contains(got, "POST /repos/acme/tax/pulls") || slices.Index(got, "POST /repos/acme/tax/releases/1/assets") > slices.Index(got, "POST /repos/acme/tax/pulls") {
+		t.Errorf("GitHub calls %v, want the blob uploaded, then a pull request created", got)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/blobs"
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -23,17 +24,31 @@ func configuredStores(snapshots string, set *manifest.Set, io IO, httpClient *ht
 	if err != nil {
 		return nil, err
 	}
-	ss := blobs.Stores{blobs.NewLocal(local)}
+	var gh *github.Client
 	if io.getenv("GITHUB_REPOSITORY") != "" && io.getenv("GITHUB_TOKEN") != "" {
 		cfg, err := github.ConfigFromEnv(io.Getenv)
 		if err != nil {
 			return nil, err
 		}
-		gh, err := github.NewClient(cfg, httpClient)
-		if err != nil {
+		if gh, err = github.NewClient(cfg, httpClient); err != nil {
 			return nil, err
 		}
-		rel, err := blobs.NewReleases(gh, blobs.ReleasesOptions{})
+	}
+	remote, err := remoteStores(set, io, gh, nil)
+	if err != nil {
+		return nil, err
+	}
+	return append(blobs.Stores{blobs.NewLocal(local)}, remote...), nil
+}
+
+// remoteStores are the stores that keep the archive's bytes outside the
+// repository's history: the repository's GitHub release assets when gh
+// is given (its months by clk, nil for the real clock), then each store policy.yaml lists, its keys read from the
+// environment.
+func remoteStores(set *manifest.Set, io IO, gh *github.Client, clk clock.Clock) (blobs.Stores, error) {
+	var ss blobs.Stores
+	if gh != nil {
+		rel, err := blobs.NewReleases(gh, blobs.ReleasesOptions{Clock: clk})
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/blobs"
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
@@ -68,6 +69,9 @@ type Options struct {
 	Remote gitstore.Remote
 	GitHub publish.PullRequests
 	Links  github.Config // where blobs and the workflow run are linked from
+	// Stores keep the archive's bytes instead of main (publish.Options);
+	// nil: the bytes ride in main.
+	Stores blobs.Stores
 	// Output is where the fetch run prints and the environment it reads.
 	Output session.Output
 	// Run replaces the fetch run (tests); nil: session.Run.
@@ -151,8 +155,9 @@ func open(o Options) (*Cycle, error) {
 	c.pub = publish.New(publish.Options{
 		Set: o.Set, Snapshots: o.Snapshots, State: o.State,
 		Remote: c.o.Remote, Cache: repo, GitHub: o.GitHub, Links: o.Links, Clock: o.Clock,
-		By:  c.by(),
-		Log: o.Log, Note: c.keep,
+		Stores: o.Stores,
+		By:     c.by(),
+		Log:    o.Log, Note: c.keep,
 	})
 	return c, nil
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/blobs"
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
@@ -60,6 +61,9 @@ type repo struct {
 	// coded are the sources served gzipped: as the pipeline does, the run
 	// keeps the bytes as sent beside the document and its entry names them.
 	coded map[string]bool
+	// stores, when set, makes the stores each runner keeps the bytes
+	// in (Options.Stores), new per runner as a new job's would be.
+	stores func(clock.Clock) blobs.Stores
 }
 
 func newRepo(t testing.TB, ids ...string) *repo {
@@ -212,6 +216,9 @@ func (r *repo) options(shard string) (Options, *bytes.Buffer) {
 	gh, err := github.NewClient(r.cfg, nil, github.WithClock(o.Clock))
 	must(r.t, err)
 	o.GitHub = gh
+	if r.stores != nil {
+		o.Stores = r.stores(o.Clock)
+	}
 	r.checkout(o)
 	if r.gitCache != "" {
 		must(r.t, os.CopyFS(filepath.Join(o.State, ".gitstore"), os.DirFS(r.gitCache)))

@@ -76,7 +76,10 @@ func checkRecord(mainIx, ix *store.Index, onMain, rep *report.Report, held func(
 // unitedIndex is the index a bot commit proposes: main's, the bot
 // branch's, the cache branch's pending entries and this runner's, united:
 // nothing served is ever dropped.
-func (pub *Publisher) unitedIndex(ctx context.Context, mainIx *store.Index, cache fs.FS, v *view, local *store.Index) (*store.Index, error) {
+//
+// With stores, every blob it cites that main does not carry is in every
+// store once it returns, and its entries say so (keepInStores).
+func (pub *Publisher) unitedIndex(ctx context.Context, mainIx *store.Index, onMain func(string) bool, cache fs.FS, v *view, local *store.Index) (*store.Index, error) {
 	ix := store.NewIndex()
 	ix.Unite(mainIx)
 	if v.botTree != nil {
@@ -94,6 +97,9 @@ func (pub *Publisher) unitedIndex(ctx context.Context, mainIx *store.Index, cach
 		ix.Unite(pending)
 	}
 	ix.Unite(local)
+	if err := pub.keepInStores(ctx, ix, onMain, cache, v); err != nil {
+		return nil, err
+	}
 	return ix, nil
 }
 
@@ -128,7 +134,7 @@ func (pub *Publisher) proposed(ctx context.Context, v *view, cache fs.FS, local 
 	if err != nil {
 		return nil, err
 	}
-	if v.proposed, err = pub.unitedIndex(ctx, mainIx, cache, v, local); err != nil {
+	if v.proposed, err = pub.unitedIndex(ctx, mainIx, botrepo.Lister(v.mainTree), cache, v, local); err != nil {
 		return nil, err
 	}
 	return v.proposed, nil
@@ -172,8 +178,9 @@ func pendingTexts(cache fs.FS, sum string, onBase func(string) bool) []gitstore.
 
 // holder returns a test of whether some place the bot publishes from holds
 // the blob of a hash: this runner's store, main, the cache branch's
-// pending/ or the bot branch (listings only, never contents).
-func (pub *Publisher) holder(v *view, cache fs.FS) func(sum string) bool {
+// pending/ or the bot branch (listings only, never contents), or, when
+// the bytes are in stores, every store.
+func (pub *Publisher) holder(ctx context.Context, v *view, cache fs.FS) func(sum string) bool {
 	local := store.ReadOnly(pub.o.Snapshots)
 	onMain := botrepo.Lister(v.mainTree)
 	var onCache, onBot func(string) bool
@@ -185,8 +192,15 @@ func (pub *Publisher) holder(v *view, cache fs.FS) func(sum string) bool {
 	}
 	return func(sum string) bool {
 		p := "snapshots/" + store.BlobPath(sum)
-		return local.Has(store.Sum(sum)) || onMain(p) ||
-			onCache != nil && onCache(botrepo.PendingPath(p)) || onBot != nil && onBot(p)
+		if local.Has(store.Sum(sum)) || onMain(p) ||
+			onCache != nil && onCache(botrepo.PendingPath(p)) || onBot != nil && onBot(p) {
+			return true
+		}
+		if !pub.inStores() {
+			return false
+		}
+		_, all, err := pub.storedEverywhere(ctx, store.Sum(sum))
+		return err == nil && all
 	}
 }
 

@@ -126,7 +126,7 @@ func (pub *Publisher) publishOnce(ctx context.Context, local *store.Index, pr *g
 	}
 
 	// What the bot branch should propose now.
-	rep := dropUnheld(report.Keep(report.Build(pub.o.Set, st), v.onMain), v.onMain, pub.holder(v, cache)).AddUsage(local.Usage)
+	rep := dropUnheld(report.Keep(report.Build(pub.o.Set, st), v.onMain), v.onMain, pub.holder(ctx, v, cache)).AddUsage(local.Usage)
 	changes := report.Diff(v.onMain, rep)
 	pages, coverage, err := pub.pages(ctx, cache, st, rep, v, local)
 	if err != nil {
@@ -362,7 +362,7 @@ func (pub *Publisher) body(ctx context.Context, v *view, st *state.State, change
 	d.Files = pub.files
 	d.Editions = pub.editions
 	file := pub.o.Links.FileURL(tip)
-	return review.Body(changes, review.SummaryOf(rep), review.Links{Blob: review.BlobLink(file), File: file, Run: pub.o.Links.RunURL()}, d)
+	return review.Body(changes, review.SummaryOf(rep), review.Links{Blob: pub.blobLink(file), File: file, Run: pub.o.Links.RunURL()}, d)
 }
 
 // leaveAlone is what the bot does while someone else's commit is on its
@@ -493,7 +493,7 @@ func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, r
 	}
 	files, err := outputs.Render(ctx, outputs.Input{
 		Set: pub.o.Set, Report: rep, State: st, Count: count, Index: ix, Texts: texts,
-		Blob: review.BlobLink(pub.o.Links.FileURL(botrepo.BaseBranch)), Now: pub.o.Clock.Now(),
+		Blob: pub.blobLink(pub.o.Links.FileURL(botrepo.BaseBranch)), Now: pub.o.Clock.Now(),
 		Editions: found,
 	})
 	if err != nil {
@@ -535,13 +535,13 @@ func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view
 	if err != nil {
 		return nil, err
 	}
-	ix, err := pub.unitedIndex(ctx, mainIx, cache, v, local)
+	onBase := botrepo.Lister(base)
+	ix, err := pub.unitedIndex(ctx, mainIx, onBase, cache, v, local)
 	if err != nil {
 		return nil, err
 	}
 	var out []gitstore.Change
 	var fromBranch []string // blobs only the bot branch holds
-	onBase := botrepo.Lister(base)
 	added := map[string]bool{}
 	docs := map[store.Sum]bool{} // blobs that are documents, which have texts
 	for _, id := range ix.IDs() {
@@ -549,7 +549,16 @@ func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view
 			docs[e.SHA256] = true
 		}
 	}
+	stored := map[store.Sum]bool{} // blobs every store holds
+	if pub.inStores() {
+		if out, err = pub.recordChanges(ctx, ix, onBase, cache, v, stored); err != nil {
+			return nil, err
+		}
+	}
 	for _, id := range ix.IDs() {
+		if pub.inStores() {
+			break // the record only: recordChanges
+		}
 		for _, e := range ix.Entries(id) {
 			// The bytes as sent, for a document that came under a
 			// Content-Encoding, travel with it.
@@ -641,7 +650,16 @@ func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view
 	for _, ch := range out {
 		inCommit[ch.Path] = ch.Data != nil
 	}
-	if err := checkRecord(mainIx, ix, onMain, rep, func(p string) bool { return onBase(p) || inCommit[p] }); err != nil {
+	held := func(p string) bool {
+		if stored[store.Sum(path.Base(p))] {
+			return true
+		}
+		if data, ok := inCommit[p]; ok {
+			return data // a deletion holds nothing
+		}
+		return onBase(p)
+	}
+	if err := checkRecord(mainIx, ix, onMain, rep, held); err != nil {
 		return nil, err
 	}
 	idx, err := ix.Marshal()

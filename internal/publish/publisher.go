@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/taxkernel/taxkernelbot/internal/blobs"
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/edition"
@@ -12,6 +13,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // The labels of the bot's pull requests.
@@ -56,7 +58,12 @@ type Options struct {
 	Cache  *gitstore.Repo
 	GitHub PullRequests
 	Links  github.Config // where blobs and the workflow run are linked from
-	Clock  clock.Clock   // nil: the real one
+	// Stores, when set, keep the archive's bytes instead of main: the bot
+	// commit carries no blob, each blob it cites is saved to every store
+	// before it is pushed, and main's own blobs leave it once every store
+	// holds them. Nil: the bytes ride in main, under snapshots/.
+	Stores blobs.Stores
+	Clock  clock.Clock // nil: the real one
 	// By says who publishes, in the messages of the commits it makes on
 	// the cache branch ("shard 1/2, run 101-1").
 	By  string
@@ -78,6 +85,9 @@ type Publisher struct {
 	// editionCommits those whose entries the bot branch adds to main's
 	// manifests, a commit each, in order.
 	editions, editionCommits []edition.Proposal
+	// held is what the stores were found to hold, by hash, this
+	// publisher's life long.
+	held map[store.Sum][]store.Holding
 }
 
 // New makes a publisher.
@@ -88,7 +98,7 @@ func New(o Options) *Publisher {
 	if o.Log == nil {
 		o.Log = io.Discard
 	}
-	return &Publisher{o: o, day: ledger.Day(o.Clock.Now())}
+	return &Publisher{o: o, day: ledger.Day(o.Clock.Now()), held: map[store.Sum][]store.Holding{}}
 }
 
 func (pub *Publisher) logf(format string, args ...any) {

@@ -1,0 +1,163 @@
+package cycle
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taxkernel/taxkernelbot/internal/blobs"
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
+	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// withStores keeps r's bytes in two stores: the repository's release
+// assets on the GitHub fake and a directory standing for a bucket. fail,
+// when set, makes the bucket refuse every save while it returns true.
+func withStores(t *testing.T, r *repo, fail func() bool) {
+	bucket := t.TempDir()
+	r.stores = func(clk clock.Clock) blobs.Stores {
+		gh, err := github.NewClient(r.cfg, nil, github.WithClock(clk))
+		must(t, err)
+		rel, err := blobs.NewReleases(gh, blobs.ReleasesOptions{Clock: clk})
+		must(t, err)
+		local, err := store.Open(bucket)
+		must(t, err)
+		return blobs.Stores{rel, failing{blobs.NewLocal(local), fail}}
+	}
+}
+
+// failing is a backend whose saves fail while fail says so: an outage.
+type failing struct {
+	blobs.Backend
+	fail func() bool
+}
+
+func (f failing) Save(ctx context.Context, sum store.Sum, r io.ReaderAt, size int64) error {
+	if f.fail != nil && f.fail() {
+		return errors.New("503 Service Unavailable")
+	}
+	return f.Backend.Save(ctx, sum, r, size)
+}
+
+// blobFiles lists a branch's files under snapshots/sha256/.
+func blobFiles(r *repo, branch string) []string {
+	var out []string
+	for p := range r.files(branch) {
+		if strings.HasPrefix(p, "snapshots/sha256/") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestBytesInStoresTheRecordInMain: with stores, the bot's pull request
+// carries the index, the texts and the reports and no blob; each cited
+// hash is in both stores before the branch citing it is pushed, its
+// index entries say where, and the release asset's link serves the bytes
+// to anyone. Nothing cited is ever missing, through changes, a merge and
+// a store's outage.
+func TestBytesInStoresTheRecordInMain(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, "t-a", "t-b", "t-c")
+	outage := false
+	withStores(t, r, func() bool { return outage })
+	check := func(step string) {
+		t.Helper()
+		assertHeld(t, r)
+		for _, branch := range []string{botrepo.BotBranch, botrepo.BaseBranch} {
+			if files := blobFiles(r, branch); len(files) > 0 {
+				t.Errorf("%s: %s carries blobs: %v", step, branch, files)
+			}
+		}
+	}
+
+	r.cycle()
+	check("day 1")
+	ix, err := store.ParseIndex([]byte(r.show(botrepo.BotBranch, botrepo.IndexJSON)))
+	must(t, err)
+	n := 0
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			n++
+			if len(e.Held) != 2 || e.Held[0].Store != "github-releases:acme/tax" || !strings.HasPrefix(e.Held[1].Store, "local:") {
+				t.Errorf("%s's entry: held %+v, want the release assets and the bucket", id, e.Held)
+				continue
+			}
+			if tp := botrepo.TextPath(string(e.SHA256)); !r.files(botrepo.BotBranch)[tp] {
+				t.Errorf("%s: the bot branch lacks the derived text %s", id, tp)
+			}
+			resp, err := http.Get(e.Held[0].URL) // no token: anyone
+			must(t, err)
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || sumOf(body) != e.SHA256 {
+				t.Errorf("%s: GET %s: %s, %d bytes, want the cited bytes", id, e.Held[0].URL, resp.Status, len(body))
+			}
+		}
+	}
+	if n != 3 {
+		t.Fatalf("the bot branch's index has %d entries, want 3", n)
+	}
+	body := r.gh.PRs()[0].Body
+	if strings.Contains(body, "/blob/") && strings.Contains(body, "snapshots/sha256") {
+		t.Errorf("the pull request links blobs in the repository:\n%s", body)
+	}
+
+	// A store's outage: nothing is pushed to the bot branch, the bytes wait
+	// on the cache branch, and the next day they are stored and proposed.
+	r.docs["t-a"] = "t-a rates, edition 2"
+	outage = true
+	tip := r.tip(botrepo.BotBranch)
+	o, log := r.options("1/1")
+	o.Run = r.runner(&o)
+	if _, err := Run(context.Background(), o); err == nil || !strings.Contains(err.Error(), "503") {
+		t.Errorf("a cycle whose store refuses saves: err %v, want the store's refusal\n%s", err, log)
+	}
+	if r.tip(botrepo.BotBranch) != tip {
+		t.Error("the bot branch moved although a store refused the bytes it cites")
+	}
+	pending := 0
+	for p := range r.files(botrepo.CacheBranch) {
+		if strings.HasPrefix(p, botrepo.PendingDir+"/sha256/") {
+			pending++
+		}
+	}
+	if pending == 0 {
+		t.Error("the new bytes are not under pending/ on the cache branch")
+	}
+	check("the outage")
+	outage = false
+	r.now = r.now.Add(24 * time.Hour)
+	r.cycle()
+	check("after the outage")
+	if body := r.gh.PRs()[0].Body; !strings.Contains(body, "t-a") {
+		t.Errorf("t-a's change is not proposed after the outage:\n%s", body)
+	}
+
+	r.squashMerge(1)
+	check("merged")
+	r.docs["t-b"] = "t-b rates, edition 2"
+	r.cycle()
+	check("day after the merge")
+	r.cycle()
+	check("quiet day")
+	onMain := r.show(botrepo.BaseBranch, botrepo.IndexJSON)
+	for p := range r.files(botrepo.CacheBranch) {
+		if strings.HasPrefix(p, botrepo.PendingDir+"/sha256/") && strings.Contains(onMain, p[strings.LastIndex(p, "/")+1:]) {
+			t.Errorf("%s waits on the cache branch though main records it", p)
+		}
+	}
+}
+
+func sumOf(b []byte) store.Sum {
+	s := sha256.Sum256(b)
+	return store.Sum(hex.EncodeToString(s[:]))
+}
