@@ -36,7 +36,7 @@ func cmdCite(ctx context.Context, io IO, args []string) error {
 	opts := citeOptions{IO: io}
 	fs := newFlags("cite", "[flags] SOURCE", io).withArgs()
 	opts.register(fs, "manifests", "snapshots", "state")
-	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, swhid, size, content_type, blob, text, …, first_confirmed, last_confirmed, confirmations, frbr, usage)")
+	fs.BoolVar(&opts.JSON, "json", false, "print the citation as JSON (source, jurisdiction, jurisdiction_name, title, url, final_url, retrieved, first_seen, sha256, swhid, size, content_type, blob, bytes_url, text, …, first_confirmed, last_confirmed, confirmations, frbr, usage)")
 	fs.StringVar(&opts.At, "at", "", "cite the bytes held on this UTC date (YYYY-MM-DD), from snapshots/index.json's history")
 	fs.StringVar(&opts.Attest, "attest", "", "also write to `FILE` a statement that the URL served these bytes from first_confirmed to last_confirmed, signed with the key in "+sign.KeyEnv+" (a JWS; verify --attestation checks it)")
 	if err := parse(fs, args); err != nil {
@@ -73,7 +73,10 @@ type citation struct {
 	ContentType string `json:"content_type"`
 	// Blob is the path of the exact bytes; Text the path of their derived
 	// plain text, when it has been derived (else TextMissing says why).
-	Blob        string `json:"blob"`
+	Blob string `json:"blob"`
+	// BytesURL serves the exact bytes to anyone, where a store the index
+	// names has a public link for them (a GitHub release asset).
+	BytesURL    string `json:"bytes_url,omitempty"`
 	Text        string `json:"text,omitempty"`
 	TextReason  string `json:"text_reason,omitempty"`
 	TextMissing string `json:"text_missing,omitempty"`
@@ -180,6 +183,9 @@ func runCite(_ context.Context, opts citeOptions) error {
 	fmt.Fprintf(w, "size:         %d\n", c.Size)
 	fmt.Fprintf(w, "content_type: %s\n", c.ContentType)
 	fmt.Fprintf(w, "blob:         %s\n", c.Blob)
+	if c.BytesURL != "" {
+		fmt.Fprintf(w, "bytes_url:    %s\n", c.BytesURL)
+	}
 	switch {
 	case c.Text != "":
 		fmt.Fprintf(w, "text:         %s\n", c.Text)
@@ -230,6 +236,12 @@ func cite(opts citeOptions, src manifest.Source, history []store.Change, cur sta
 		URL: src.URL, FinalURL: e.FinalURL, Retrieved: history[i].Date, FirstSeen: e.FirstSeen,
 		SHA256: e.SHA256, SWHID: e.SWHID, Size: e.Size, ContentType: e.ContentType, At: opts.At, heldFrom: history[i].Date,
 		Blob: filepath.ToSlash(store.ReadOnly(opts.Snapshots).Path(e.SHA256)),
+	}
+	for _, h := range e.Held {
+		if h.URL != "" {
+			c.BytesURL = h.URL
+			break
+		}
 	}
 	if opts.At == "" && cur.SHA256 == e.SHA256 && !cur.LastGood.IsZero() {
 		c.Retrieved = cur.LastGood.UTC().Format(time.DateOnly)

@@ -92,6 +92,7 @@ func init() {
 		"cite":     {"print the citation of a source's held bytes (exit 3 while none are held yet)", cmdCite},
 		"verify":   {"re-hash every blob and check the index against the store (--stores: every cited hash held twice)", cmdVerify},
 		"blob":     {"bring a hash's bytes from whichever store holds them, verified (blob SHA256 -o FILE)", cmdBlob},
+		"migrate":  {"move the blobs main holds under snapshots/ into the stores, a bounded number a run (--max N)", cmdMigrate},
 		"robots":   {"explain the robots.txt decision for a URL from the kept copy (exit 3 while none is kept)", cmdRobots},
 		"demo":     {"run the whole pipeline against embedded local servers (no network)", cmdDemo},
 		"ci":       {"in GitHub Actions: pull the cache branch, lease, run, push, and open the pull request", cmdCI},

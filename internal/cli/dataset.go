@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/blobs"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/dataset"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
@@ -95,6 +96,9 @@ func runDataset(ctx context.Context, opts datasetOptions) error {
 	if err != nil {
 		return cannotRun("the coverage report: %v; run `taxkernelbot report` or give --coverage FILE", err)
 	}
+	if err := bringServed(ctx, opts.Snapshots, set, opts.IO, dataset.Served(ix, p)); err != nil {
+		return err
+	}
 	in := dataset.Input{
 		Index: ix, Store: store.ReadOnly(opts.Snapshots), Snapshots: opts.Snapshots, LedgerDir: opts.ledgerDir(),
 		Coverage: coverage, Identity: warc.Identity{UserAgent: set.Policy.UserAgent, From: set.Policy.From}, Period: p,
@@ -158,5 +162,38 @@ func runVerifyDataset(ctx context.Context, opts verifyOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d file(s) match SHA256SUMS; %d document(s), each the payload of a response or conversion record under its SHA-256; %d text(s), each naming a document; %d change document(s), each naming two\n",
 		opts.Dataset, c.Files, c.Documents, c.Texts, c.Changes)
+	return nil
+}
+
+// bringServed copies into snapshots/ the blobs of served that it lacks,
+// from the stores that hold them (the repository's release assets, the
+// buckets): a repository whose main keeps the record and not the bytes
+// releases its month's documents all the same.
+func bringServed(ctx context.Context, snapshots string, set *manifest.Set, io IO, served *store.Index) error {
+	held, err := store.Open(snapshots)
+	if err != nil {
+		return cannotRun("%w", err)
+	}
+	local := blobs.NewLocal(held)
+	var ss blobs.Stores
+	for _, id := range served.IDs() {
+		for _, e := range served.Entries(id) {
+			for _, sum := range e.Blobs() {
+				if held.Has(sum) {
+					continue
+				}
+				if ss == nil {
+					if ss, err = configuredStores(snapshots, set, io, nil); err != nil {
+						return cannotRun("%w", err)
+					}
+				}
+				from, err := ss.CopyTo(ctx, sum, local, "")
+				if err != nil {
+					return cannotRun("%s's %.12s: %w", id, sum, err)
+				}
+				fmt.Fprintf(io.Err, "%s: %.12s from %s, sha256 verified\n", id, sum, from)
+			}
+		}
+	}
 	return nil
 }

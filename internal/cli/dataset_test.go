@@ -37,8 +37,14 @@ func datasetWorkspace(t *testing.T) *workspace {
 
 func (w *workspace) dataset(t *testing.T, now time.Time, args ...string) (int, string) {
 	t.Helper()
+	return w.datasetEnv(t, now, nil, args...)
+}
+
+// datasetEnv runs dataset with env as its environment.
+func (w *workspace) datasetEnv(t *testing.T, now time.Time, env map[string]string, args ...string) (int, string) {
+	t.Helper()
 	var out strings.Builder
-	opts := datasetOptions{paths: w.paths, Clock: clock.NewFake(now), IO: IO{Out: &out, Err: &out}}
+	opts := datasetOptions{paths: w.paths, Clock: clock.NewFake(now), IO: IO{Out: &out, Err: &out, Getenv: func(k string) string { return env[k] }}}
 	fs := newFlags("dataset", "", opts.IO)
 	fs.StringVar(&opts.Out, "o", "", "")
 	fs.StringVar(&opts.Month, "month", "", "")

@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
+	"github.com/taxkernel/taxkernelbot/internal/store"
+)
+
+// releasesEnv is GitHub Actions' environment for the fake's repository.
+func releasesEnv(gh *githubtest.Fake) map[string]string {
+	return map[string]string{"GITHUB_REPOSITORY": gh.Owner + "/" + gh.Repo, "GITHUB_TOKEN": gh.Token,
+		"GITHUB_API_URL": gh.URL, "GITHUB_SERVER_URL": gh.URL}
+}
+
+// TestMigrateMovesMainsBlobsToTheStoresAcrossRuns: a checkout whose
+// snapshots/ holds blobs moves them to the repository's release assets,
+// at most --max a run, each run taking up where the last stopped; then a
+// month's dataset is built with its bytes from the release assets alone.
+func TestMigrateMovesMainsBlobsToTheStoresAcrossRuns(t *testing.T) {
+	w := datasetWorkspace(t)
+	ix, err := store.LoadIndex(w.indexPath())
+	must(t, err)
+	var sums []store.Sum
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			sums = append(sums, e.SHA256)
+		}
+	}
+	if len(sums) == 0 {
+		t.Fatal("the workspace holds no blob")
+	}
+	gh := githubtest.New(t, "acme", "tax", "tok")
+	env := releasesEnv(gh)
+	args := []string{"migrate", "--manifests", w.Manifests, "--snapshots", w.Snapshots}
+
+	if code, _, stderr := runMain(t, nil, args...); code != ExitUsage || !strings.Contains(stderr, "no store to move the bytes to") {
+		t.Errorf("migrate with no store: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr := runMain(t, env, append(args, "--max", "1")...)
+	if code != ExitOK || !strings.Contains(stderr, "1 upload(s)") || (len(sums) > 1) != strings.Contains(stderr, "run migrate again") {
+		t.Fatalf("migrate --max 1 of %d blob(s): exit %d\n%s", len(sums), code, stderr)
+	}
+	code, _, stderr = runMain(t, env, args...)
+	if code != ExitOK || !strings.Contains(stderr, "every one of the") {
+		t.Fatalf("migrate again: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = runMain(t, env, args...)
+	if code != ExitOK || !strings.Contains(stderr, "0 upload(s)") {
+		t.Errorf("migrate once all is moved: exit %d, want no upload\n%s", code, stderr)
+	}
+	held := map[string]string{}
+	for _, rel := range gh.Releases() {
+		for _, a := range rel.Assets {
+			held[a.Name] = string(a.Data)
+		}
+	}
+	for _, sum := range sums {
+		data, err := os.ReadFile(store.ReadOnly(w.Snapshots).Path(sum))
+		must(t, err)
+		if held[string(sum)] != string(data) {
+			t.Errorf("the release assets lack %.12s", sum)
+		}
+	}
+
+	// Main keeps the record, not the bytes: the month's dataset brings
+	// them from the release assets.
+	must(t, os.RemoveAll(filepath.Join(w.Snapshots, "sha256")))
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	dir := filepath.Join(t.TempDir(), "ds")
+	code, out := w.datasetEnv(t, december, env, "-o", dir)
+	if code != ExitOK || !strings.Contains(out, "from github-releases:acme/tax, sha256 verified") {
+		t.Fatalf("dataset with its bytes in the release assets: exit %d\n%s", code, out)
+	}
+	if code, stdout, stderr := runMain(t, nil, "verify", "--dataset", dir); code != ExitOK {
+		t.Errorf("verify --dataset: exit %d\n%s%s", code, stdout, stderr)
+	}
+}
