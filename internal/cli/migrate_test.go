@@ -81,3 +81,24 @@ func TestMigrateMovesMainsBlobsToTheStoresAcrossRuns(t *testing.T) {
 		t.Errorf("verify --dataset: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestCitePrintsWhereAnyoneDownloadsTheBytes: an entry whose bytes a
+// store with public links holds is cited with that link.
+func TestCitePrintsWhereAnyoneDownloadsTheBytes(t *testing.T) {
+	w := newWorkspace(t, testPolicy, "", src{"t-rates", "http://127.0.0.1:1/rates", ""})
+	sum := store.Sum(strings.Repeat("c3", 32))
+	link := "https://github.com/acme/tax/releases/download/blobs-2026-11/" + string(sum)
+	ix := store.NewIndex()
+	ix.Add("t-rates", store.Entry{SHA256: sum, Size: 10, ContentType: "application/pdf", FinalURL: "http://127.0.0.1:1/rates", FirstSeen: "2026-11-01",
+		Held: []store.Holding{{Store: "github-releases:acme/tax", URL: link}, {Store: "s3:archive/"}}}, "")
+	must(t, ix.Save(filepath.Join(w.Snapshots, "index.json")))
+	flags := []string{"--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State}
+	code, stdout, stderr := runMain(t, nil, append([]string{"cite", "t-rates"}, flags...)...)
+	if code != ExitOK || !strings.Contains(stdout, "bytes_url:    "+link+"\n") {
+		t.Errorf("cite: exit %d, want bytes_url %s\n%s%s", code, link, stdout, stderr)
+	}
+	code, stdout, _ = runMain(t, nil, append([]string{"cite", "t-rates", "--json"}, flags...)...)
+	if code != ExitOK || !strings.Contains(stdout, `"bytes_url": "`+link+`"`) {
+		t.Errorf("cite --json: exit %d, want bytes_url\n%s", code, stdout)
+	}
+}
