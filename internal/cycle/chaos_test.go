@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
 	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 	"github.com/taxkernel/taxkernelbot/internal/lease"
@@ -75,8 +76,38 @@ func TestMonthOfChaos(t *testing.T) {
 	}
 }
 
+// TestMonthOfChaosWithStores lives the month of TestMonthOfChaos with the
+// bytes kept in stores (the repository's release assets and a bucket)
+// rather than in main, the bucket refusing saves in a random tenth of the
+// cycles: besides the invariants above, no branch ever carries a blob, and
+// every hash a branch cites is in every store (or main) after every step.
+func TestMonthOfChaosWithStores(t *testing.T) {
+	t.Parallel()
+	var seeds []uint64
+	for s := range *chaosSeeds {
+		seeds = append(seeds, uint64(s+1))
+	}
+	if *chaosSeed != 0 {
+		seeds = []uint64{*chaosSeed}
+	}
+	for _, seed := range seeds {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			w := newChaos(t, seed)
+			w.stores = true
+			withStores(t, w.r, func() bool { return w.outage })
+			w.month(*chaosDays)
+			t.Logf("seed %d: %d steps, %d cycles (%d killed, %d in a store's outage), %d merges, %d invariant checks",
+				seed, w.steps, w.cycles, w.killed, w.outages, w.merges, w.checks)
+		})
+	}
+}
+
 type chaos struct {
-	t      *testing.T
+	t *testing.T
+	// stores: the bytes are kept in stores (the release assets and a
+	// bucket), not main; outage: the bucket refuses saves this cycle.
+	stores, outage bool
+	outages        int
 	r      *repo
 	rng    *rand.Rand
 	seed   uint64
@@ -275,6 +306,12 @@ func (w *chaos) cycle(shard string, rr *rerun, depth int) {
 		o.RunID = rr.run + "-2"
 	}
 	o.PushAttempts = 2
+	if w.stores {
+		if w.outage = w.rng.IntN(10) == 0; w.outage {
+			w.outages++
+		}
+		defer func() { w.outage = false }()
+	}
 	run := r.runner(&o)
 	o.Run = run
 	fail := false
@@ -334,6 +371,9 @@ func (w *chaos) cycle(shard string, rr *rerun, depth int) {
 		w.fatalf("shard %s refused to publish a broken record: %v\n%s", shard, err, log)
 	case errors.Is(err, lease.ErrHeld):
 		w.refused++ // a killed runner's lease has not expired yet
+	case err != nil && w.outage && strings.Contains(err.Error(), "503 Service Unavailable"):
+		// The store refused: nothing was pushed to the bot branch; the
+		// bytes wait on the cache branch for the next cycle.
 	case err != nil && !errors.Is(err, ErrCannotRun):
 		w.fatalf("shard %s: %v\n%s", shard, err, log)
 	case err != nil:
@@ -372,6 +412,13 @@ func (w *chaos) check() {
 	w.checks++
 	before := w.t.Failed()
 	assertHeld(w.t, r)
+	if w.stores {
+		for _, branch := range []string{botrepo.BotBranch, botrepo.BaseBranch} {
+			if files := blobFiles(r, branch); len(files) > 0 {
+				w.fatalf("%s carries blobs: %v", branch, files)
+			}
+		}
+	}
 	w.cacheHeld()
 	w.noLineLost()
 	for key, n := range r.sent {
@@ -407,7 +454,7 @@ func (w *chaos) cacheHeld() {
 			continue
 		}
 		p := "snapshots/" + sum.Path()
-		if !onCache[botrepo.PendingPath(p)] && !onMain[p] && !onBot[p] {
+		if !onCache[botrepo.PendingPath(p)] && !onMain[p] && !onBot[p] && !(w.stores && heldByAll(w.t, r.stores(clock.NewFake(r.now)), sum)) {
 			w.fatalf("%s's state names %s's %.12s, which no branch holds", botrepo.CacheBranch, id, sum)
 		}
 	}

@@ -1,6 +1,7 @@
 package cycle
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -160,4 +161,65 @@ func TestBytesInStoresTheRecordInMain(t *testing.T) {
 func sumOf(b []byte) store.Sum {
 	s := sha256.Sum256(b)
 	return store.Sum(hex.EncodeToString(s[:]))
+}
+
+// TestMainsBlobsLeaveOnceEveryStoreHoldsThem: a repository whose main
+// carries blobs from before its bytes went to stores. A blob leaves main,
+// by the bot's pull request, once every store holds it, and not before;
+// a quiet day proposes the move on its own; the record cites every hash
+// throughout.
+func TestMainsBlobsLeaveOnceEveryStoreHoldsThem(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, "t-a", "t-b")
+	r.cycle()
+	r.squashMerge(1)
+	carried := blobFiles(r, botrepo.BaseBranch)
+	if len(carried) != 2 {
+		t.Fatalf("main carries %v, want the two documents", carried)
+	}
+	// One bucket, whose blobs have no public link: nothing the pages show
+	// changes when a blob moves, so the move must be proposed on its own.
+	bucket := t.TempDir()
+	r.stores = func(clock.Clock) blobs.Stores {
+		local, err := store.Open(bucket)
+		must(t, err)
+		return blobs.Stores{blobs.NewLocal(local)}
+	}
+	// A migration that has moved one blob so far.
+	first := carried[0]
+	sum := store.Sum(first[strings.LastIndex(first, "/")+1:])
+	data := []byte(r.show(botrepo.BaseBranch, first))
+	for _, b := range r.stores(clock.NewFake(r.now)) {
+		must(t, b.Save(context.Background(), sum, bytes.NewReader(data), int64(len(data))))
+	}
+	r.cycle() // nothing fetched changed: the move alone is proposed
+	assertHeld(t, r)
+	prs := r.gh.PRs()
+	if len(prs) != 2 || prs[1].State != "open" {
+		t.Fatalf("pull requests %+v, want #2 open to move the stored blob out of main", prs)
+	}
+	onBot := r.files(botrepo.BotBranch)
+	if onBot[first] || !onBot[carried[1]] {
+		t.Errorf("the bot branch holds %v of main's %v: want only the blob no store holds yet", blobFiles(r, botrepo.BotBranch), carried)
+	}
+	ix, err := store.ParseIndex([]byte(r.show(botrepo.BotBranch, botrepo.IndexJSON)))
+	must(t, err)
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			if want := e.SHA256 == sum; (len(e.Held) == 1) != want {
+				t.Errorf("%s's %.12s: held %+v (stored everywhere: %v)", id, e.SHA256, e.Held, want)
+			}
+		}
+	}
+	// The next day finds the branch proposing all of it: nothing pushed.
+	tip := r.tip(botrepo.BotBranch)
+	r.cycle()
+	if r.tip(botrepo.BotBranch) != tip {
+		t.Error("a day with nothing new moved the bot branch")
+	}
+	r.squashMerge(2)
+	if got := blobFiles(r, botrepo.BaseBranch); len(got) != 1 || got[0] != carried[1] {
+		t.Errorf("after the merge main carries %v, want only %s", got, carried[1])
+	}
+	assertHeld(t, r)
 }

@@ -133,7 +133,11 @@ func (pub *Publisher) publishOnce(ctx context.Context, local *store.Index, pr *g
 		return "", st, err
 	}
 	extra := differing(ctx, v.mainTree, pages)
-	keys := Proposal(changes, extra)
+	moves, err := pub.moves(ctx, v, nil)
+	if err != nil {
+		return "", st, err
+	}
+	keys := slices.Sorted(slices.Values(append(Proposal(changes, extra), moves...)))
 	rec.Declined = keep(rec.Declined, keys)
 	persist := func() error {
 		if string(rec.encode()) == string(read.encode()) {
@@ -163,6 +167,11 @@ func (pub *Publisher) publishOnce(ctx context.Context, local *store.Index, pr *g
 		if err != nil {
 			return "", st, err
 		}
+		moved, err := pub.moves(ctx, v, v.botTree)
+		if err != nil {
+			return "", st, err
+		}
+		held = slices.Sorted(slices.Values(append(held, moved...)))
 		whole, err := pub.branchHoldsIndex(ctx, v, cache, local)
 		if err != nil {
 			return "", st, err

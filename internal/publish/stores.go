@@ -224,3 +224,50 @@ func (pub *Publisher) blobLink(file func(path string) string) func(sha256 string
 		return inRepo(sum) // a blob main still carries
 	}
 }
+
+// moves are the proposal's keys of main's blobs leaving it: with bot nil,
+// one per blob main carries that every store holds (the bot commit
+// deletes it); with a tree of the bot branch, one per blob main carries
+// that the tree no longer does. None without stores.
+func (pub *Publisher) moves(ctx context.Context, v *view, bot fs.FS) ([]string, error) {
+	if !pub.inStores() {
+		return nil, nil
+	}
+	if err := v.mainTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
+		return nil, err
+	}
+	mainIx, err := botrepo.IndexAt(v.mainTree, botrepo.IndexJSON, botrepo.BaseBranch)
+	if err != nil {
+		return nil, err
+	}
+	onMain := botrepo.Lister(v.mainTree)
+	var onBot func(string) bool
+	if bot != nil {
+		onBot = botrepo.Lister(bot)
+	}
+	var keys []string
+	seen := map[store.Sum]bool{}
+	for _, id := range mainIx.IDs() {
+		for _, e := range mainIx.Entries(id) {
+			for _, sum := range e.Blobs() {
+				p := "snapshots/" + sum.Path()
+				if seen[sum] || !onMain(p) {
+					continue
+				}
+				seen[sum] = true
+				if onBot != nil {
+					if !onBot(p) {
+						keys = append(keys, "move "+string(sum))
+					}
+					continue
+				}
+				if _, all, err := pub.storedEverywhere(ctx, sum); err != nil {
+					return nil, err
+				} else if all {
+					keys = append(keys, "move "+string(sum))
+				}
+			}
+		}
+	}
+	return keys, nil
+}
