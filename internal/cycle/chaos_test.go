@@ -108,10 +108,10 @@ type chaos struct {
 	// bucket), not main; outage: the bucket refuses saves this cycle.
 	stores, outage bool
 	outages        int
-	r      *repo
-	rng    *rand.Rand
-	seed   uint64
-	shards int
+	r              *repo
+	rng            *rand.Rand
+	seed           uint64
+	shards         int
 	// seen: every ledger line the cache branch has held since it was last
 	// recreated from nothing.
 	seen    map[string]bool
