@@ -96,6 +96,9 @@ type Cycle struct {
 	lease lease.Lease
 	notes []string // for the step summary: what a maintainer should know
 	mu    sync.Mutex
+	// storedSums are the blobs every store was found to hold.
+	storedMu   sync.Mutex
+	storedSums map[store.Sum]bool
 
 	lastPush time.Time
 	gap      time.Duration // until the next ledger push
@@ -148,7 +151,7 @@ func open(o Options) (*Cycle, error) {
 	if err != nil {
 		return nil, cannot("%v", err)
 	}
-	c := &Cycle{o: o, repo: repo, day: ledger.Day(o.Clock.Now())}
+	c := &Cycle{o: o, repo: repo, day: ledger.Day(o.Clock.Now()), storedSums: map[store.Sum]bool{}}
 	// Every partial read opens its own Repo: a fallback is said once a cycle.
 	var once sync.Once
 	c.o.Remote.Notify = func(msg string) { once.Do(func() { c.note("%s", msg) }) }

@@ -146,6 +146,12 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 	needed := map[store.Sum]bool{}
 	var out []gitstore.Change
 	beyond := all.Beyond(main.ix)
+	beyondSums := map[store.Sum]struct{}{}
+	for _, id := range beyond.IDs() {
+		for _, e := range beyond.Entries(id) {
+			beyondSums[e.SHA256] = struct{}{}
+		}
+	}
 	for _, id := range beyond.IDs() {
 	entries:
 		for _, e := range beyond.Entries(id) {
@@ -156,6 +162,16 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 			for _, sum := range e.Blobs() {
 				p := "snapshots/" + sum.Path()
 				if main.has(p) || needed[sum] || onTip(botrepo.PendingPath(p)) {
+					continue
+				}
+				if c.stored(sum) {
+					// The stores keep the bytes; the texts wait here for main.
+					if tp := botrepo.TextPath(string(sum)); sum == e.SHA256 && tp != "" && !main.has(tp) && !onTip(botrepo.PendingPath(tp)) {
+						texts := botrepo.DerivedTexts(c.o.Snapshots, string(sum))
+						for _, f := range slices.Sorted(maps.Keys(texts)) {
+							adds = append(adds, gitstore.Change{Path: botrepo.PendingPath(f), Data: texts[f]})
+						}
+					}
 					continue
 				}
 				data, err := botrepo.ReadLocal(c.o.Snapshots, sum)
@@ -177,14 +193,15 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 			}
 			out = append(out, adds...)
 			for _, sum := range e.Blobs() {
-				if !main.has("snapshots/" + sum.Path()) {
+				if !main.has("snapshots/"+sum.Path()) && !c.stored(sum) {
 					needed[sum] = true
 				}
 			}
 			want.Unite(single(id, e))
 		}
 	}
-	// What main now holds leaves pending/.
+	// What main now holds leaves pending/; so do the bytes every store
+	// holds, while their entries and texts wait for main.
 	for _, id := range held.IDs() {
 		for _, e := range held.Entries(id) {
 			for _, sum := range e.Blobs() {
@@ -192,6 +209,9 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 					continue
 				}
 				out = append(out, gitstore.Change{Path: botrepo.PendingPath("snapshots/" + sum.Path())})
+				if _, waits := beyondSums[sum]; waits {
+					continue // stored: its texts still wait for main
+				}
 				if tp := botrepo.TextPath(string(sum)); tp != "" && sum == e.SHA256 {
 					for _, f := range botrepo.TextFiles(tp) {
 						out = append(out, gitstore.Change{Path: botrepo.PendingPath(f)})
@@ -208,6 +228,31 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 		return nil, err
 	}
 	return append(out, gitstore.Change{Path: botrepo.PendingIndex, Data: data}), nil
+}
+
+// stored says whether every one of the stores holds sum (false without
+// stores, or when one cannot say): its bytes then need not wait on the
+// cache branch.
+func (c *Cycle) stored(sum store.Sum) bool {
+	if len(c.o.Stores) == 0 {
+		return false
+	}
+	c.storedMu.Lock()
+	defer c.storedMu.Unlock()
+	if held, ok := c.storedSums[sum]; ok {
+		return held
+	}
+	held := true
+	for _, b := range c.o.Stores {
+		if _, err := b.Stat(context.Background(), sum); err != nil {
+			held = false
+			break
+		}
+	}
+	if held { // a blob not held yet may be stored before the next push
+		c.storedSums[sum] = true
+	}
+	return held
 }
 
 // single is an index of one entry.
