@@ -14,7 +14,8 @@ package cycle
 // branch is their union. Once main holds an entry and its blob, the next
 // push drops it from pending/ (a deletion in a new commit, never a
 // rewrite; git keeps one copy of a blob that main and the cache branch
-// share).
+// share). With stores (Options.Stores), a blob leaves pending/ once every
+// store holds it; its entry and texts wait there until main records them.
 
 import (
 	"context"

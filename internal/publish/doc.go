@@ -41,6 +41,12 @@
 //
 // The bytes the bot commit needs come from this runner's store, else the
 // cache branch's pending/ (internal/botrepo says where), else the bot
-// branch as it was. The GitHub API (PullRequests), the clock and the git
-// remote are injected.
+// branch as it was. With Options.Stores (in GitHub Actions: the
+// repository's release assets and policy.yaml's buckets) the bot commit
+// carries no blob: each one it cites is saved to every store before the
+// push, its index entries name the stores (and the link anyone can
+// download it from), "nothing cited is missing" counts what every store
+// holds, and a blob main still carries leaves main by the bot commit once
+// every store holds it (stores.go). The GitHub API (PullRequests), the
+// stores, the clock and the git remote are injected.
 package publish
