@@ -64,6 +64,9 @@ type repo struct {
 	// stores, when set, makes the stores each runner keeps the bytes
 	// in (Options.Stores), new per runner as a new job's would be.
 	stores func(clock.Clock) blobs.Stores
+	// types, when set, is the Content-Type each source serves, by id
+	// (default text/html).
+	types map[string]string
 }
 
 func newRepo(t testing.TB, ids ...string) *repo {
@@ -160,13 +163,17 @@ func (r *repo) runner(o *Options) Runner {
 				ss.SetStatus(state.Gone, now)
 				ss.HTTPStatus, ss.Detail = 404, "404: the document is gone"
 			} else {
+				ct := "text/html"
+				if t := r.types[src.ID]; t != "" {
+					ct = t
+				}
 				sum, size, err := s.Put(ctx, strings.NewReader(doc))
 				must(r.t, err)
 				// As the pipeline does, the text of an indexed blob is kept
 				// beside it.
-				_, _, err = textview.DeriveDoc(ctx, o.Snapshots, string(sum), textview.Doc{Raw: []byte(doc), ContentType: "text/html"}, textview.Limits{})
+				_, _, err = textview.DeriveDoc(ctx, o.Snapshots, string(sum), textview.Doc{Raw: []byte(doc), ContentType: ct}, textview.Limits{})
 				must(r.t, err)
-				e := store.Entry{SHA256: sum, Size: size, ContentType: "text/html", FinalURL: src.URL, FirstSeen: ledger.Day(now)}
+				e := store.Entry{SHA256: sum, Size: size, ContentType: ct, FinalURL: src.URL, FirstSeen: ledger.Day(now)}
 				if r.coded[src.ID] {
 					var gz bytes.Buffer
 					zw := gzip.NewWriter(&gz)
@@ -178,7 +185,7 @@ func (r *repo) runner(o *Options) Runner {
 				}
 				ix.Add(src.ID, e, "")
 				ss.SetStatus(state.Fresh, now)
-				ss.HTTPStatus, ss.Detail, ss.SHA256, ss.Size, ss.ContentType, ss.FinalURL, ss.LastGood = 200, "", sum, size, "text/html", src.URL, now
+				ss.HTTPStatus, ss.Detail, ss.SHA256, ss.Size, ss.ContentType, ss.FinalURL, ss.LastGood = 200, "", sum, size, ct, src.URL, now
 			}
 			st.PutSource(src.ID, ss)
 			must(r.t, led.Append(ledger.Line{Event: ledger.Result, Time: now, Host: src.Host, URL: src.URL, Source: src.ID, RunID: o.RunID, Status: ss.HTTPStatus}))

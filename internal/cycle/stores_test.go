@@ -3,6 +3,11 @@ package cycle
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -231,4 +236,72 @@ func TestMainsBlobsLeaveOnceEveryStoreHoldsThem(t *testing.T) {
 		t.Errorf("after the merge main carries %v, want only %s", got, carried[1])
 	}
 	assertHeld(t, r)
+}
+
+// mainClone is the size of the pack a contributor's clone of main alone
+// downloads (git clone --single-branch, packed by the server as over the
+// wire).
+func mainClone(t *testing.T, r *repo) int64 {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "clone.git")
+	if out, err := exec.Command("git", "clone", "--quiet", "--bare", "--no-local", "--single-branch", "--branch", "main", r.git.Dir(repoName), dir).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	var n int64
+	packs, err := filepath.Glob(filepath.Join(dir, "objects", "pack", "*.pack"))
+	must(t, err)
+	for _, p := range packs {
+		fi, err := os.Stat(p)
+		must(t, err)
+		n += fi.Size()
+	}
+	return n
+}
+
+// TestFiveConsolidationsInMainsClone: five consolidations of a 0.9 MiB
+// legislation PDF (incompressible, as a compressed PDF's streams are),
+// each of the bot's pull requests squash-merged: with the bytes in main,
+// a contributor's clone of main grows by about what was served; with the
+// bytes in stores, by at most a tenth of it.
+func TestFiveConsolidationsInMainsClone(t *testing.T) {
+	t.Parallel()
+	for _, inStores := range []bool{false, true} {
+		t.Run(fmt.Sprint("stores=", inStores), func(t *testing.T) {
+			t.Parallel()
+			r := newRepo(t, "ca-ita")
+			r.types = map[string]string{"ca-ita": "application/pdf"}
+			if inStores {
+				withStores(t, r, nil)
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			pdf := func() string {
+				b := make([]byte, 900<<10)
+				for i := range b {
+					b[i] = byte(rng.Uint32())
+				}
+				return "%PDF-1.7\n" + string(b)
+			}
+			r.docs["ca-ita"] = pdf()
+			r.cycle()
+			r.squashMerge(1)
+			before := mainClone(t, r)
+			served := 0
+			for i := 2; i <= 6; i++ {
+				r.docs["ca-ita"] = pdf()
+				served += len(r.docs["ca-ita"])
+				r.cycle()
+				r.squashMerge(i)
+				assertHeld(t, r)
+			}
+			growth := mainClone(t, r) - before
+			ratio := float64(growth) / float64(served)
+			t.Logf("bytes in stores %v: main's clone grew by %d bytes (%.1f%%) for %d bytes served in five consolidations", inStores, growth, 100*ratio, served)
+			switch {
+			case inStores && ratio > 0.10:
+				t.Errorf("main's clone grew by %.1f%% of the bytes served, want at most 10%%", 100*ratio)
+			case !inStores && ratio < 0.9:
+				t.Errorf("with the bytes in main, its clone grew by only %.1f%% of the bytes served: the measure misses them", 100*ratio)
+			}
+		})
+	}
 }
