@@ -102,6 +102,9 @@ func runVerify(ctx context.Context, opts verifyOptions) error {
 		return nil
 	}
 	fmt.Fprintf(opts.IO.Out, "%s: %d source(s) indexed, every blob matches its hash\n", opts.Snapshots, len(ix.IDs()))
+	if n := heldElsewhere(s, ix); n > 0 {
+		fmt.Fprintf(opts.IO.Out, "%d blob(s) are held by the stores the index names, not here: verify --stores checks them\n", n)
+	}
 	return nil
 }
 
@@ -159,4 +162,20 @@ func runVerifyStores(ctx context.Context, opts verifyOptions) error {
 	}
 	fmt.Fprintf(opts.IO.Out, "every cited hash is held by %d or more of %s; %d downloaded and re-hashed from each store that holds it\n", opts.Copies, strings.Join(names, ", "), len(sample))
 	return nil
+}
+
+// heldElsewhere counts the blobs the index says stores hold that s does
+// not.
+func heldElsewhere(s *store.Store, ix *store.Index) int {
+	seen := map[store.Sum]bool{}
+	for _, id := range ix.IDs() {
+		for _, e := range ix.Entries(id) {
+			for _, sum := range e.Blobs() {
+				if len(e.Held) > 0 && !seen[sum] && !s.Has(sum) {
+					seen[sum] = true
+				}
+			}
+		}
+	}
+	return len(seen)
 }

@@ -300,7 +300,8 @@ type Problem struct {
 }
 
 // Verify re-hashes every blob, and checks that every hash in ix has a blob
-// and every blob is named by ix (an unindexed blob is reported, not removed).
+// (unless its entry says stores hold it: Entry.Held) and every blob is
+// named by ix (an unindexed blob is reported, not removed).
 // It also reports leftover temp files of interrupted writes and files that
 // are not where their name puts them. Nothing is changed. Problems are
 // sorted by path, then message; the error is for a Verify that could not
@@ -366,8 +367,14 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 	}
 
 	indexed := make(map[Sum][]string) // sum → ids that name it
+	elsewhere := map[Sum]bool{}       // held by stores, says the index
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
+			if len(e.Held) > 0 {
+				for _, sum := range e.Blobs() {
+					elsewhere[sum] = true
+				}
+			}
 			indexed[e.SHA256] = append(indexed[e.SHA256], id)
 			if got, ok := held[e.SHA256]; ok && e.SWHID != "" && got != "" && e.SWHID != got {
 				report(s.Path(e.SHA256), "%s: the index gives its SWHID as %s, the bytes are %s", id, e.SWHID, got)
@@ -383,7 +390,7 @@ func (s *Store) Verify(ctx context.Context, ix *Index) ([]Problem, error) {
 		switch {
 		case !sum.Valid():
 			report(filepath.Join(s.root, "index.json"), "%s: %q is not a hex sha256", strings.Join(ids, ", "), sum)
-		case !has(held, sum):
+		case !has(held, sum) && !elsewhere[sum]:
 			report(s.Path(sum), "missing: indexed by %s but not in the store", strings.Join(ids, ", "))
 		}
 	}

@@ -642,3 +642,23 @@ func TestPutRefusesABodyCutShort(t *testing.T) {
 		t.Error("the fragment was stored")
 	}
 }
+
+// An entry whose bytes stores hold (Held) is not missing from a store
+// that lacks them: main keeps the record, the stores the bytes. One that
+// names no store is.
+func TestVerifyLeavesBytesHeldByStoresToThem(t *testing.T) {
+	s, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := NewIndex()
+	ix.Add("stored", Entry{SHA256: sumA, Size: 1, FirstSeen: "2026-12-01", Held: []Holding{{Store: "github-releases:o/r"}}}, "")
+	ix.Add("lost", Entry{SHA256: sumB, Size: 1, FirstSeen: "2026-12-01"}, "")
+	probs, err := s.Verify(context.Background(), ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(probs) != 1 || !strings.Contains(probs[0].Path, string(sumB)) || !strings.Contains(probs[0].Message, "missing") {
+		t.Errorf("problems %+v, want only the blob no store holds missing", probs)
+	}
+}
