@@ -266,7 +266,16 @@ func EditionOfURL(u *url.URL) *Edition {
 		}
 		return now
 	case "legislation.govt.nz":
-		// /act/public/2007/97/en/latest/ or a dated version in its place.
+		// /act/public/2007/97/en/latest/ or a dated version in its place;
+		// the version's XML or PDF is its address with the format
+		// appended (latest.xml, 2024-03-31.pdf).
+		if n := len(segs); n > 0 {
+			for _, format := range []string{".xml", ".pdf"} {
+				if v, ok := strings.CutSuffix(segs[n-1], format); ok {
+					segs[n-1] = v
+				}
+			}
+		}
 		if d := dated(); d != nil {
 			return d
 		}
@@ -303,6 +312,13 @@ func EditionOfURL(u *url.URL) *Edition {
 			}
 		}
 		if has("acts", "regulations") {
+			return now
+		}
+		// The whole consolidation as one file, /eng/XML/I-3.3.xml or
+		// /PDF/I-3.3.pdf, is the current one; Legis.xml is the list of
+		// them all, no law.
+		if n := len(segs); n >= 2 && last != "Legis.xml" &&
+			(segs[n-2] == "XML" && strings.HasSuffix(last, ".xml") || segs[n-2] == "PDF" && strings.HasSuffix(last, ".pdf")) {
 			return now
 		}
 	case "boe.es":

@@ -16,6 +16,12 @@ func TestEditionOfURL(t *testing.T) {
 		{"https://www.legislation.govt.nz/act/public/2007/97/en/latest/", "current"},
 		{"https://www.legislation.govt.nz/act/public/2007/97/en/2024-03-31/", "point-in-time 2024-03-31"},
 		{"https://www.legislation.govt.nz/act/public/2007/0097/238.0/DLM1512301.html", ""},
+		// The XML and PDF of a version are its address with the format
+		// appended: latest.xml, 2024-03-31.pdf.
+		{"https://www.legislation.govt.nz/act/public/2007/97/en/latest.xml", "current"},
+		{"https://www.legislation.govt.nz/act/public/2007/97/en/latest.xml/", "current"},
+		{"https://www.legislation.govt.nz/secondary-legislation/pco-drafted/2018/202/en/2024-03-31.pdf", "point-in-time 2024-03-31"},
+		{"https://www.legislation.govt.nz/act/public/2007/97/en/latest.zip", ""},
 		{"https://www.legislation.gov.au/C2004A05138/latest/text", "current"},
 		{"https://www.legislation.gov.au/F2025L01060/asmade/text", "as-enacted"},
 		{"https://www.legislation.gov.au/C2004A05138/2024-07-01/text", "point-in-time 2024-07-01"},
@@ -24,6 +30,12 @@ func TestEditionOfURL(t *testing.T) {
 		{"https://revisedacts.lawreform.ie/eli/2010/act/31/revised/en/html", "current"},
 		{"https://laws-lois.justice.gc.ca/eng/acts/E-5.6/section-66-20130307.html", "point-in-time 2013-03-07"},
 		{"https://laws-lois.justice.gc.ca/eng/acts/I-3.3/", "current"},
+		// The whole consolidation as XML or PDF: Justice Laws serves the
+		// current one only at these addresses.
+		{"https://laws-lois.justice.gc.ca/eng/XML/I-3.3.xml", "current"},
+		{"https://laws-lois.justice.gc.ca/eng/XML/C.R.C.,_c._945.xml", "current"},
+		{"https://laws-lois.justice.gc.ca/PDF/I-3.3.pdf", "current"},
+		{"https://laws-lois.justice.gc.ca/eng/XML/Legis.xml", ""},
 		{"https://www.boe.es/buscar/act.php?id=BOE-A-2006-20764", "current"},
 		{"https://www.boe.es/buscar/act.php?id=BOE-A-2022-22684&p=20221228&tn=0", "point-in-time 2022-12-28"},
 		{"https://www.boe.es/diario_boe/txt.php?id=BOE-A-1992-28925", "as-enacted"},
