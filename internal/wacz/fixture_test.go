@@ -121,7 +121,6 @@ func (f *fixture) byURLAt(url string, t time.Time) version {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-
 // pack writes the fixture's package and returns its bytes.
 func (f *fixture) pack(t testing.TB) []byte {
 	t.Helper()

@@ -116,7 +116,7 @@ func TestDataPackageHashesEveryMember(t *testing.T) {
 
 // cdxjLine is a line of indexes/index.cdxj.
 type cdxjLine struct {
-	key, ts string
+	key, ts  string
 	URL      string `json:"url"`
 	MIME     string `json:"mime"`
 	Status   string `json:"status"`
