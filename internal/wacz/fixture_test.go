@@ -35,9 +35,10 @@ type fixture struct {
 	versions []version
 	// revisits: a check's URL and time, and the version it confirmed.
 	revisits []struct {
-		url string
-		at  time.Time
-		of  version
+		url    string
+		at     time.Time
+		status int
+		of     version
 	}
 }
 
@@ -73,10 +74,11 @@ func newFixture(t testing.TB) *fixture {
 		}
 		r := &warc.Revisit{Source: c.Source, URL: c.URL, Time: at(when), Status: status, RefersTo: *c, NotChanged: notModified}
 		f.revisits = append(f.revisits, struct {
-			url string
-			at  time.Time
-			of  version
-		}{c.URL, r.Time, f.byURLAt(c.URL, c.Time)})
+			url    string
+			at     time.Time
+			status int
+			of     version
+		}{c.URL, r.Time, status, f.byURLAt(c.URL, c.Time)})
 		return r
 	}
 	v1 := capture("uk-rates", "https://www.gov.uk/rates", "2026-11-01T09:00:01Z", "text/html; charset=utf-8", []byte("<!doctype html><title>Rates</title><p>Basic rate 20%</p>\n"))
