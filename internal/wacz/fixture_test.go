@@ -28,7 +28,8 @@ type version struct {
 
 // fixture is a month's WARC: uk-rates served one page, a 304 and a 200
 // confirmed it, then it changed; de-estg served a PDF-like document whose
-// URL has a query; ch-dba's page came gzipped and is archived as sent.
+// URL has a query; us-pub served a real PDF; ch-dba's page came gzipped
+// and is archived as sent.
 type fixture struct {
 	warcFile []byte
 	records  []warc.Located
@@ -84,6 +85,14 @@ func newFixture(t testing.TB) *fixture {
 	v1 := capture("uk-rates", "https://www.gov.uk/rates", "2026-11-01T09:00:01Z", "text/html; charset=utf-8", []byte("<!doctype html><title>Rates</title><p>Basic rate 20%</p>\n"))
 	pdf := capture("de-estg", "https://www.gesetze-im-internet.de/estg/EStG.pdf?v=2&a=1", "2026-11-01T10:30:00Z", "application/pdf",
 		append([]byte("%PDF-1.4\n% Einkommensteuergesetz\n"), bytes.Repeat([]byte{0, 0xff, 0x80, '\r', '\n'}, 200)...))
+	// A real document of 435 KB, a US government publication (the ICDAR
+	// 2013 table set textview's tests read): many times a range request's
+	// usual size, in a record between others.
+	real, err := os.ReadFile(filepath.Join("..", "textview", "testdata", "icdar2013", "us-001.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	us := capture("us-pub", "https://www.census.example.gov/prod/us-001.pdf", "2026-11-01T11:00:00Z", "application/pdf", real)
 	r1 := revisit(v1, "2026-11-02T09:00:01Z", true)
 	r2 := revisit(v1, "2026-11-03T09:00:01Z", false)
 	v2 := capture("uk-rates", "https://www.gov.uk/rates", "2026-11-04T09:00:00Z", "text/html; charset=utf-8", []byte("<!doctype html><title>Rates</title><p>Basic rate 19%</p>\n"))
@@ -101,7 +110,7 @@ func newFixture(t testing.TB) *fixture {
 	enc.Header = map[string]string{"Content-Type": "text/html", "Content-Encoding": "gzip", "Content-Length": itoa(len(sent))}
 	enc.Sent = &warc.Sent{SHA256: sumOf(sent), Size: int64(len(sent)), Payload: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(sent)), nil }}
 
-	items := []warc.Item{{Capture: v1}, {Capture: pdf}, {Revisit: r1}, {Revisit: r2}, {Capture: v2}, {Revisit: r3}, {Capture: enc}}
+	items := []warc.Item{{Capture: v1}, {Capture: pdf}, {Capture: us}, {Revisit: r1}, {Revisit: r2}, {Capture: v2}, {Revisit: r3}, {Capture: enc}}
 	var buf bytes.Buffer
 	n, err := warc.Export(context.Background(), &buf, "taxkernelbot-2026-11.warc.gz", at("2026-11-30T23:59:59Z"),
 		warc.Identity{UserAgent: "TaxKernelBot/1.0 (+https://taxkernel.com/bot)", From: "contact@taxkernel.com"}, nil, items)

@@ -89,8 +89,8 @@ func TestInteropWarcio(t *testing.T) {
 			delete(documents, r.PayloadSHA256)
 		}
 	}
-	if counts["warcinfo"] != 1 || counts["request"] != 4 || counts["response"] != 4 || counts["revisit"] != 3 || counts["conversion"] != 1 {
-		t.Errorf("warcio read %v; want 1 warcinfo, 4 requests, 4 responses, 3 revisits and 1 conversion", counts)
+	if counts["warcinfo"] != 1 || counts["request"] != 5 || counts["response"] != 5 || counts["revisit"] != 3 || counts["conversion"] != 1 {
+		t.Errorf("warcio read %v; want 1 warcinfo, 5 requests, 5 responses, 3 revisits and 1 conversion", counts)
 	}
 	for sum := range documents {
 		t.Errorf("no response or conversion that warcio read carries the document %s", sum)

@@ -50,6 +50,11 @@ func TestInteropReplayWebPage(t *testing.T) {
 		t.Skipf("%s is missing (install it with .ci/browser.sh): %v", chromium, err)
 	}
 	rwp := filepath.Join(npm, "node_modules", "replaywebpage")
+	for _, name := range []string{"ui.js", "sw.js"} {
+		if _, err := os.Stat(filepath.Join(rwp, name)); err != nil {
+			t.Fatalf("%s is set but ReplayWeb.page is not unpacked there (.ci/interop.sh does it with npm pack): %v", interoptest.NPMDirEnv, err)
+		}
+	}
 	f := newFixture(t)
 	pkg := f.packFile(t)
 
