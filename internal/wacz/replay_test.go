@@ -206,7 +206,39 @@ func TestInteropReplayWebPage(t *testing.T) {
 	if len(got.Pages) != len(f.versions) {
 		t.Errorf("ReplayWeb.page lists %d pages; want %d, one per version", len(got.Pages), len(f.versions))
 	}
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+
+	// And the page a visitor sees: ReplayWeb.page's replay frame, inside
+	// its shadow roots and frames, shows the first version at its time.
+	// Each look waits 100 ms in the page first, so that the loop does not
+	// spin while the frame loads.
+	frames := `(async () => {
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const out = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) walk(el.shadowRoot);
+      if (el.tagName === "IFRAME" && el.contentDocument) {
+        out.push({src: el.src, text: el.contentDocument.body ? el.contentDocument.body.innerText : ""});
+        walk(el.contentDocument);
+      }
+    }
+  };
+  walk(document);
+  return out;
+})()`
+	wantFrame := "/replay/w/" + collection + "/" + first.at.UTC().Format("20060102150405") + "mp_/" + first.url
+	for shown := false; !shown; {
+		fs, err := chromedp.Run(ctx, chromedp.Evaluate[[]struct{ Src, Text string }](frames, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("the replay frame of %s was not shown: %v", wantFrame, err)
+		}
+		for _, fr := range fs {
+			if strings.HasSuffix(fr.Src, wantFrame) && strings.Contains(fr.Text, "Basic rate 20%") {
+				shown = true
+			}
+		}
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err == nil {
 		shot := filepath.Join(t.ArtifactDir(), "replay.png")
 		if err := os.WriteFile(shot, png, 0o644); err == nil {
