@@ -261,11 +261,14 @@ func TestSameWARCSameBytes(t *testing.T) {
 func TestSURT(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"https://www.gov.uk/rates", "uk,gov)/rates"},
-		{"http://WWW2.Example.COM/Path/?b=2&a=1", "com,example)/path/?a=1&b=2"},
+		{"http://www2.Example.COM/Path/?b=2&a=1", "com,example)/path/?a=1&b=2"},
+		{"http://WWW.example.com/", "com,example,www)/"}, // as wabac: it drops a lower-case www only
 		{"https://example.com", "com,example)/"},
 		{"https://example.com:8443/x", "com,example:8443)/x"},
 		{"https://wwwx.example.com/", "com,example,wwwx)/"},
 		{"https://www.gesetze-im-internet.de/estg/EStG.pdf?v=2&a=1", "de,gesetze-im-internet)/estg/estg.pdf?a=1&v=2"},
+		{"https://example.com:443/x?a=2&a=1", "com,example)/x?a=1&a=2"},
+		{"mailto:contact@taxkernel.com", "mailto:contact@taxkernel.com"},
 	} {
 		if got := wacz.SURT(c.in); got != c.want {
 			t.Errorf("SURT(%q) = %q; want %q", c.in, got, c.want)

@@ -232,24 +232,24 @@ func Pages(files []WARC) ([]byte, int) {
 }
 
 // SURT is u in the Sort-friendly URI Reordering Transform that CDXJ
-// indexes are keyed on, as pywb and wabac compute it: lower case, no
-// scheme, the host's labels reversed and joined by commas (a leading www
-// dropped), the port when there is one, ")", the path, and the query with
-// its parameters sorted by name. A URL that does not parse is kept as it is.
+// indexes are keyed on, computed as wabac (ReplayWeb.page's engine) does
+// to look a URL up in a compressed index: a leading "www." (or www2. …)
+// dropped, lower case, no scheme, the host's labels reversed and joined by
+// commas, the port when it is not the scheme's, ")", the path, and the
+// query's parameters sorted. A URL that does not parse is kept as it is.
 func SURT(u string) string {
-	p, err := url.Parse(strings.ToLower(u))
-	if err != nil || p.Host == "" || (p.Scheme != "http" && p.Scheme != "https") {
+	if !strings.HasPrefix(u, "http:") && !strings.HasPrefix(u, "https:") {
 		return u
 	}
-	host := p.Hostname()
-	if i := strings.IndexByte(host, '.'); i > 0 && strings.HasPrefix(host, "www") && strings.Trim(host[3:i], "0123456789") == "" {
-		host = host[i+1:]
+	p, err := url.Parse(strings.ToLower(leadingWWW.ReplaceAllString(u, "$1")))
+	if err != nil || p.Host == "" {
+		return u
 	}
-	labels := strings.Split(host, ".")
+	labels := strings.Split(p.Hostname(), ".")
 	slices.Reverse(labels)
 	var b strings.Builder
 	b.WriteString(strings.Join(labels, ","))
-	if port := p.Port(); port != "" {
+	if port := p.Port(); port != "" && !(p.Scheme == "http" && port == "80") && !(p.Scheme == "https" && port == "443") {
 		b.WriteString(":" + port)
 	}
 	b.WriteString(")")
@@ -260,15 +260,13 @@ func SURT(u string) string {
 	}
 	if p.RawQuery != "" {
 		params := strings.Split(p.RawQuery, "&")
-		slices.SortStableFunc(params, func(a, b string) int {
-			ka, _, _ := strings.Cut(a, "=")
-			kb, _, _ := strings.Cut(b, "=")
-			return cmp.Compare(ka, kb)
-		})
+		slices.Sort(params)
 		b.WriteString("?" + strings.Join(params, "&"))
 	}
 	return b.String()
 }
+
+var leadingWWW = regexp.MustCompile(`^(https?://)www\d*\.`)
 
 // storeBytes stores data as the member name.
 func storeBytes(zw *zip.Writer, name string, at time.Time, data []byte) (Resource, error) {
