@@ -132,29 +132,37 @@ func (f *fixture) byURLAt(url string, t time.Time) version {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// pack writes the fixture's package and returns its bytes.
-func (f *fixture) pack(t testing.TB) []byte {
+// pack writes the fixture's package, changed by each of with, and returns
+// its bytes.
+func (f *fixture) pack(t testing.TB, with ...func(*wacz.Package)) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	_, err := wacz.Write(&buf, wacz.Package{
+	p := wacz.Package{
 		Title: "TaxKernelBot dataset 2026-11", Description: "test", Created: at("2026-11-30T23:59:59Z"), Software: "TaxKernelBot",
 		WARCs: []wacz.WARC{{
 			Name:    "taxkernelbot-2026-11.warc.gz",
 			Open:    func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(f.warcFile)), nil },
 			Records: f.records,
 		}},
-	})
-	if err != nil {
+	}
+	for _, w := range with {
+		w(&p)
+	}
+	if _, err := wacz.Write(&buf, p); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
 }
 
+// inBlocks has a package's index written in blocks of 3 lines, however
+// short it is.
+func inBlocks(p *wacz.Package) { p.PlainIndexMax, p.IndexBlock = 1, 3 }
+
 // packFile writes the fixture's package into a temporary file.
-func (f *fixture) packFile(t testing.TB) string {
+func (f *fixture) packFile(t testing.TB, with ...func(*wacz.Package)) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "taxkernelbot-2026-11.wacz")
-	if err := os.WriteFile(p, f.pack(t), 0o644); err != nil {
+	if err := os.WriteFile(p, f.pack(t, with...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p

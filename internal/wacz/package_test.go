@@ -60,7 +60,17 @@ func readZip(t *testing.T, data []byte) (map[string][]byte, []string) {
 // recomputed here from the zip; datapackage-digest.json holds the SHA-256
 // of datapackage.json.
 func TestDataPackageHashesEveryMember(t *testing.T) {
-	members, names := readZip(t, newFixture(t).pack(t))
+	f := newFixture(t)
+	t.Run("plain index", func(t *testing.T) { checkDataPackage(t, f.pack(t), "indexes/index.cdxj") })
+	t.Run("index in blocks", func(t *testing.T) {
+		checkDataPackage(t, f.pack(t, inBlocks), "indexes/index.cdx.gz", "indexes/index.idx")
+	})
+}
+
+// checkDataPackage checks the datapackage.json of the package data, which
+// must list the index files indexes.
+func checkDataPackage(t *testing.T, data []byte, indexes ...string) {
+	members, names := readZip(t, data)
 	var dp struct {
 		Profile     string `json:"profile"`
 		WACZVersion string `json:"wacz_version"`
@@ -100,7 +110,7 @@ func TestDataPackageHashesEveryMember(t *testing.T) {
 			t.Errorf("the zip's %s is not in datapackage.json", name)
 		}
 	}
-	for _, want := range []string{"archive/taxkernelbot-2026-11.warc.gz", "indexes/index.cdxj", "pages/pages.jsonl"} {
+	for _, want := range append([]string{"archive/taxkernelbot-2026-11.warc.gz", "pages/pages.jsonl"}, indexes...) {
 		if !listed[want] {
 			t.Errorf("datapackage.json does not list %s", want)
 		}
@@ -212,6 +222,71 @@ func TestCDXJAddressesEachRecord(t *testing.T) {
 		if !served[v.url+" "+v.at.UTC().Format("20060102150405")] {
 			t.Errorf("no line of index.cdxj leads to the response of %s at %s", v.url, v.at)
 		}
+	}
+}
+
+// TestBlocksAreThePlainIndex: an index too long to be plain is written in
+// gzip blocks: index.idx says the format, then gives each block's first
+// key, offset and length in index.cdx.gz; the blocks, each one gzip member
+// and together the whole file, hold the lines of the plain index in order;
+// datapackage.json lists the two files instead of index.cdxj.
+func TestBlocksAreThePlainIndex(t *testing.T) {
+	f := newFixture(t)
+	plain, _ := readZip(t, f.pack(t))
+	members, _ := readZip(t, f.pack(t, inBlocks))
+	if _, ok := members["indexes/index.cdxj"]; ok {
+		t.Error("a package with a block index has index.cdxj too")
+	}
+	blocks, idx := members["indexes/index.cdx.gz"], members["indexes/index.idx"]
+	lines := strings.Split(strings.TrimSuffix(string(idx), "\n"), "\n")
+	var meta struct{ Format, Filename string }
+	if !strings.HasPrefix(lines[0], "!meta 0 ") || json.Unmarshal([]byte(strings.TrimPrefix(lines[0], "!meta 0 ")), &meta) != nil ||
+		meta.Format != "cdxj-gzip-1.0" || meta.Filename != "index.cdx.gz" {
+		t.Errorf("index.idx:1: %q; want !meta 0 {\"format\":\"cdxj-gzip-1.0\",\"filename\":\"index.cdx.gz\"}", lines[0])
+	}
+	var joined []byte
+	var end int64
+	for i, l := range lines[1:] {
+		key, rest, _ := strings.Cut(l, " ")
+		ts, js, _ := strings.Cut(rest, " ")
+		var b struct{ Offset, Length int64 }
+		if err := json.Unmarshal([]byte(js), &b); err != nil || b.Offset != end || b.Length <= 0 || b.Offset+b.Length > int64(len(blocks)) {
+			t.Fatalf("index.idx:%d: %q does not give the next block of index.cdx.gz (at %d of %d bytes)", i+2, l, end, len(blocks))
+		}
+		end = b.Offset + b.Length
+		zr, err := gzip.NewReader(bytes.NewReader(blocks[b.Offset:end]))
+		if err != nil {
+			t.Fatalf("index.idx:%d: %v", i+2, err)
+		}
+		zr.Multistream(false)
+		block, err := io.ReadAll(zr)
+		if err != nil || zr.Close() != nil {
+			t.Fatalf("index.idx:%d: the block is not one whole gzip member: %v", i+2, err)
+		}
+		if !strings.HasPrefix(string(block), key+" "+ts+" ") || strings.Count(string(block), "\n") > 3 {
+			t.Errorf("index.idx:%d: keyed %s %s; its block (%d lines) starts %.60q", i+2, key, ts, strings.Count(string(block), "\n"), block)
+		}
+		joined = append(joined, block...)
+	}
+	if end != int64(len(blocks)) {
+		t.Errorf("the blocks end at %d; index.cdx.gz is %d bytes", end, len(blocks))
+	}
+	if !bytes.Equal(joined, plain["indexes/index.cdxj"]) {
+		t.Errorf("the blocks hold:\n%s\nthe plain index:\n%s", joined, plain["indexes/index.cdxj"])
+	}
+	if want := (strings.Count(string(joined), "\n") + 2) / 3; len(lines)-1 != want {
+		t.Errorf("%d blocks of 3 lines; want %d", len(lines)-1, want)
+	}
+	var dp struct{ Resources []struct{ Path string } }
+	if err := json.Unmarshal(members["datapackage.json"], &dp); err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, r := range dp.Resources {
+		listed = append(listed, r.Path)
+	}
+	if !slices.Contains(listed, "indexes/index.cdx.gz") || !slices.Contains(listed, "indexes/index.idx") || slices.Contains(listed, "indexes/index.cdxj") {
+		t.Errorf("datapackage.json lists %v; want the blocks and their index, not index.cdxj", listed)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/taxkernel/taxkernelbot/internal/interoptest"
+	"github.com/taxkernel/taxkernelbot/internal/wacz"
 )
 
 // chromium is Debian's package; .ci/browser.sh installs it.
@@ -44,11 +45,20 @@ type replayed struct {
 // TAXKERNELBOT_NPM_DIR names a folder with node_modules/replaywebpage
 // (.ci/interop.sh sets it up) and Chromium is installed, and skips
 // otherwise.
+//
+// It does so twice: with the index plain, and written in gzip blocks (as
+// a long month's is), which the replay searches by URL.
 func TestInteropReplayWebPage(t *testing.T) {
-	npm, _ := interoptest.Need(t, "replaywebpage")
+	interoptest.Need(t, "replaywebpage")
 	if _, err := os.Stat(chromium); err != nil {
 		t.Skipf("%s is missing (install it with .ci/browser.sh): %v", chromium, err)
 	}
+	t.Run("plain index", func(t *testing.T) { replayPackage(t) })
+	t.Run("index in blocks", func(t *testing.T) { replayPackage(t, inBlocks) })
+}
+
+func replayPackage(t *testing.T, with ...func(*wacz.Package)) {
+	npm, _ := interoptest.Need(t, "replaywebpage")
 	rwp := filepath.Join(npm, "node_modules", "replaywebpage")
 	for _, name := range []string{"ui.js", "sw.js"} {
 		if _, err := os.Stat(filepath.Join(rwp, name)); err != nil {
@@ -56,7 +66,7 @@ func TestInteropReplayWebPage(t *testing.T) {
 		}
 	}
 	f := newFixture(t)
-	pkg := f.packFile(t)
+	pkg := f.packFile(t, with...)
 
 	// What to ask for, and the bytes each answer must have.
 	type ask struct {

@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"cmp"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,8 +27,12 @@ const Version = "1.1.1"
 
 // The members of a package besides its WARC files (under ArchiveDir).
 const (
-	ArchiveDir      = "archive"
-	IndexPath       = "indexes/index.cdxj"
+	ArchiveDir = "archive"
+	IndexPath  = "indexes/index.cdxj"
+	// A long index is written in blocks instead of IndexPath: the blocks,
+	// each a gzip member, and the index of the blocks.
+	BlocksPath      = "indexes/index.cdx.gz"
+	BlockIndexPath  = "indexes/index.idx"
 	PagesPath       = "pages/pages.jsonl"
 	DataPackagePath = "datapackage.json"
 	DigestPath      = "datapackage-digest.json"
@@ -53,7 +58,22 @@ type Package struct {
 	Created  time.Time
 	Software string
 	WARCs    []WARC
+	// PlainIndexMax is the most lines the index may have and be written
+	// whole (IndexPath), which a replay reads in full when it opens the
+	// package; a longer one is written in gzip blocks of IndexBlock lines
+	// (BlocksPath) with a line per block (BlockIndexPath), which a replay
+	// searches, then reads the one block a URL's lines are in. 0 means
+	// DefaultPlainIndexMax and DefaultIndexBlock.
+	PlainIndexMax, IndexBlock int
 }
+
+// The defaults of Package.PlainIndexMax and Package.IndexBlock: a month of
+// 300 sources checked daily keeps a plain index (about 3 MB, read at once);
+// a longer one is cut in blocks of the size web archive crawlers use.
+const (
+	DefaultPlainIndexMax = 10000
+	DefaultIndexBlock    = 3000
+)
 
 // Resource is an entry of datapackage.json's resources: a member of the
 // package with its SHA-256 and size.
@@ -85,6 +105,7 @@ type Digest struct {
 type Summary struct {
 	Resources []Resource
 	Indexed   int // CDXJ lines: the responses and revisits
+	Blocks    int // the index's gzip blocks; 0 for a plain index
 	Pages     int
 }
 
@@ -118,10 +139,17 @@ func Write(w io.Writer, p Package) (Summary, error) {
 		}
 		sum.Resources = append(sum.Resources, r)
 	}
-	for _, m := range []struct {
+	type member struct {
 		path string
 		data []byte
-	}{{IndexPath, index}, {PagesPath, pages}} {
+	}
+	members := []member{{IndexPath, index}, {PagesPath, pages}}
+	if limit := cmp.Or(p.PlainIndexMax, DefaultPlainIndexMax); n > limit {
+		blocks, idx, nb := Blocks(index, cmp.Or(p.IndexBlock, DefaultIndexBlock))
+		members = []member{{BlocksPath, blocks}, {BlockIndexPath, idx}, {PagesPath, pages}}
+		sum.Blocks = nb
+	}
+	for _, m := range members {
 		r, err := storeBytes(zw, m.path, p.Created, m.data)
 		if err != nil {
 			return sum, err
@@ -198,6 +226,32 @@ func CDXJ(files []WARC) ([]byte, int) {
 		b.WriteString(l.text)
 	}
 	return b.Bytes(), len(lines)
+}
+
+// Blocks cuts a sorted CDXJ index into blocks of n lines, each its own
+// gzip member of blocks, and writes idx: a line saying the format and the
+// blocks' file (ZipNum's CDXJ form, "cdxj-gzip-1.0"), then a line per
+// block, keyed by its first line's SURT and timestamp, with the block's
+// offset and length in blocks. It returns both and the number of blocks.
+func Blocks(cdxj []byte, n int) (blocks, idx []byte, count int) {
+	n = max(n, 1)
+	var gz, ix bytes.Buffer
+	ix.WriteString(`!meta 0 {"format":"cdxj-gzip-1.0","filename":"` + path.Base(BlocksPath) + `"}` + "\n")
+	lines := bytes.SplitAfter(cdxj, []byte("\n"))
+	if len(lines[len(lines)-1]) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	for start := 0; start < len(lines); start += n {
+		block := bytes.Join(lines[start:min(start+n, len(lines))], nil)
+		offset := gz.Len()
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression)
+		zw.Write(block) // a bytes.Buffer does not fail
+		zw.Close()
+		fields := bytes.SplitN(block, []byte(" "), 3)
+		fmt.Fprintf(&ix, "%s %s {\"offset\":%d,\"length\":%d}\n", fields[0], fields[1], offset, gz.Len()-offset)
+		count++
+	}
+	return gz.Bytes(), ix.Bytes(), count
 }
 
 // Timestamp is t as a CDXJ index keys it: 14 digits, UTC, to the second.
