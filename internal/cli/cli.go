@@ -97,7 +97,7 @@ func init() {
 		"demo":     {"run the whole pipeline against embedded local servers (no network)", cmdDemo},
 		"ci":       {"in GitHub Actions: pull the cache branch, lease, run, push, and open the pull request", cmdCI},
 		"publish":  {"push the state to the cache branch and open or update the bot's pull request", cmdPublish},
-		"dataset":  {"build the release of a month's record: WARC, index, coverage, texts, SHA256SUMS (dataset -o DIR)", cmdDataset},
+		"dataset":  {"build the release of a month's record: WARC, WACZ package, index, coverage, texts, SHA256SUMS (dataset -o DIR)", cmdDataset},
 		"warc":     {"export the fetched versions as a WARC file for web archives (warc -o FILE.warc.gz)", cmdWarc},
 		"keys":     {"generate a request-signing key, or write the public key directory or the agent card (keys generate | keys directory | keys card)", cmdKeys},
 		"ledger":   {"print every request made to a host, from the ledgers in the state or on the cache branch", cmdLedger},

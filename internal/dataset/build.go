@@ -16,11 +16,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
+	"github.com/taxkernel/taxkernelbot/internal/wacz"
 	"github.com/taxkernel/taxkernelbot/internal/warc"
 )
 
@@ -124,6 +126,9 @@ func Build(ctx context.Context, in Input, dir string) (Summary, error) {
 		return sum, fmt.Errorf("dataset: %w", err)
 	}
 	w.sums[in.Period.WarcName()] = File{in.Period.WarcName(), h.n, hex.EncodeToString(h.h.Sum(nil))}
+	if err := w.wacz(in.Period, sum.Counts.Records); err != nil {
+		return sum, err
+	}
 
 	data, err := ix.Marshal()
 	if err != nil {
@@ -271,6 +276,38 @@ func (w *writer) paths() []string {
 	return ps
 }
 
+// wacz packs the dataset's WARC, whose records are at recs, as a WACZ
+// package, which web archive tools (ReplayWeb.page, pywb) open and replay
+// as they are.
+func (w *writer) wacz(p Period, recs []warc.Located) error {
+	f, err := atomicfile.Create(filepath.Join(w.dir, p.WaczName()), 0o644)
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	defer f.Abort()
+	h := &hashCount{h: sha256.New()}
+	warcPath := filepath.Join(w.dir, p.WarcName())
+	_, err = wacz.Write(io.MultiWriter(f, h), wacz.Package{
+		Title:       "TaxKernelBot dataset " + p.Name(),
+		Description: "The documents TaxKernelBot held for the sources of its manifests from " + p.from() + " to " + p.to() + " (UTC), as its dataset's WARC file " + p.WarcName() + ", indexed for replay",
+		Created:     p.End().Add(-time.Second), // the warcinfo's date: no time of the build, so a rebuild gives the same bytes
+		Software:    "TaxKernelBot",
+		WARCs: []wacz.WARC{{
+			Name:    p.WarcName(),
+			Open:    func() (io.ReadCloser, error) { return os.Open(warcPath) },
+			Records: recs,
+		}},
+	})
+	if err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	if err := f.Commit(); err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	w.sums[p.WaczName()] = File{p.WaczName(), h.n, hex.EncodeToString(h.h.Sum(nil))}
+	return nil
+}
+
 // texts copies the kept texts of each document (every extractor version
 // the record has, with its .engine and .reason), and derives, for the
 // dataset only, the text of a document the record keeps none of.
@@ -413,7 +450,7 @@ func checkDir(dir string, p Period) ([]string, error) {
 // belongs reports whether rel is a name the dataset of p has.
 func belongs(rel string, p Period) bool {
 	switch rel {
-	case SumsName, IndexName, CoverageName, ReadmeName, FRBRName, p.WarcName():
+	case SumsName, IndexName, CoverageName, ReadmeName, FRBRName, p.WarcName(), p.WaczName():
 		return true
 	}
 	return textFile.MatchString(rel) || changeName.MatchString(rel)

@@ -127,7 +127,7 @@ func TestBuildThenVerify(t *testing.T) {
 	for _, fl := range s.Files {
 		names = append(names, fl.Path)
 	}
-	for _, want := range []string{"README.md", "SHA256SUMS", "coverage.json", "index.json", "taxkernelbot-2026-11.warc.gz"} {
+	for _, want := range []string{"README.md", "SHA256SUMS", "coverage.json", "index.json", "taxkernelbot-2026-11.warc.gz", "taxkernelbot-2026-11.wacz"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("no %s in %v", want, names)
 		}
@@ -136,7 +136,7 @@ func TestBuildThenVerify(t *testing.T) {
 		t.Fatalf("a fresh build does not verify: %v", probs)
 	}
 	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
-	for _, want := range []string{"2026-11-01 to 2026-11-30", "sha256sum -c SHA256SUMS", "taxkernelbot verify --dataset .", "retrieved", "sha256:"} {
+	for _, want := range []string{"2026-11-01 to 2026-11-30", "sha256sum -c SHA256SUMS", "taxkernelbot verify --dataset .", "retrieved", "sha256:", "taxkernelbot-2026-11.wacz"} {
 		if !bytes.Contains(readme, []byte(want)) {
 			t.Errorf("README.md lacks %q:\n%s", want, readme)
 		}
@@ -254,6 +254,17 @@ func TestVerifyFindsDamage(t *testing.T) {
 			[]string{"SHA256SUMS:", text, "missing"}},
 		{"removed WARC", func(t *testing.T, dir string) { must(t, os.Remove(filepath.Join(dir, warcName))) },
 			[]string{warcName, "missing"}},
+		{"flipped byte of the WARC in the WACZ", func(t *testing.T, dir string) {
+			warc, err := os.ReadFile(filepath.Join(dir, warcName))
+			must(t, err)
+			pkg, err := os.ReadFile(filepath.Join(dir, "taxkernelbot-2026-11.wacz"))
+			must(t, err)
+			at := bytes.Index(pkg, warc[:64])
+			if at < 0 {
+				t.Fatal("the WACZ does not store the WARC as it is")
+			}
+			flip(t, filepath.Join(dir, "taxkernelbot-2026-11.wacz"), at+700)
+		}, []string{"SHA256SUMS:", "taxkernelbot-2026-11.wacz hashes to", "taxkernelbot-2026-11.wacz/datapackage.json: resources[0]: archive/" + warcName, "build the dataset again"}},
 		{"added file", func(t *testing.T, dir string) {
 			must(t, os.WriteFile(filepath.Join(dir, "extra.txt"), []byte("x"), 0o644))
 		}, []string{"extra.txt: is not listed in SHA256SUMS"}},

@@ -63,3 +63,7 @@ func (p Period) to() string   { return p.To.Format(time.DateOnly) }
 
 // WarcName is the name of the dataset's WARC file.
 func (p Period) WarcName() string { return "taxkernelbot-" + p.Name() + ".warc.gz" }
+
+// WaczName is the name of the dataset's WACZ package: its WARC, indexed
+// for replay.
+func (p Period) WaczName() string { return "taxkernelbot-" + p.Name() + ".wacz" }

@@ -1,12 +1,14 @@
 package dataset
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,10 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/wacz"
 )
 
 // Problem is one thing wrong with a dataset: where (file:line, or a WARC
@@ -146,6 +150,7 @@ func Verify(ctx context.Context, dir string) ([]Problem, Checked, error) {
 	}
 	probs = append(probs, wp...)
 	c.Responses = len(payloads)
+	probs = append(probs, checkWACZ(dir, files, warcs[0])...)
 
 	docs := map[string]bool{}
 	for _, id := range ix.IDs() {
@@ -208,6 +213,71 @@ func Verify(ctx context.Context, dir string) ([]Problem, Checked, error) {
 	}
 	probs = append(probs, checkChanges(dir, files, ix, warcs[0], &c)...)
 	return probs, c, nil
+}
+
+// checkWACZ checks the dataset's WACZ package, when it has one (a dataset
+// built before packages were made has none): every member datapackage.json
+// lists is in the zip with the size and SHA-256 it gives, and the WARC in
+// it is the dataset's, byte for byte, so that a replay shows what a
+// citation names.
+func checkWACZ(dir string, files []string, warcName string) []Problem {
+	name := strings.TrimSuffix(warcName, ".warc.gz") + ".wacz"
+	if !slices.Contains(files, name) {
+		return nil
+	}
+	var probs []Problem
+	add := func(where, format string, args ...any) {
+		probs = append(probs, Problem{where, fmt.Sprintf(format, args...)})
+	}
+	const again = "the package is damaged; build the dataset again or download it again"
+	zr, err := zip.OpenReader(filepath.Join(dir, name))
+	if err != nil {
+		add(name, "is not a zip file (%v): %s", err, again)
+		return probs
+	}
+	defer zr.Close()
+	member := func(p string) ([]byte, error) {
+		f, err := zr.Open(p)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		return io.ReadAll(f)
+	}
+	data, err := member(wacz.DataPackagePath)
+	var dp wacz.DataPackage
+	if err == nil {
+		err = json.Unmarshal(data, &dp)
+	}
+	if err != nil {
+		add(name+"/"+wacz.DataPackagePath, "cannot be read (%v): %s", err, again)
+		return probs
+	}
+	archived := wacz.ArchiveDir + "/" + warcName
+	found := false
+	for i, r := range dp.Resources {
+		where := fmt.Sprintf("%s/%s: resources[%d]", name, wacz.DataPackagePath, i)
+		data, err := member(r.Path)
+		if err != nil {
+			add(where, "%s: %v: %s", r.Path, err, again)
+			continue
+		}
+		sum := sha256.Sum256(data)
+		if got := "sha256:" + hex.EncodeToString(sum[:]); got != r.Hash || int64(len(data)) != r.Bytes {
+			add(where, "%s is %d bytes hashing to %s; datapackage.json says %d bytes, %s: %s", r.Path, len(data), got, r.Bytes, r.Hash, again)
+			continue
+		}
+		if r.Path == archived {
+			found = true
+			if want, err := fileSum(filepath.Join(dir, warcName)); err == nil && r.Hash != "sha256:"+want {
+				add(where, "%s is not the dataset's %s (sha256 %s): %s", r.Path, warcName, want, again)
+			}
+		}
+	}
+	if !found {
+		add(name+"/"+wacz.DataPackagePath, "lists no %s: the package does not hold the dataset's WARC; build the dataset again", archived)
+	}
+	return probs
 }
 
 func base(stem string) string { return stem[strings.LastIndex(stem, "/")+1:] }

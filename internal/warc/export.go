@@ -9,6 +9,9 @@ import (
 // Counts says what an Export wrote.
 type Counts struct {
 	Captures, Revisits, Sources int
+	// Records is every record written, in the order of the file, with
+	// the place of its gzip member: what a CDXJ index of the file needs.
+	Records []Located
 }
 
 // Export writes a whole WARC file to w: the warcinfo record (filename, at,
@@ -46,5 +49,6 @@ func Export(ctx context.Context, w io.Writer, filename string, at time.Time, id 
 		}
 	}
 	n.Sources = len(sources)
+	n.Records = ww.Records()
 	return n, nil
 }

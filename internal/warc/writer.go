@@ -74,16 +74,45 @@ type Identity struct {
 
 // Writer writes WARC records, each as its own gzip member, to w.
 type Writer struct {
-	w        io.Writer
+	w        *countingWriter
 	id       Identity
 	infoID   string
 	captured map[string]string // capture key → response record id
 	m        gowarc.Marshaler
+	records  []Located
 }
 
 // NewWriter returns a Writer whose request records carry id's headers.
 func NewWriter(w io.Writer, id Identity) *Writer {
-	return &Writer{w: w, id: id, captured: map[string]string{}, m: gowarc.NewMarshaler()}
+	return &Writer{w: &countingWriter{w: w}, id: id, captured: map[string]string{}, m: gowarc.NewMarshaler()}
+}
+
+// Located is a record as an index of the file (a CDXJ line) sees it: what
+// it is, and the gzip member it is, which a reader can decompress alone.
+type Located struct {
+	Type   string // the WARC-Type: "response", "revisit", "request", ...
+	Source string // the source id; empty for the warcinfo record
+	URL    string // WARC-Target-URI
+	Time   time.Time
+	Status int    // the HTTP status of a response or revisit, else 0
+	MIME   string // the payload's media type, without parameters; "warc/revisit" for a revisit
+	Digest string // WARC-Payload-Digest, "sha256:<hex>"; empty for a request or warcinfo
+	// Offset and Length are the gzip member's place in the file, in bytes.
+	Offset, Length int64
+}
+
+// Records lists the records written so far, in the order of the file.
+func (w *Writer) Records() []Located { return w.records }
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 var recordOptions = []gowarc.WarcRecordOption{
@@ -119,7 +148,7 @@ func (w *Writer) Info(filename string, at time.Time, fields [][2]string) error {
 	if _, err := b.WriteString(body.String()); err != nil {
 		return fmt.Errorf("warc: warcinfo: %w", err)
 	}
-	return w.put(b, "warcinfo")
+	return w.put(b, "warcinfo", Located{Type: "warcinfo", Time: at})
 }
 
 func captureKey(c Capture) string { return c.Source + "\x00" + c.SHA256 }
@@ -141,7 +170,7 @@ func (w *Writer) Capture(c Capture) error {
 	if _, err := req.WriteString(w.requestHead(u)); err != nil {
 		return fmt.Errorf("warc: %s: request: %w", c.Source, err)
 	}
-	if err := w.put(req, c.Source+" request"); err != nil {
+	if err := w.put(req, c.Source+" request", Located{Type: "request", Source: c.Source, URL: c.URL, Time: c.Time}); err != nil {
 		return err
 	}
 
@@ -156,7 +185,11 @@ func (w *Writer) Capture(c Capture) error {
 	if err := copyPayload(resp, c.Source, sum, size, open); err != nil {
 		return err
 	}
-	if err := w.put(resp, c.Source+" response"); err != nil {
+	status := c.Status
+	if status == 0 {
+		status = http.StatusOK // as responseHead says
+	}
+	if err := w.put(resp, c.Source+" response", Located{Type: "response", Source: c.Source, URL: c.URL, Time: c.Time, Status: status, MIME: mediaType(c.Header["Content-Type"]), Digest: "sha256:" + sum}); err != nil {
 		return err
 	}
 	w.captured[captureKey(c)] = respID
@@ -178,7 +211,7 @@ func (w *Writer) Capture(c Capture) error {
 	if err := copyPayload(conv, c.Source, c.SHA256, c.Size, c.Payload); err != nil {
 		return err
 	}
-	return w.put(conv, c.Source+" conversion")
+	return w.put(conv, c.Source+" conversion", Located{Type: "conversion", Source: c.Source, URL: c.URL, Time: c.Time, MIME: mediaType(documentType(c.Header)), Digest: "sha256:" + c.SHA256})
 }
 
 // usage writes c's preferences as a metadata record that refers to the
@@ -200,7 +233,7 @@ func (w *Writer) usage(c Capture, respID, at string) error {
 	if _, err := meta.Write(js); err != nil {
 		return fmt.Errorf("warc: %s: usage preferences: %w", c.Source, err)
 	}
-	return w.put(meta, c.Source+" usage metadata")
+	return w.put(meta, c.Source+" usage metadata", Located{Type: "metadata", Source: c.Source, URL: c.URL, Time: c.Time, MIME: mediaType(UsageContentType)})
 }
 
 // UsageContentType is the Content-Type of the metadata record that
@@ -243,9 +276,14 @@ func (w *Writer) Revisit(r Revisit) error {
 	b := gowarc.NewRecordBuilder(gowarc.Revisit, recordOptions...)
 	w.common(b, recordID("revisit", r.Source, r.URL, at), r.URL, r.Time)
 	b.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
-	profile, head := gowarc.ProfileIdenticalPayloadDigestV1_1, responseHead(r.Status, r.RefersTo.Header)
+	status := r.Status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	profile, head := gowarc.ProfileIdenticalPayloadDigestV1_1, responseHead(status, r.RefersTo.Header)
 	if r.NotChanged {
-		profile, head = gowarc.ProfileServerNotModifiedV1_1, responseHead(http.StatusNotModified, nil)
+		status = http.StatusNotModified
+		profile, head = gowarc.ProfileServerNotModifiedV1_1, responseHead(status, nil)
 	}
 	b.AddWarcHeader(gowarc.WarcProfile, profile)
 	if inFile {
@@ -258,7 +296,7 @@ func (w *Writer) Revisit(r Revisit) error {
 	if _, err := b.WriteString(head); err != nil {
 		return fmt.Errorf("warc: %s: revisit: %w", r.Source, err)
 	}
-	return w.put(b, r.Source+" revisit")
+	return w.put(b, r.Source+" revisit", Located{Type: "revisit", Source: r.Source, URL: r.URL, Time: r.Time, Status: status, MIME: "warc/revisit", Digest: "sha256:" + sum})
 }
 
 func (w *Writer) common(b gowarc.WarcRecordBuilder, id, target string, at time.Time) {
@@ -303,8 +341,15 @@ func responseHead(status int, header map[string]string) string {
 	return b.String()
 }
 
-// put builds the record and writes it as one gzip member.
-func (w *Writer) put(b gowarc.WarcRecordBuilder, what string) error {
+// mediaType is a Content-Type's type/subtype, lower case, as indexes give it.
+func mediaType(contentType string) string {
+	t, _, _ := strings.Cut(contentType, ";")
+	return strings.ToLower(strings.TrimSpace(t))
+}
+
+// put builds the record and writes it as one gzip member, noting where
+// it lies in loc.
+func (w *Writer) put(b gowarc.WarcRecordBuilder, what string, loc Located) error {
 	defer b.Close()
 	rec, validation, err := b.Build()
 	if err != nil {
@@ -314,6 +359,7 @@ func (w *Writer) put(b gowarc.WarcRecordBuilder, what string) error {
 		return fmt.Errorf("warc: %s: %w", what, errors.Join(validation...))
 	}
 	defer rec.Close()
+	start := w.w.n
 	gz := gzip.NewWriter(w.w)
 	if _, _, err := w.m.Marshal(gz, rec, 0); err != nil {
 		return fmt.Errorf("warc: write %s: %w", what, err)
@@ -321,5 +367,8 @@ func (w *Writer) put(b gowarc.WarcRecordBuilder, what string) error {
 	if err := gz.Close(); err != nil {
 		return fmt.Errorf("warc: write %s: %w", what, err)
 	}
+	loc.Time = loc.Time.UTC()
+	loc.Offset, loc.Length = start, w.w.n-start
+	w.records = append(w.records, loc)
 	return nil
 }
