@@ -159,13 +159,17 @@ func BenchmarkSiteDecade(b *testing.B) {
 		}
 		full := time.Since(start)
 		size, count := 0, 0
-		err = filepath.WalkDir(dir, func(_ string, e fs.DirEntry, err error) error {
+		largest := map[string]int{} // page type → its largest page
+		err = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 			if err != nil || e.IsDir() {
 				return err
 			}
 			info, err := e.Info()
 			size += int(info.Size())
 			count++
+			if kind := filepath.Base(filepath.Dir(path)); strings.HasSuffix(path, ".html") {
+				largest[kind] = max(largest[kind], int(info.Size()))
+			}
 			return err
 		})
 		if err != nil {
@@ -203,6 +207,9 @@ func BenchmarkSiteDecade(b *testing.B) {
 		b.ReportMetric(float64(size)/1e6, "site-MB")
 		b.ReportMetric(feedsMB(b, d, rules), "feeds-and-changes-MB")
 		b.ReportMetric(float64(count), "files")
+		b.ReportMetric(float64(largest["sources"])/1024, "largest-source-KiB")
+		b.ReportMetric(float64(largest["jurisdictions"])/1024, "largest-jurisdiction-KiB")
+		b.ReportMetric(float64(largest["hosts"])/1024, "largest-host-KiB")
 		b.ReportMetric(full.Seconds(), "full-build-s")
 		b.ReportMetric(incremental.Seconds(), "incremental-build-s")
 		b.ReportMetric(fullRender.Seconds(), "full-render-s")
