@@ -268,8 +268,10 @@ func (b *siteBuild) source(src *manifest.Source, cs []change) error {
 	d := newDigester()
 	d.json(src.Legal)
 	d.json(src.Edition)
-	d.add(src.ID, src.Title, string(src.Kind), src.Jurisdiction, src.URL, src.Host, b.site.key(), b.in.Report.Week)
-	d.json(entry)
+	// What the page shows of the report: not its week, which would
+	// render every page again each Monday.
+	d.add(src.ID, src.Title, string(src.Kind), src.Jurisdiction, src.URL, src.Host, b.site.key(), string(entry.Status), entry.Since)
+	d.json(entry.Usage)
 	for i := range cs {
 		c := &cs[i]
 		d.add(c.date, string(c.new.SHA256), c.new.ContentType, c.new.Fetched, b.bytesURL(c.new.SHA256))
@@ -402,7 +404,7 @@ func (b *siteBuild) sourceData(name string, src *manifest.Source, entry report.E
 		}
 	}
 	data := map[string]any{
-		"Page": name, "Title": src.Title, "Src": src, "Entry": entry, "Week": b.in.Report.Week,
+		"Page": name, "Title": src.Title, "Src": src, "Entry": entry,
 		"Versions": versions, "Changes": changes, "Older": older, "Prefs": prefs,
 		"TimeMap": siteRel(name, TimeMapOf(src.ID)), "Feed": sourceFeedRel(name, src.ID),
 		"Host": siteRel(name, HostPage(src.Host)), "Jurisdiction": siteRel(name, JurisdictionPage(src.Jurisdiction)),

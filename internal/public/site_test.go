@@ -108,9 +108,9 @@ func TestSitePages(t *testing.T) {
 		"<h1>Rates | current year</h1>",
 		"<dt>Kind</dt><dd>rates-page</dd>",
 		`<a href="../jurisdictions/xa.html">xa</a>`,
-		"fresh since 2026-11-20 (as of week 2026-W47)",
+		"<dd>fresh since 2026-11-20</dd>",
 		// The timeline: the first bytes, returned to; the second replaced.
-		"<tr><td>2026-11-01</td><td>2026-11-05</td><td>now: the status above</td><td><a href=\"" + bytesBase + a + "\"><code>" + sumOf([]byte("a")).Short() + "</code></a></td>",
+		"<tr><td>2026-11-01</td><td>2026-11-05</td><td>now: fresh since 2026-11-20</td><td><a href=\"" + bytesBase + a + "\"><code>" + sumOf([]byte("a")).Short() + "</code></a></td>",
 		"<tr><td>2026-11-03</td><td></td><td>2026-11-05</td><td><a href=\"" + bytesBase + b + "\">",
 		"<code>taxkernelbot cite xa-rates --at 2026-11-03</code>",
 		"<td>line 2</td><td>£37,700</td><td>£37,500</td>",
