@@ -49,7 +49,13 @@ func decadeText(src, version int) string {
 	return b.String()
 }
 
-func newDecade(b *testing.B) *decade {
+func newDecade(b testing.TB) *decade {
+	return newRecord(b, decadeSources, decadeHosts, []string{"au", "ca", "de", "es", "ie", "nz", "uk", "us"}, 10)
+}
+
+// newRecord is a synthetic record of n sources on hosts hosts, spread
+// over jurisdictions, over years.
+func newRecord(b testing.TB, n, hosts int, jurisdictions []string, years int) *decade {
 	b.Helper()
 	dir := b.TempDir()
 	must := func(err error) {
@@ -58,12 +64,11 @@ func newDecade(b *testing.B) *decade {
 		}
 	}
 	must(os.WriteFile(filepath.Join(dir, "policy.yaml"), []byte("user_agent: \"TaxKernelBot/1.0 (+https://taxkernel.com/bot)\"\nfrom: contact@taxkernel.com\n"), 0o644))
-	jurisdictions := []string{"au", "ca", "de", "es", "ie", "nz", "uk", "us"}
 	for j, code := range jurisdictions {
 		var m strings.Builder
 		fmt.Fprintf(&m, "jurisdiction: %s\nname: Jurisdiction %s\ntimezone: UTC\nsources:\n", code, strings.ToUpper(code))
-		for i := j; i < decadeSources; i += len(jurisdictions) {
-			fmt.Fprintf(&m, "  - id: %s-doc-%05d\n    url: https://h%03d.example.gov/docs/%05d.html\n    kind: rates-page\n    title: Rates and thresholds %05d\n", code, i, i%decadeHosts, i, i)
+		for i := j; i < n; i += len(jurisdictions) {
+			fmt.Fprintf(&m, "  - id: %s-doc-%05d\n    url: https://h%03d.example.gov/docs/%05d.html\n    kind: rates-page\n    title: Rates and thresholds %05d\n", code, i, i%hosts, i, i)
 		}
 		must(os.WriteFile(filepath.Join(dir, code+".yaml"), []byte(m.String()), 0o644))
 	}
@@ -72,7 +77,7 @@ func newDecade(b *testing.B) *decade {
 		b.Fatal(diags)
 	}
 	d := &decade{set: set, ix: store.NewIndex(), versions: map[store.Sum][2]int{}, last: make([]store.Sum, len(set.Sources)), day: make([]time.Time, len(set.Sources))}
-	end := decadeStart.AddDate(10, 0, 0)
+	end := decadeStart.AddDate(years, 0, 0)
 	for i, src := range set.Sources {
 		every := 30 + (i%12)*30
 		if i%50 == 0 {
@@ -210,6 +215,7 @@ func BenchmarkSiteDecade(b *testing.B) {
 		b.ReportMetric(float64(largest["sources"])/1024, "largest-source-KiB")
 		b.ReportMetric(float64(largest["jurisdictions"])/1024, "largest-jurisdiction-KiB")
 		b.ReportMetric(float64(largest["hosts"])/1024, "largest-host-KiB")
+		b.ReportMetric(float64(largest[public.SiteDir])/1024, "index-KiB")
 		b.ReportMetric(full.Seconds(), "full-build-s")
 		b.ReportMetric(incremental.Seconds(), "incremental-build-s")
 		b.ReportMetric(fullRender.Seconds(), "full-render-s")
