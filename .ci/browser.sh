@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Installs Debian's chromium when it is missing, then runs the test that
-# renders reports/index.html in it (internal/public TestIndexHTMLInChromium)
-# and keeps its screenshot under ${ARTIFACTS:-.ci/artifacts}. Without
-# chromium that test skips, so CI calls this script to make sure it runs.
+# Installs Debian's chromium when it is missing and axe-core from npm
+# (pinned, under .ci/axe, gitignored), then runs the tests that render the
+# public pages in it (internal/public TestIndexHTMLInChromium, and
+# TestSiteInChromium: every page type of the site, checked with axe-core,
+# at 375 px and with JavaScript off) and keeps their screenshots under
+# ${ARTIFACTS:-.ci/artifacts}. Without chromium or axe-core those tests
+# skip, so CI calls this script to make sure they run.
 #
 #   .ci/browser.sh
 set -euo pipefail
@@ -21,12 +24,16 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 /usr/bin/chromium --version 2>/dev/null || true
 
+echo "== axe-core (npm), the accessibility checker the site's pages are held to"
+# Raise the version here; the test reads .ci/axe/node_modules/axe-core/axe.min.js.
+npm install --prefix .ci/axe --no-audit --no-fund --silent axe-core@4.14.1
+
 artifacts="${ARTIFACTS:-.ci/artifacts}"
 mkdir -p "$artifacts"
 artifacts="$(cd "$artifacts" && pwd)"
 
-echo "== go test -run TestIndexHTMLInChromium ./internal/public/ (screenshot under $artifacts)"
-go test -count=1 -v -run 'TestIndexHTMLInChromium' -artifacts -outputdir "$artifacts" ./internal/public/ | tee "$artifacts/browser-test.log"
+echo "== go test -run 'TestIndexHTMLInChromium|TestSiteInChromium' ./internal/public/ (screenshots under $artifacts)"
+CI=true go test -count=1 -v -run 'TestIndexHTMLInChromium|TestSiteInChromium' -artifacts -outputdir "$artifacts" ./internal/public/ | tee "$artifacts/browser-test.log"
 if grep -q -- '--- SKIP' "$artifacts/browser-test.log"; then
 	echo "the browser test skipped although chromium was installed" >&2
 	exit 1

@@ -145,11 +145,14 @@ func TestReportCheckCatchesManifestsAheadOfReports(t *testing.T) {
 		t.Fatalf("--check removed a file: %v", err)
 	}
 
-	if code, out := w.reportCmd(now, false); code != ExitOK || !strings.Contains(out, "1 removed") {
+	// t-b's feed, its page and TimeMap on the site, and b.example's page.
+	if code, out := w.reportCmd(now, false); code != ExitOK || !strings.Contains(out, "4 removed") {
 		t.Fatalf("report: exit %d\n%s", code, out)
 	}
-	if _, err := os.Stat(filepath.Join(w.Reports, "feeds/sources/t-b.atom")); !os.IsNotExist(err) {
-		t.Errorf("the feed of the removed source is still there: %v", err)
+	for _, name := range []string{"feeds/sources/t-b.atom", "site/sources/t-b.html", "site/sources/t-b.wlnk", "site/hosts/b.example.html"} {
+		if _, err := os.Stat(filepath.Join(w.Reports, name)); !os.IsNotExist(err) {
+			t.Errorf("%s of the removed source is still there: %v", name, err)
+		}
 	}
 	hosts, err := os.ReadFile(filepath.Join(w.Reports, "hosts.md"))
 	must(t, err)

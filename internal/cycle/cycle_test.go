@@ -102,10 +102,11 @@ func TestScriptedMonth(t *testing.T) {
 	if !r.mergeable() {
 		t.Error("day 6: the new pull request conflicts with main after a squash merge")
 	}
-	if paths := r.changedPaths(); len(paths) != 10 || !onlyBotPaths(paths) || !slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(p, "snapshots/text/") }) ||
+	if paths := r.changedPaths(); len(paths) != 14 || !onlyBotPaths(paths) || !slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(p, "snapshots/text/") }) ||
 		!slices.Contains(paths, "reports/feeds/all.atom") || !slices.Contains(paths, "reports/feeds/test.atom") || !slices.Contains(paths, "reports/feeds/sources/t-b.atom") ||
-		!slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(p, "reports/changes/t-b/2026-11-06_") }) {
-		t.Errorf("day 6: the bot branch changes %v; want one blob, its text and the engine that derived it, the index, the two reports, the three feeds that show t-b and its change document", paths)
+		!slices.ContainsFunc(paths, func(p string) bool { return strings.HasPrefix(p, "reports/changes/t-b/2026-11-06_") }) ||
+		!slices.Contains(paths, "reports/site/sources/t-b.html") || !slices.Contains(paths, "reports/site/sources/t-b.wlnk") || !slices.Contains(paths, "reports/site/jurisdictions/test.html") || !slices.Contains(paths, "reports/site/inputs.json") {
+		t.Errorf("day 6: the bot branch changes %v; want one blob, its text and the engine that derived it, the index, the two reports, the three feeds that show t-b and its change document, and t-b's and its jurisdiction's pages on the site, t-b's TimeMap and the site's inputs", paths)
 	}
 	if !strings.Contains(prs[1].Body, "Documents that changed (1)") {
 		t.Errorf("day 6: #2 does not show one changed document:\n%s", prs[1].Body)

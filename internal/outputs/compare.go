@@ -16,7 +16,7 @@ import (
 // ownedDirs are the folders under the reports directory whose every file
 // is an output: a file there that is no longer rendered (the feed of a
 // source since removed, the changes of one) is left over.
-var ownedDirs = []string{"feeds", "changes", report.SplitDir}
+var ownedDirs = []string{"feeds", "changes", report.SplitDir, public.SiteDir}
 
 // Compare returns the names of the files whose bytes dir does not hold,
 // and of the files in the folders the outputs own that files does not

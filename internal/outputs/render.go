@@ -40,8 +40,9 @@ type Input struct {
 	// sources' feeds announce; nil: found here (Editions) when Texts can
 	// open the held bytes too (a Derived), else none.
 	Editions []edition.Proposal
-	// Blob links the bytes of a hash on the repository's forge; nil for
-	// no link.
+	// Blob links the bytes of a hash where they are served (the feeds'
+	// links and the site's bytesURL hook): on the repository's forge until
+	// the stores' release assets are wired; nil for no link.
 	Blob func(sha256 string) string
 	// Now is the day a report that names no week is rendered as of.
 	Now time.Time
@@ -53,11 +54,12 @@ type Files struct {
 	Coverage []public.File // coverage.json and the coverage Markdown files
 	Pages    []public.File // POLICY.md, hosts.md, index.html, security.txt
 	Feeds    []public.File // the Atom feeds and the change documents
+	Site     []public.File // the site's pages and TimeMaps (public.SiteDir)
 }
 
 // All is every file, sorted by name.
 func (f Files) All() []public.File {
-	all := slices.Concat(f.Coverage, f.Pages, f.Feeds)
+	all := slices.Concat(f.Coverage, f.Pages, f.Feeds, f.Site)
 	slices.SortFunc(all, func(a, b public.File) int { return strings.Compare(a.Name, b.Name) })
 	return all
 }
@@ -70,7 +72,13 @@ func Render(ctx context.Context, in Input) (Files, error) {
 	if f.Coverage, f.Pages, err = coverageAndPages(in); err != nil {
 		return Files{}, err
 	}
-	if f.Feeds, err = public.RulesOf(in.Set).Feeds(in.feedInput(ctx)); err != nil {
+	rules := public.RulesOf(in.Set)
+	fi := in.feedInput(ctx)
+	fi.Entries = &public.EntryMemo{} // the site shows the changes the feeds render
+	if f.Feeds, err = rules.Feeds(fi); err != nil {
+		return Files{}, err
+	}
+	if f.Site, err = rules.Site(in.siteInput(fi, nil)); err != nil {
 		return Files{}, err
 	}
 	return f, nil
@@ -120,6 +128,14 @@ func (in Input) feedInput(ctx context.Context) public.FeedInput {
 		fi.Text = func(string, string) (string, bool) { return "", false }
 	}
 	return fi
+}
+
+// siteInput is what the site is rendered from: the feeds' input (whose
+// memo holds the change documents), the report as observed, and the bytes
+// linked where Blob links them. prior is the last build's inputs, nil to
+// render every page.
+func (in Input) siteInput(fi public.FeedInput, prior map[string]string) public.SiteInput {
+	return public.SiteInput{Feed: fi, Report: in.Report, BytesURL: in.Blob, Prior: prior}
 }
 
 // editionsByID is ps by the id of their listed source; nil for none.

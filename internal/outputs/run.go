@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -248,7 +249,34 @@ func (r *Run) End(now time.Time) error {
 		_, err = public.WriteIn(r.reports, feeds...)
 	}
 	wg.Wait()
+	if repErr == nil && err == nil {
+		// The site, once the report holds what was observed of the
+		// hosts: only the pages whose inputs changed since the last build
+		// are rendered, from the change documents the feeds rendered.
+		err = r.writeSite(Input{Set: r.set, Report: rep, Blob: r.in.Blob}, in)
+	}
 	return errors.Join(repErr, err)
+}
+
+// writeSite renders the site's pages whose inputs changed since the build
+// whose inputs the reports directory holds, and writes those that changed.
+func (r *Run) writeSite(in Input, fi public.FeedInput) error {
+	var prior map[string]string
+	if data, err := fs.ReadFile(r.reports.FS(), public.SiteInputs); err == nil {
+		// A file that cannot be read renders every page again.
+		prior, _ = public.ParseSiteInputs(data)
+	}
+	for name := range prior {
+		if _, err := fs.Stat(r.reports.FS(), name); err != nil {
+			delete(prior, name) // a page removed by hand is rendered again
+		}
+	}
+	site, err := r.rules.Site(in.siteInput(fi, prior))
+	if err != nil {
+		return err
+	}
+	_, err = public.WriteIn(r.reports, site...)
+	return err
 }
 
 // writeCoverageAndPages observes the hosts (with in.State), then writes

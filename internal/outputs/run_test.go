@@ -11,6 +11,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
+	"github.com/taxkernel/taxkernelbot/internal/public"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -177,5 +178,54 @@ func TestRunWriterLeavesToTheEndWhatItCouldNotWrite(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(o.d.Reports, "feeds", "sources", "t-a.atom")); err != nil {
 		t.Errorf("t-a's feed: %v", err)
+	}
+}
+
+// TestRunEndWritesTheSite: a run's end writes the site's pages; a quiet
+// run's end writes none of them again; after one source changed, only
+// its page, its TimeMap and its jurisdiction's page are written, and a
+// page removed from the directory is rendered again.
+func TestRunEndWritesTheSite(t *testing.T) {
+	o := newFixture(t, "t-a", "t-b")
+	ix := store.NewIndex()
+	sum := func(s string) store.Sum { return store.Sum(strings.Repeat(s, 64)) }
+	ix.Add("t-a", store.Entry{SHA256: sum("a"), Size: 1, FirstSeen: "2026-11-02"}, "")
+	ix.Add("t-b", store.Entry{SHA256: sum("b"), Size: 1, FirstSeen: "2026-11-02"}, "")
+	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	end := func() {
+		t.Helper()
+		must(t, Start(o.d, nil, o.set, state.New(), ix).End(now))
+	}
+	page := func(name string) os.FileInfo {
+		t.Helper()
+		fi, err := os.Stat(filepath.Join(o.d.Reports, filepath.FromSlash(name)))
+		if err != nil {
+			t.Fatalf("the site's %s: %v", name, err)
+		}
+		return fi
+	}
+	end()
+	names := []string{public.SourcePage("t-a"), public.SourcePage("t-b"), public.TimeMapOf("t-a"), public.JurisdictionPage("test"), public.SiteDir + "/index.html", public.SiteInputs}
+	before := map[string]os.FileInfo{}
+	for _, name := range names {
+		before[name] = page(name)
+	}
+	end() // quiet
+	for _, name := range names {
+		if !os.SameFile(before[name], page(name)) {
+			t.Errorf("a quiet run's end wrote %s again", name)
+		}
+	}
+	ix.Add("t-b", store.Entry{SHA256: sum("c"), Size: 1, FirstSeen: "2026-11-30"}, sum("b"))
+	must(t, os.Remove(filepath.Join(o.d.Reports, filepath.FromSlash(public.TimeMapOf("t-a")))))
+	end()
+	for _, name := range names {
+		changed := name == public.SourcePage("t-b") || name == public.JurisdictionPage("test") || name == public.SiteInputs || name == public.TimeMapOf("t-a")
+		if same := os.SameFile(before[name], page(name)); same == changed {
+			t.Errorf("after t-b changed, %s written: %v, want %v", name, !same, changed)
+		}
+	}
+	if data, _ := os.ReadFile(filepath.Join(o.d.Reports, filepath.FromSlash(public.SourcePage("t-b")))); !strings.Contains(string(data), "<h3>2026-11-30: changed</h3>") {
+		t.Errorf("t-b's page does not show its change:\n%s", data)
 	}
 }

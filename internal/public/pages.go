@@ -49,10 +49,17 @@ func Observe(rep *report.Report, set *manifest.Set, st *state.State, count Count
 		seen := report.HostSeen{Host: name, Robots: robots[name], Pace: pace[name]}
 		if len(days) > 0 {
 			seen.Requests = make([]int, len(weeks))
+			seen.Daily = make([]int, 7*len(weeks))
+			first, _ := time.Parse(time.DateOnly, since)
 			for day, n := range days {
 				for i, w := range weeks {
 					if w.From <= day && day <= w.To {
 						seen.Requests[i] += n
+					}
+				}
+				if d, err := time.Parse(time.DateOnly, day); err == nil {
+					if i := int(d.Sub(first).Hours() / 24); i >= 0 && i < len(seen.Daily) {
+						seen.Daily[i] += n
 					}
 				}
 			}

@@ -23,7 +23,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
-func loadSet(t *testing.T, dir string) *manifest.Set {
+func loadSet(t testing.TB, dir string) *manifest.Set {
 	t.Helper()
 	set, diags := manifest.Load(dir)
 	if diags.HasErrors() {

@@ -508,8 +508,8 @@ func (pub *Publisher) pages(ctx context.Context, cache fs.FS, st *state.State, r
 	if err != nil {
 		return nil, nil, err
 	}
-	out := make(map[string][]byte, len(files.Pages)+len(files.Feeds))
-	for _, f := range slices.Concat(files.Pages, files.Feeds) {
+	out := make(map[string][]byte, len(files.Pages)+len(files.Feeds)+len(files.Site))
+	for _, f := range slices.Concat(files.Pages, files.Feeds, files.Site) {
 		out["reports/"+f.Name] = f.Data
 	}
 	edits, applied := pub.manifestEdits(ctx, v.mainTree, pub.editions)

@@ -88,22 +88,29 @@ func (w *jsonWriter) host(h *HostSeen) {
 	w.open()
 	w.str("host", h.Host, false)
 	w.str("robots", h.Robots, true)
-	if len(h.Requests) > 0 {
-		w.key("requests")
-		w.b = append(w.b, '[')
-		for i, n := range h.Requests {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.b = strconv.AppendInt(w.b, int64(n), 10)
-		}
-		w.b = append(w.b, ']')
-	}
+	w.ints("requests", h.Requests)
+	w.ints("daily", h.Daily)
 	if len(h.Pace) > 0 {
 		w.key("pace")
 		w.encode(h.Pace)
 	}
 	w.b = append(w.b, '}')
+}
+
+// ints writes "name":[n,…], nothing for none.
+func (w *jsonWriter) ints(name string, ns []int) {
+	if len(ns) == 0 {
+		return
+	}
+	w.key(name)
+	w.b = append(w.b, '[')
+	for i, n := range ns {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = strconv.AppendInt(w.b, int64(n), 10)
+	}
+	w.b = append(w.b, ']')
 }
 
 func (w *jsonWriter) open() {

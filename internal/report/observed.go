@@ -23,6 +23,9 @@ type HostSeen struct {
 	// Requests holds the dispatches per week, oldest first, one for each
 	// of the weeks ending with the report's Week.
 	Requests []int `json:"requests,omitempty"`
+	// Daily holds the dispatches per UTC day over the same weeks, oldest
+	// first (7 a week): the host's page charts them.
+	Daily []int `json:"daily,omitempty"`
 	// Pace lists the site's own asks for a slower pace that the gate
 	// honours when they are slower than the policy (Crawl-delay and
 	// max-crawl-rate of the kept robots.txt, the last RateLimit-Policy

@@ -68,21 +68,21 @@ func TestAsOfIsTheMondayAfterTheWeek(t *testing.T) {
 // its JSON as it was written, and Seen finds each host.
 func TestHostsRoundTrip(t *testing.T) {
 	r := &Report{Week: "2026-W48", Hosts: []HostSeen{
-		{Host: "a.example", Robots: "read, obeyed", Requests: []int{0, 3, 0, 12}},
+		{Host: "a.example", Robots: "read, obeyed", Requests: []int{0, 3, 0, 12}, Daily: []int{0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 12, 0, 0}},
 		{Host: "b.example", Robots: "none (HTTP 404): everything allowed", Pace: []PaceHint{{Signal: "max-crawl-rate", Value: "10/m", Seconds: 6}}},
 	}, Sources: []Entry{{Jurisdiction: "x", ID: "s1", URL: "https://a.example/1", Kind: "legislation", Title: "T", Status: state.Fresh}}}
 	js, err := r.JSON()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(string(js), "{\n  \"week\": \"2026-W48\",\n  \"hosts\": [\n    {\"host\":\"a.example\",\"robots\":\"read, obeyed\",\"requests\":[0,3,0,12]},") {
+	if !strings.HasPrefix(string(js), "{\n  \"week\": \"2026-W48\",\n  \"hosts\": [\n    {\"host\":\"a.example\",\"robots\":\"read, obeyed\",\"requests\":[0,3,0,12],\"daily\":[0,0,0,0,0,0,0,0,1,2,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,12,0,0]},") {
 		t.Errorf("JSON starts:\n%s", js)
 	}
 	back, err := Parse(js)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Week != r.Week || len(back.Hosts) != 2 || back.Seen("a.example").Requests[3] != 12 || back.Seen("b.example").Robots != r.Hosts[1].Robots {
+	if back.Week != r.Week || len(back.Hosts) != 2 || back.Seen("a.example").Requests[3] != 12 || back.Seen("a.example").Daily[25] != 12 || back.Seen("b.example").Robots != r.Hosts[1].Robots {
 		t.Errorf("parsed back: %+v", back)
 	}
 	if p := back.Seen("b.example").Pace; len(p) != 1 || p[0] != r.Hosts[1].Pace[0] {
