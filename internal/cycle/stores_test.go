@@ -116,6 +116,13 @@ func TestBytesInStoresTheRecordInMain(t *testing.T) {
 	if strings.Contains(body, "/blob/") && strings.Contains(body, "snapshots/sha256") {
 		t.Errorf("the pull request links blobs in the repository:\n%s", body)
 	}
+	// The site links the bytes where anyone downloads them: the source's
+	// page and its TimeMap.
+	for _, p := range []string{"reports/site/sources/t-a.html", "reports/site/sources/t-a.wlnk"} {
+		if page := r.show(botrepo.BotBranch, p); !strings.Contains(page, "/releases/download/blobs-") || strings.Contains(page, "snapshots/sha256") {
+			t.Errorf("%s does not link the bytes' release asset:\n%s", p, page)
+		}
+	}
 
 	// A store's outage: nothing is pushed to the bot branch, the bytes wait
 	// on the cache branch, and the next day they are stored and proposed.
