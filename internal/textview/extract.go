@@ -21,7 +21,7 @@ import (
 // are then derived anew instead of being compared with different output.
 // The engine outside this module (pdftotext, whose version a machine
 // decides) is kept with each text instead (Engine), with the same effect.
-const Version = "v2"
+const Version = "v3"
 
 // Kind is the family of a document, as far as text goes.
 type Kind string
@@ -33,6 +33,11 @@ const (
 	KindTSV  Kind = "tsv"
 	KindText Kind = "text"
 	KindXLSX Kind = "xlsx"
+	// KindLaw is legislation in a structured form its publisher serves
+	// (Justice Canada's XML, legislation.gov.uk's CLML, USLM, eCFR, New
+	// Zealand's and gesetze-im-internet.de's XML): its text is the law's
+	// (package law).
+	KindLaw Kind = "law"
 	// KindNone is a document with no text extractor (images, Word files,
 	// archives): its Result says so in Reason.
 	KindNone Kind = "none"
@@ -375,6 +380,9 @@ var extractors = map[Kind]func(ctx context.Context, raw []byte, contentType stri
 	KindXLSX: func(ctx context.Context, raw []byte, _ string, _ *View, lim Limits, out *lines) error {
 		return extractXLSX(ctx, raw, lim, out)
 	},
+	KindLaw: func(ctx context.Context, raw []byte, _ string, _ *View, _ Limits, out *lines) error {
+		return extractLaw(ctx, raw, out)
+	},
 	KindCSV:  plain,
 	KindTSV:  plain,
 	KindText: plain,
@@ -441,7 +449,15 @@ func kindOf(raw []byte, contentType string) (Kind, string) {
 		return KindTSV, ""
 	case "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
 		return KindXLSX, ""
-	case "text/plain", "application/json", "application/xml", "text/xml":
+	case "application/xml", "text/xml":
+		if isLaw(raw) {
+			return KindLaw, ""
+		}
+		return KindText, ""
+	case "text/plain", "application/json":
+		if isLaw(raw) {
+			return KindLaw, ""
+		}
 		return KindText, ""
 	case "", "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download":
 		return sniff(raw, contentType)
@@ -460,6 +476,9 @@ func sniff(raw []byte, contentType string) (Kind, string) {
 		return KindPDF, ""
 	case bytes.HasPrefix(raw, []byte("PK\x03\x04")) && bytes.Contains(raw[:min(len(raw), 64<<10)], []byte("xl/")):
 		return KindXLSX, ""
+	}
+	if isLaw(head) || isLaw(raw[:min(len(raw), sniffSize)]) {
+		return KindLaw, ""
 	}
 	mt, _, _ := mime.ParseMediaType(http.DetectContentType(raw))
 	switch {
