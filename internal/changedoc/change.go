@@ -111,6 +111,9 @@ type Doc struct {
 	// change amended, added and repealed, in the text's order; absent
 	// for a document that is not read as law.
 	Provisions []ProvisionChange `json:"provisions,omitempty"`
+	// OmittedProvisionTexts counts the provisions listed without their
+	// old and new texts, past MaxProvisionText.
+	OmittedProvisionTexts int `json:"omitted_provision_texts,omitempty"`
 }
 
 // ProvisionChange is one provision a change amended, added or repealed.
@@ -260,6 +263,7 @@ func Of(in Input) Doc {
 	if figs != nil {
 		d.Figures = figs
 	}
+	d.Provisions, d.OmittedProvisionTexts = provisionChanges(in.URL, in.OldText, in.NewText, dec)
 	return d
 }
 

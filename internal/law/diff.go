@@ -1,5 +1,10 @@
 package law
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Change is a provision that differs between two versions of a text.
 type Change struct {
 	// ID is the provision's ID; Change is Amended, Added or Repealed.
@@ -75,4 +80,25 @@ func Diff(old, new []Provision) []Change {
 	}
 	gone(len(old))
 	return out
+}
+
+// Summary says which provisions changed, in a text's order: "s. 113
+// amended; s. 662 repealed". Past max of them the rest are counted ("…
+// and 12 more"); max <= 0 names all. at gives the i-th change's ID and
+// kind, so that any list of changes (Diff's, a change document's) is
+// said the same way.
+func Summary(n int, at func(i int) (id, change string), max int) string {
+	var b strings.Builder
+	for i := range n {
+		if max > 0 && i == max {
+			fmt.Fprintf(&b, "; and %d more", n-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		id, change := at(i)
+		b.WriteString(id + " " + change)
+	}
+	return b.String()
 }
