@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // HeadingMark starts a line of a legislation text view that is a heading
@@ -86,9 +87,11 @@ var citedHeading = regexp.MustCompile(`^# — (.+?), ss?\. ([0-9]+(?:\.[0-9]+)*)
 // Germany's "(weggefallen)" and "(aufgehoben)".
 var repealNote = regexp.MustCompile(`^(?:\[|\()?(?:Repealed|Revoked|Abrogé|Abrogée|weggefallen|aufgehoben|Reserved|\[Reserved\])\b.*$`)
 
-// repealed reports whether a provision holds only a repeal note.
+// repealed reports whether a provision holds only a repeal note: its
+// lines say so, or its heading does and its lines hold no words (a
+// German norm "§ 33 (weggefallen)" over a "-").
 func repealed(heading string, body []string) bool {
-	if len(body) == 0 {
+	if len(body) == 0 || repealNote.MatchString(heading) && !anyWords(body) {
 		return heading != "" && repealNote.MatchString(heading)
 	}
 	for _, l := range body {
@@ -97,4 +100,15 @@ func repealed(heading string, body []string) bool {
 		}
 	}
 	return true
+}
+
+func anyWords(lines []string) bool {
+	for _, l := range lines {
+		for _, r := range l {
+			if unicode.IsLetter(r) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -80,6 +80,9 @@ type spec struct {
 	// whose whole text is a heading line outside provisions.
 	label, heading, headBlock map[string]bool
 	block, cell               map[string]bool
+	// levels: where labels and headings outside provisions make heading
+	// lines (nil: anywhere); elsewhere they are text.
+	levels map[string]bool
 	// quote: elements of text an amendment quotes (see QuoteMark).
 	quote map[string]bool
 	// splitHead cuts a heading that holds the label too (eCFR's "§ 1.61-1
@@ -121,7 +124,12 @@ var specs = map[Format]*spec{
 		labelOf: func(label string) string { return strings.TrimLeft(label, "* ") },
 	},
 	CLML: {
-		skip:        set("Metadata", "Contents", "Commentaries", "CommentaryRef", "Versions", "Resources", "Citation0"),
+		// The metadata, the contents, the editors' commentaries and
+		// footnote marks, the signatures and the explanatory notes are
+		// no part of the law's text.
+		skip: set("Metadata", "Contents", "Commentaries", "CommentaryRef", "Versions", "Resources", "FootnoteRef",
+			"Footnotes", "SignedSection", "ExplanatoryNotes", "EarlierOrders", "MadeDate", "LaidDate", "ComingIntoForce"),
+		meta:        map[string]string{"identifier": "identifier"},
 		isProvision: func(name string, _ []xml.Attr) bool { return name == "P1" },
 		groupHeading: func(parent, name string) bool {
 			return parent == "P1group" && name == "Title"
@@ -137,18 +145,25 @@ var specs = map[Format]*spec{
 		identify: clmlIdentify,
 	},
 	USLM: {
-		skip:        set("meta", "notes", "note", "toc", "layout"),
+		// Page breaks, margin notes and the preface are the printer's;
+		// the Code's notes are the editors'.
+		skip:        set("meta", "notes", "note", "toc", "layout", "page", "sidenote", "preface"),
 		isProvision: func(name string, _ []xml.Attr) bool { return name == "section" },
 		label:       set("num"),
 		heading:     set("heading"),
 		headBlock:   set("docTitle", "longTitle"),
+		levels: set("title", "subtitle", "chapter", "subchapter", "part", "subpart", "division", "subdivision",
+			"appropriations", "level", "article"),
 		block: set("content", "chapeau", "continuation", "subsection", "paragraph", "subparagraph", "clause",
 			"subclause", "item", "subitem", "sourceCredit", "quotedContent", "p", "proviso", "column"),
 		quote:    set("quotedContent"),
 		identify: uslmIdentify,
 	},
 	ECFR: {
-		skip: set("AUTH", "SOURCE", "EDNOTE", "EFFDNOT", "PRTPAGE", "FTNT", "SECAUTH", "CITA", "HEADER", "FDSYS"),
+		// The table of contents, the amendment date and the page breaks
+		// are the publisher's; the authority and source notes are kept,
+		// as lines of their part.
+		skip: set("HEADER", "FDSYS", "CFRTOC", "AMDDATE", "PRTPAGE"),
 		isProvision: func(name string, attrs []xml.Attr) bool {
 			return name == "DIV8" || attr(attrs, "TYPE") == "SECTION"
 		},
@@ -157,9 +172,10 @@ var specs = map[Format]*spec{
 				w.meta["title"] = attr(attrs, "N")
 			}
 		},
-		label:     set("SECTNO"),
-		heading:   set("HEAD", "SUBJECT"),
-		block:     set("P", "FP", "HD1", "HD2", "HD3", "EXTRACT", "NOTE", "GPOTABLE", "MATH", "FP-1", "FP-2", "EXAMPLE", "APPENDIX"),
+		label:   set("SECTNO"),
+		heading: set("HEAD", "SUBJECT"),
+		block: set("P", "FP", "HD1", "HD2", "HD3", "EXTRACT", "NOTE", "GPOTABLE", "MATH", "FP-1", "FP-2", "EXAMPLE",
+			"APPENDIX", "AUTH", "SOURCE", "CITA", "EDNOTE", "EFFDNOT", "SECAUTH", "FTNT", "PSPACE"),
 		splitHead: splitSectionHead,
 		identify:  ecfrIdentify,
 	},
@@ -191,9 +207,17 @@ var specs = map[Format]*spec{
 		skip: set("jurabk", "amtabk", "ausfertigung-datum", "fundstelle", "kurzue", "standangabe",
 			"gliederungskennzahl", "fussnoten", "Footnotes", "FnR", "TOC", "Revision", "builddate"),
 		isProvision: func(name string, _ []xml.Attr) bool { return name == "norm" },
-		label:       set("enbez"),
-		heading:     set("titel", "langue", "gliederungsbez", "gliederungstitel"),
-		block:       set("P", "DL", "DT", "DD", "LA", "Title", "Subtitle", "text", "Content", "row"),
+		// A list item's number runs on with its text ("1. bis 12 348
+		// Euro …"), as the page shows it.
+		label: set("enbez", "DT"),
+		// Sentence numbers (superscript "1", "2") are the editors' and
+		// would glue digits to words.
+		skipIf: func(name string, attrs []xml.Attr) bool {
+			return name == "SUP" && attr(attrs, "class") == "Rec"
+		},
+		heading:      set("titel", "langue", "gliederungsbez", "gliederungstitel"),
+		block:        set("P", "DL", "DD", "LA", "Title", "Subtitle", "text", "Content", "row"),
+		joinHeadings: true,
 		identify: func(_ *walker, label string, _ *provState) (string, string) {
 			return label, ""
 		},
@@ -242,11 +266,15 @@ func canadaAddress(regulation, french bool, number, label string) string {
 
 // clmlIdentify names a P1 by its IdURI's tail (section/10 → "s. 10",
 // regulation/10 → "reg. 10", schedule/1/paragraph/3 → "Sch. 1 para. 3")
-// and addresses it there.
-func clmlIdentify(_ *walker, label string, p *provState) (string, string) {
+// and addresses it there; without one, by its id ("regulation-1") under
+// the document's dc:identifier.
+func clmlIdentify(w *walker, label string, p *provState) (string, string) {
 	uri := attr(p.attrs, "IdURI")
 	if uri == "" {
 		uri = attr(p.attrs, "DocumentURI")
+	}
+	if id := attr(p.attrs, "id"); uri == "" && id != "" && w.meta["identifier"] != "" {
+		uri = strings.TrimSuffix(w.meta["identifier"], "/") + "/" + strings.ReplaceAll(id, "-", "/")
 	}
 	u, err := url.Parse(uri)
 	if err != nil || u.Host == "" {
@@ -289,44 +317,78 @@ func ukID(path string) string {
 
 var uslmSection = regexp.MustCompile(`^/us/usc/t([0-9A-Za-z]+)/s([0-9A-Za-z.\-–]+)$`)
 
-// uslmIdentify: "§ 3402", at uscode.house.gov's page of the section.
+// uslmIdentify: "§ 3402" for a section of the Code, at
+// uscode.house.gov's page of it; "sec. 501" for a section of a public
+// law ("SEC. 501.").
 func uslmIdentify(_ *walker, label string, p *provState) (string, string) {
-	num := strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(label, "§"), "Sec.")), ".")
+	id := usID(label)
 	m := uslmSection.FindStringSubmatch(attr(p.attrs, "identifier"))
 	if m == nil {
-		return "§ " + strings.TrimSpace(num), ""
+		return id, ""
 	}
 	return "§ " + m[2], uscodeAddress(m[1], m[2])
+}
+
+// usID is the ID of a US section by its label: "§ 3402." → "§ 3402",
+// "SEC. 501." → "sec. 501".
+func usID(label string) string {
+	l := strings.TrimSpace(label)
+	word := "§ "
+	for _, p := range []string{"§", "SEC.", "Sec.", "Section"} {
+		if strings.HasPrefix(l, p) {
+			if p != "§" {
+				word = "sec. "
+			}
+			l = strings.TrimPrefix(l, p)
+			break
+		}
+	}
+	return word + strings.TrimSuffix(strings.TrimSpace(l), ".")
 }
 
 func uscodeAddress(title, section string) string {
 	return "https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title" + title + "-section" + section + "&num=0&edition=prelim"
 }
 
-// sectionHead is eCFR's "§ 1.61-1   Gross income." (or "Sec. 1.61-1").
-var sectionHead = regexp.MustCompile(`^((?:§|Sec\.)\s*[0-9][0-9A-Za-z.()\-–]*)\s*(.*)$`)
+// sectionHead is eCFR's "§ 1.61-1   Gross income." (or "Sec. 1.61-1"),
+// and a range of reserved sections "§§ 457.104-457.109 [Reserved]".
+var sectionHead = regexp.MustCompile(`^((?:§§?|Sec\.)\s*[0-9][0-9A-Za-z.()\-–]*)\s*(.*)$`)
 
 func splitSectionHead(h string) (string, string) {
 	m := sectionHead.FindStringSubmatch(h)
 	if m == nil {
 		return "", h
 	}
-	label := strings.TrimSuffix(m[1], ".")
-	if strings.HasPrefix(label, "Sec.") {
-		label = "§ " + strings.TrimSpace(strings.TrimPrefix(label, "Sec."))
+	return ecfrLabel(m[1]), m[2]
+}
+
+// ecfrLabel writes a section's number as eCFR heads it: "§ 1.61-1",
+// "§§ 457.104-457.109".
+func ecfrLabel(raw string) string {
+	mark := "§ "
+	switch {
+	case strings.HasPrefix(raw, "§§"):
+		mark, raw = "§§ ", strings.TrimPrefix(raw, "§§")
+	case strings.HasPrefix(raw, "Sec."):
+		raw = strings.TrimPrefix(raw, "Sec.")
+	default:
+		raw = strings.TrimPrefix(raw, "§")
 	}
-	label = strings.Replace(label, "§", "§ ", 1)
-	label = strings.Join(strings.Fields(label), " ")
-	return label, m[2]
+	return mark + strings.TrimSuffix(strings.TrimSpace(raw), ".")
 }
 
 // ecfrIdentify: "§ 31.3402(f)(1)-1", at ecfr.gov's page of the section.
 func ecfrIdentify(w *walker, label string, _ *provState) (string, string) {
-	num := strings.TrimSpace(strings.TrimPrefix(label, "§"))
-	if t := w.meta["title"]; t != "" {
-		return label, "https://www.ecfr.gov/current/title-" + t + "/section-" + num
+	return label, ecfrAddress(w.meta["title"], label)
+}
+
+// ecfrAddress is ecfr.gov's page of a section of a title ("" for a
+// range of sections, which has none).
+func ecfrAddress(title, label string) string {
+	if title == "" || !strings.HasPrefix(label, "§ ") {
+		return ""
 	}
-	return label, ""
+	return "https://www.ecfr.gov/current/title-" + title + "/section-" + strings.TrimPrefix(label, "§ ")
 }
 
 // nzIdentify: "s. 10" ("r. 10" in regulations), at

@@ -52,10 +52,11 @@ var (
 	// legislation.gov.uk and legislation.govt.nz: "10 Basic rate", "10A",
 	// "CB 1 Income from…", or a PDF's "Section 10".
 	ukLine = regexp.MustCompile(`^(?:(?:Section|Regulation|Article|Rule) )?([0-9]+[A-Z]*|[A-Z]{2} [0-9]+[A-Z]*)(?: (.*))?$`)
-	// uscode: "§ 3402. Income tax collected at source".
-	usLine = regexp.MustCompile(`^(§ ?[0-9]+[0-9A-Za-z\-–]*\.)(?: (.*))?$`)
+	// uscode: "§ 3402. Income tax collected at source"; a public law:
+	// "SEC. 501. …".
+	usLine = regexp.MustCompile(`^((?:§|SEC\.|Sec\.) ?[0-9]+[0-9A-Za-z\-–]*\.)(?: (.*))?$`)
 	// eCFR: "§ 31.3402(f)(1)-1 Withholding exemptions.".
-	ecfrLine = regexp.MustCompile(`^(§ ?[0-9]+\.[0-9A-Za-z().\-–]+)(?: (.*))?$`)
+	ecfrLine = regexp.MustCompile(`^(§§? ?[0-9]+\.[0-9A-Za-z().\-–]+)(?: (.*))?$`)
 	// Germany: "§ 32a Einkommensteuertarif", "Art 1".
 	giiLine = regexp.MustCompile(`^((?:§|Art\.?|Artikel) ?[0-9]+[a-z]*)(?: (.*))?$`)
 	// A schedule's heading line, after which a UK text's provisions are
@@ -83,9 +84,9 @@ func Segment(text, hint string) []Provision {
 		return nil
 	}
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	var starts []start
-	var last []int
-	lastLabel := ""
+	// The lines that could start a provision, and the headings that
+	// number provisions anew, in order.
+	var cands []candidate
 	schedule := ""
 	// apart: past the Act's body, in its schedules and the provisions
 	// of other Acts it reproduces, which have no page of their own at
@@ -96,17 +97,18 @@ func Segment(text, hint string) []Provision {
 			continue
 		}
 		if strings.HasPrefix(line, HeadingMark) {
-			if restarts(line) {
-				last, lastLabel = nil, ""
-				apart = true
-			}
+			reset := restarts(line)
+			apart = apart || reset
 			if pub == PubUK {
 				if m := scheduleHeading.FindStringSubmatch(line); m != nil {
-					schedule, last, lastLabel = m[1], nil, ""
+					schedule, reset = m[1], true
 					if schedule == "" {
 						schedule = "1"
 					}
 				}
+			}
+			if reset {
+				cands = append(cands, candidate{reset: true})
 			}
 			continue
 		}
@@ -114,15 +116,6 @@ func Segment(text, hint string) []Provision {
 		if !ok {
 			continue
 		}
-		first, final := s.label, s.label
-		if pub == PubJusticeCanada {
-			f := strings.Fields(s.label)
-			first, final = f[0], f[len(f)-1]
-		}
-		if !follows(pub, numbers(first), last, first, lastLabel) {
-			continue
-		}
-		last, lastLabel = numbers(final), final
 		s.line = i
 		if pub == PubUK && schedule == "" && regulations(hint) {
 			s.id = "reg. " + strings.TrimPrefix(s.id, "s. ")
@@ -130,12 +123,66 @@ func Segment(text, hint string) []Provision {
 		if !(apart && pub == PubJusticeCanada) {
 			s.address = addressOf(pub, hint, s, schedule)
 		}
-		starts = append(starts, s)
+		c := candidate{s: s, first: s.id, final: s.id}
+		if pub == PubJusticeCanada {
+			f := strings.Fields(s.label)
+			c.first, c.final = f[0], f[len(f)-1]
+		}
+		cands = append(cands, c)
+	}
+	var starts []start
+	var last *candidate
+	for i := range cands {
+		c := &cands[i]
+		if c.reset {
+			last = nil
+			continue
+		}
+		if !after(pub, last, c) {
+			continue
+		}
+		// A candidate the next one does not follow, where that one
+		// follows the provision before, is a figure at a line's start
+		// ("2024 was …" between sections 19 and 20), not a section.
+		out := false
+		for j := i + 1; last != nil && j < len(cands) && j <= i+lookahead && !cands[j].reset; j++ {
+			if after(pub, last, &cands[j]) {
+				out = !after(pub, c, &cands[j])
+				break
+			}
+		}
+		if out {
+			continue
+		}
+		last = c
+		starts = append(starts, c.s)
 	}
 	if len(starts) == 0 {
 		return nil
 	}
 	return assemble(lines, starts)
+}
+
+// candidate is a line that could start a provision, or (reset) a
+// heading after which provisions are numbered anew.
+type candidate struct {
+	s     start
+	first string // the label (or ID) its number is read from
+	final string // the last label of a range ("154 and 155": 155)
+	reset bool
+}
+
+// lookahead is how many candidates after one are read to tell whether
+// it is out of the sequence: a bound, so that cutting stays linear.
+const lookahead = 8
+
+// after reports whether c can be the provision after last (nil: the
+// first).
+func after(pub Publisher, last, c *candidate) bool {
+	if last == nil {
+		return true
+	}
+	return follows(pub, numbers(c.first), numbers(last.final), c.first, last.final)
 }
 
 // restarts reports whether a heading line begins provisions numbered
@@ -182,9 +229,9 @@ func startOf(pub Publisher, line, schedule string) (start, bool) {
 			s.id = "Sch. " + schedule + " para. " + m[1]
 		}
 	case PubUSCode:
-		s.id = "§ " + strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(m[1], "§")), ".")
+		s.id = usID(m[1])
 	case PubECFR:
-		s.id = "§ " + strings.TrimSpace(strings.TrimPrefix(m[1], "§"))
+		s.id = ecfrLabel(m[1])
 		s.label = s.id
 	case PubGII:
 		s.id = m[1]
@@ -301,7 +348,7 @@ func addressOf(pub Publisher, hint string, s start, schedule string) string {
 		}
 	case PubECFR:
 		if m := ecfrTitle.FindStringSubmatch(hint); m != nil {
-			return "https://www.ecfr.gov/current/title-" + m[1] + "/section-" + strings.TrimPrefix(s.id, "§ ")
+			return ecfrAddress(m[1], s.id)
 		}
 	}
 	return ""

@@ -19,6 +19,10 @@ import (
 // rather than followed into a stack of frames as deep as its bytes.
 const MaxDepth = 512
 
+// maxMeta bounds the metadata kept aside (an Act's number, an
+// identifier): a few hundred bytes are all any of it is.
+const maxMeta = 1024
+
 // ErrNotLaw is returned for a document none of the readers knows.
 var ErrNotLaw = errors.New("not a structured legislation document this reader knows (Justice Canada's XML, legislation.gov.uk's CLML, USLM, eCFR's XML, New Zealand's legislation XML, gesetze-im-internet.de's XML)")
 
@@ -208,6 +212,12 @@ func attr(attrs []xml.Attr, local string) string {
 func (w *walker) open(t xml.StartElement) error {
 	name := t.Name.Local
 	fr := frame{name: name}
+	// Metadata an address needs is kept aside even where the metadata
+	// is left out of the text (CLML's dc:identifier).
+	if key, ok := w.sp.meta[name]; ok {
+		w.metaKey = key
+		w.metaBuf.Reset()
+	}
 	if w.skip > 0 || w.sp.skip[name] || w.sp.skipIf != nil && w.sp.skipIf(name, t.Attr) {
 		fr.skipped = true
 		w.skip++
@@ -223,10 +233,6 @@ func (w *walker) open(t xml.StartElement) error {
 		}
 		w.quoted++
 		fr.quote = true
-	}
-	if key, ok := w.sp.meta[name]; ok {
-		w.metaKey = key
-		w.metaBuf.Reset()
 	}
 	if w.prov == nil && w.sp.groupHeading != nil && w.sp.groupHeading(w.parent(), name) {
 		w.pendingBuf = &strings.Builder{}
@@ -266,7 +272,7 @@ func (w *walker) open(t xml.StartElement) error {
 		// Inside a heading line everything runs on: "PART I Old Age
 		// Security Pension".
 		fr.labelEl = isLabel
-	case w.prov == nil && (isLabel || isHeading || w.sp.headBlock[name]):
+	case w.prov == nil && (w.sp.headBlock[name] || (isLabel || isHeading) && (w.sp.levels == nil || w.sp.levels[w.parent()])):
 		if !(w.headingLine && w.onlyLabel) {
 			if err := w.flush(); err != nil {
 				return err
@@ -322,6 +328,12 @@ func (w *walker) inHeading() bool {
 func (w *walker) close() error {
 	fr := w.stack[len(w.stack)-1]
 	w.stack = w.stack[:len(w.stack)-1]
+	if key, ok := w.sp.meta[fr.name]; ok && w.metaKey == key {
+		if _, had := w.meta[key]; !had {
+			w.meta[key] = strings.TrimSpace(w.metaBuf.String())
+		}
+		w.metaKey = ""
+	}
 	if fr.skipped {
 		w.skip--
 		return nil
@@ -392,14 +404,11 @@ func (w *walker) close() error {
 
 // text adds character data to where it belongs.
 func (w *walker) text(s string) error {
-	if w.skip > 0 {
-		return nil
-	}
-	if w.metaKey != "" {
+	if w.metaKey != "" && w.metaBuf.Len() < maxMeta {
 		w.metaBuf.WriteString(s)
-		if w.sp.metaOnly[w.metaKey] {
-			return nil
-		}
+	}
+	if w.skip > 0 || w.metaKey != "" && w.sp.metaOnly[w.metaKey] {
+		return nil
 	}
 	var dst *strings.Builder
 	for i := len(w.stack) - 1; i >= 0; i-- {
