@@ -198,7 +198,9 @@ func extract(ctx context.Context, d Doc, v *View, lim Limits) (res Result) {
 		res.Reason = fmt.Sprintf("text extraction stopped before it began (%v); no text is derived", err)
 		return res
 	}
-	child := kind == KindPDF && pdftotext().path != "" || isolate && self() != "" && (kind == KindPDF || kind == KindXLSX || d.size() > inProcessMax)
+	// A zipped law, like a workbook, can inflate a thousandfold.
+	zipped := kind == KindLaw && bytes.HasPrefix(head, []byte("PK\x03\x04"))
+	child := kind == KindPDF && pdftotext().path != "" || isolate && self() != "" && (kind == KindPDF || kind == KindXLSX || zipped || d.size() > inProcessMax)
 	if child {
 		// One extracting child at a time, whatever the number of hosts
 		// fetching: the run's memory is its own plus one child's bound.
@@ -380,8 +382,8 @@ var extractors = map[Kind]func(ctx context.Context, raw []byte, contentType stri
 	KindXLSX: func(ctx context.Context, raw []byte, _ string, _ *View, lim Limits, out *lines) error {
 		return extractXLSX(ctx, raw, lim, out)
 	},
-	KindLaw: func(ctx context.Context, raw []byte, _ string, _ *View, _ Limits, out *lines) error {
-		return extractLaw(ctx, raw, out)
+	KindLaw: func(ctx context.Context, raw []byte, _ string, _ *View, lim Limits, out *lines) error {
+		return extractLaw(ctx, raw, lim.withDefaults(), out)
 	},
 	KindCSV:  plain,
 	KindTSV:  plain,
@@ -449,6 +451,10 @@ func kindOf(raw []byte, contentType string) (Kind, string) {
 		return KindTSV, ""
 	case "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
 		return KindXLSX, ""
+	case "application/zip", "application/x-zip-compressed":
+		if zippedLaw(raw) {
+			return KindLaw, ""
+		}
 	case "application/xml", "text/xml":
 		if isLaw(raw) {
 			return KindLaw, ""
@@ -476,6 +482,8 @@ func sniff(raw []byte, contentType string) (Kind, string) {
 		return KindPDF, ""
 	case bytes.HasPrefix(raw, []byte("PK\x03\x04")) && bytes.Contains(raw[:min(len(raw), 64<<10)], []byte("xl/")):
 		return KindXLSX, ""
+	case zippedLaw(raw):
+		return KindLaw, ""
 	}
 	if isLaw(head) || isLaw(raw[:min(len(raw), sniffSize)]) {
 		return KindLaw, ""

@@ -1,6 +1,8 @@
 package textview
 
 import (
+	"archive/zip"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"io"
@@ -91,5 +93,35 @@ func TestOtherXMLStaysText(t *testing.T) {
 	res := Extract(context.Background(), []byte(`<?xml version="1.0"?><rates><rate>20%</rate></rates>`), "application/xml", Limits{})
 	if res.Kind != KindText {
 		t.Errorf("kind %s", res.Kind)
+	}
+}
+
+// TestZippedLawIsReadAsLaw: gesetze-im-internet.de's xml.zip (a ZIP of
+// one XML file) is read as the law inside it, served as a ZIP or as
+// bytes of no type; an archive inflating past the limit is refused.
+func TestZippedLawIsReadAsLaw(t *testing.T) {
+	xml, err := os.ReadFile(filepath.Join("..", "law", "testdata", "samples", "gii-estg-synthetic.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create("BJNR010050934.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(xml)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, ct := range []string{"application/zip", "application/octet-stream", ""} {
+		res := Extract(context.Background(), buf.Bytes(), ct, Limits{})
+		if !res.OK() || res.Kind != KindLaw || !strings.Contains(res.Text, "\n§ 32a Einkommensteuertarif\n") {
+			t.Errorf("%q: kind %s, reason %q, text %.200q", ct, res.Kind, res.Reason, res.Text)
+		}
+	}
+	res := Extract(context.Background(), buf.Bytes(), "application/zip", Limits{MaxInput: 2000})
+	if res.OK() || !strings.Contains(res.Reason, "inflates past 2000 bytes") {
+		t.Errorf("an archive inflating past the limit: %+v", res)
 	}
 }
