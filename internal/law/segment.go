@@ -76,7 +76,9 @@ var (
 // the start of a line is not taken for a section. Lines starting with
 // HeadingMark end the provision before them; a heading of an Act's
 // related provisions or a schedule restarts the numbering. Of the text
-// view of a publisher's XML, Segment gives exactly what Read gives.
+// view of a publisher's XML, Segment gives exactly what Read gives (New
+// Zealand's provisions without their addresses). A provision's heading
+// is what follows its label on its first line.
 // Linear in the text.
 func Segment(text, hint string) []Provision {
 	pub := PublisherOf(hint)

@@ -43,7 +43,8 @@ func WriteText(r io.Reader, emit func(line string) error) error {
 // Read returns the provisions of a structured legislation document in
 // the order the document has them, cut from its text view exactly as
 // Segment cuts that text: Segment(text view, its address) gives the
-// same provisions.
+// same provisions, but for the addresses of New Zealand's provisions
+// (named by ids that only the XML holds).
 func Read(r io.Reader) ([]Provision, error) {
 	var lines []string
 	var starts []start

@@ -471,7 +471,7 @@ func kindOf(raw []byte, contentType string) (Kind, string) {
 	if strings.HasPrefix(mt, "text/") {
 		return KindText, ""
 	}
-	return KindNone, fmt.Sprintf("no text extractor for %s; only HTML, PDF, CSV/TSV, plain text and XLSX have a text view (the bytes are held as they are)", mt)
+	return KindNone, fmt.Sprintf("no text extractor for %s; only HTML, PDF, CSV/TSV, plain text, XLSX and legislation's XML have a text view (the bytes are held as they are)", mt)
 }
 
 // sniff tells the kind of bytes served without a useful Content-Type.
@@ -499,7 +499,7 @@ func sniff(raw []byte, contentType string) (Kind, string) {
 	if what == "" {
 		what = "no Content-Type"
 	}
-	return KindNone, fmt.Sprintf("no text extractor for these bytes (%s, they look like %s); only HTML, PDF, CSV/TSV, plain text and XLSX have a text view", what, mt)
+	return KindNone, fmt.Sprintf("no text extractor for these bytes (%s, they look like %s); only HTML, PDF, CSV/TSV, plain text, XLSX and legislation's XML have a text view", what, mt)
 }
 
 // lastRuneStart is the length of b without a rune cut off at its end.
