@@ -138,7 +138,6 @@ type walker struct {
 	// pendingHeading is a heading read before its provision (CLML's
 	// P1group title before the P1).
 	pendingHeading string
-	pendingDepth   int
 	pendingBuf     *strings.Builder
 }
 
