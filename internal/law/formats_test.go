@@ -257,6 +257,12 @@ func TestSegmentPublishersPages(t *testing.T) {
 		{"https://laws-lois.justice.gc.ca/eng/acts/O-9/FullText.html",
 			"Old Age Security Act\nAmount of supplement\n19 (1) Subject to this Act, a supplement may be paid.\n2024 was the year.\n(2) The amount is $1,000.\n20 (1) The Minister may waive.\n117 Regulations\n",
 			[]string{"s. 19 https://laws-lois.justice.gc.ca/eng/acts/O-9/section-19.html", "s. 20 https://laws-lois.justice.gc.ca/eng/acts/O-9/section-20.html", "s. 117 https://laws-lois.justice.gc.ca/eng/acts/O-9/section-117.html"}},
+		// The same number twice: the line that reads as a provision's
+		// first starts it; an unconfirmed leap that reads as a sentence
+		// is none.
+		{"https://laws-lois.justice.gc.ca/eng/acts/X-1/FullText.html",
+			"11 Note\n12 months after the date, the amount is due.\n12 Rates\n(1) The rate is 5%.\n13\n13 per cent is the rate.\n14 Last\n90 days after that, it ends.\n",
+			[]string{"s. 11 https://laws-lois.justice.gc.ca/eng/acts/X-1/section-11.html", "s. 12 https://laws-lois.justice.gc.ca/eng/acts/X-1/section-12.html", "s. 13 https://laws-lois.justice.gc.ca/eng/acts/X-1/section-13.html", "s. 14 https://laws-lois.justice.gc.ca/eng/acts/X-1/section-14.html"}},
 		{"https://www.legislation.gov.uk/ukpga/2007/3/contents",
 			"Income Tax Act 2007\nSection 10 Income charged at the basic rate\n10 This section applies.\n1 The first subsection.\nSection 11 Income charged at the higher rate\n",
 			[]string{"s. 10 https://www.legislation.gov.uk/ukpga/2007/3/section/10", "s. 11 https://www.legislation.gov.uk/ukpga/2007/3/section/11"}},

@@ -146,12 +146,28 @@ func Segment(text, hint string) []Provision {
 		// A candidate the next one does not follow, where that one
 		// follows the provision before, is a figure at a line's start
 		// ("2024 was …" between sections 19 and 20), not a section.
-		out := false
+		// With no next one to tell (the text's or the part's last), a
+		// leap of more than maxLeap is taken for a figure too.
+		out, told := false, false
 		for j := i + 1; last != nil && j < len(cands) && j <= i+lookahead && !cands[j].reset; j++ {
+			if cands[j].first == c.first {
+				// The same number again: the one that reads most like a
+				// provision's first line starts it ("5" over "5 per cent
+				// of …" after it; "12 Rates" over "12 months after …"
+				// before it), the first of equals.
+				if startScore(cands[j].s) > startScore(c.s) {
+					out, told = true, true
+					break
+				}
+				continue
+			}
 			if after(pub, last, &cands[j]) {
-				out = !after(pub, c, &cands[j])
+				out, told = !after(pub, c, &cands[j]), true
 				break
 			}
+		}
+		if last != nil && !told {
+			out = leap(c, last) > maxLeap || startScore(c.s) == 0 && leap(c, last) > maxSentenceLeap
 		}
 		if out {
 			continue
@@ -177,6 +193,41 @@ type candidate struct {
 // lookahead is how many candidates after one are read to tell whether
 // it is out of the sequence: a bound, so that cutting stays linear.
 const lookahead = 8
+
+// startScore is how much a line reads like a provision's first line:
+// its label alone; a subsection's "(1)" after it; a heading (no
+// sentence's end); a sentence.
+func startScore(s start) int {
+	h := strings.TrimSpace(s.heading)
+	switch {
+	case h == "":
+		return 3
+	case strings.HasPrefix(h, "("):
+		return 2
+	case !strings.ContainsAny(h[len(h)-1:], ".;:,"):
+		return 1
+	}
+	return 0
+}
+
+// maxLeap is the most a provision's number may pass the one before when
+// no provision after it confirms it (sections 270 and 275 are neighbours;
+// a line "2024 is the year …" after section 300 is no section 2024);
+// maxSentenceLeap, when its line reads as a sentence ("90 days after …"
+// after section 49).
+const (
+	maxLeap         = 100
+	maxSentenceLeap = 5
+)
+
+// leap is how far c's first number passes last's.
+func leap(c, last *candidate) int {
+	a, b := numbers(c.first), numbers(last.final)
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	return a[0] - b[0]
+}
 
 // after reports whether c can be the provision after last (nil: the
 // first).
