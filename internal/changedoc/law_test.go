@@ -1,6 +1,7 @@
 package changedoc
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"fmt"
@@ -116,6 +117,14 @@ func TestProvisionFiguresAreTheProvisions(t *testing.T) {
 	}
 	if d.Provisions[0].Address != "https://laws-lois.justice.gc.ca/eng/acts/X-1/section-2.html" {
 		t.Errorf("address %q", d.Provisions[0].Address)
+	}
+	// The document names the provisions before its hunks.
+	data, err := d.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, h := bytes.Index(data, []byte(`"provisions"`)), bytes.Index(data, []byte(`"hunks"`)); p < 0 || p > h {
+		t.Errorf("provisions at %d, hunks at %d:\n%s", p, h, data)
 	}
 	// A text of no known publisher is not read as law.
 	if d := Of(example("xx", old, cur)); d.Provisions != nil {
