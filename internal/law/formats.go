@@ -91,11 +91,12 @@ type spec struct {
 	// wrapLabels: labels inside a provision are printed in parentheses
 	// (the XML has "1", the page "(1)").
 	wrapLabels bool
-	// joinHeadings: every heading element before the provision's text
-	// is part of its heading (a German norm's heading in two parts).
-	joinHeadings bool
-	labelOf      func(label string) string
-	identify     func(w *walker, label string, p *provState) (id, address string)
+	labelOf    func(label string) string
+	identify   func(w *walker, label string, p *provState) (id, address string)
+	// fields: elements read by name (provState.fields) before the
+	// provision's text; compose makes its label and heading of them.
+	fields  map[string]bool
+	compose func(p *provState) (label, heading string)
 }
 
 var specs = map[Format]*spec{
@@ -207,21 +208,52 @@ var specs = map[Format]*spec{
 		skip: set("jurabk", "amtabk", "ausfertigung-datum", "fundstelle", "kurzue", "standangabe",
 			"gliederungskennzahl", "fussnoten", "Footnotes", "FnR", "TOC", "Revision", "builddate"),
 		isProvision: func(name string, _ []xml.Attr) bool { return name == "norm" },
+		fields:      set("enbez", "titel", "langue", "gliederungsbez", "gliederungstitel"),
+		compose:     giiCompose,
 		// A list item's number runs on with its text ("1. bis 12 348
 		// Euro …"), as the page shows it.
-		label: set("enbez", "DT"),
+		label: set("DT"),
 		// Sentence numbers (superscript "1", "2") are the editors' and
 		// would glue digits to words.
 		skipIf: func(name string, attrs []xml.Attr) bool {
 			return name == "SUP" && attr(attrs, "class") == "Rec"
 		},
-		heading:      set("titel", "langue", "gliederungsbez", "gliederungstitel"),
-		block:        set("P", "DL", "DD", "LA", "Title", "Subtitle", "text", "Content", "row"),
-		joinHeadings: true,
-		identify: func(_ *walker, label string, _ *provState) (string, string) {
+		block: set("P", "DL", "DD", "LA", "Title", "Subtitle", "text", "Content", "row"),
+		identify: func(_ *walker, label string, p *provState) (string, string) {
+			if p.idPrefix != "" {
+				return p.idPrefix + " " + label, ""
+			}
 			return label, ""
 		},
 	},
+}
+
+// giiArticle is an article of a German law: "Art 1", "Artikel 2".
+var giiArticle = regexp.MustCompile(`^(?:Art\.?|Artikel) ?[0-9]+[a-z]*$`)
+
+// giiCompose makes a German norm's label and heading of its metadata: a
+// paragraph "§ 32a" or an article "Art 1" is a provision, headed by its
+// title (a paragraph of an article is that article's: "Art 2 § 1"); an
+// article with no text of its own, a part ("Abschnitt 1"), the
+// enacting formula and the law's title are heading lines.
+func giiCompose(p *provState) (label, heading string) {
+	f := p.fields
+	join := func(a, b string) string { return strings.TrimSpace(a + " " + b) }
+	enbez, bez := f["enbez"], f["gliederungsbez"]
+	switch {
+	case strings.HasPrefix(enbez, "§") || giiArticle.MatchString(enbez):
+		if giiArticle.MatchString(bez) {
+			p.idPrefix = bez
+		}
+		return enbez, f["titel"]
+	case enbez != "":
+		return "", join(enbez, f["titel"])
+	case giiArticle.MatchString(bez) && len(p.body) > 0:
+		return bez, f["gliederungstitel"]
+	case bez != "" && bez != "-":
+		return "", join(bez, f["gliederungstitel"])
+	}
+	return "", f["langue"]
 }
 
 // canadaStart keeps what addresses need: the document's kind and

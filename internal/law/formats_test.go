@@ -64,10 +64,16 @@ var samples = []struct {
 		{"s. RD 10", "Amount of tax for PAYE income payment", "https://www.legislation.govt.nz/act/public/2007/0097/latest/DLM1512321.html"},
 		{"s. RD 11", "Repealed", "https://www.legislation.govt.nz/act/public/2007/0097/latest/DLM1512330.html"},
 	}, false},
-	{"gii-estg-synthetic.xml", GII, "https://www.gesetze-im-internet.de/estg/xml.zip", [][3]string{
+	{"gii-skaufg-BJNR055429995.xml", GII, "https://www.gesetze-im-internet.de/skaufg/xml.zip", [][3]string{
+		{"Art 1", "", ""},
+		{"Art 2", "", ""},
+		{"Art 2 § 1", "Allgemeine Voraussetzungen", ""},
+		{"Art 2 § 2", "Grenzübertritt, Einreise", ""},
+	}, false},
+	{"gii-estg-BJNR010050934.xml.gz", GII, "https://www.gesetze-im-internet.de/estg/xml.zip", [][3]string{
 		{"§ 1", "Steuerpflicht", ""},
-		{"§ 32a", "Einkommensteuertarif", ""},
-		{"§ 33", "(weggefallen)", ""},
+		{"§ 1a", "", ""},
+		{"§ 2", "Umfang der Besteuerung, Begriffsbestimmungen", ""},
 	}, false},
 }
 
@@ -111,15 +117,25 @@ func TestFormats(t *testing.T) {
 // TestRepealedProvisions: a provision that holds only its repeal note is
 // Repealed, in each form's words.
 func TestRepealedProvisions(t *testing.T) {
-	for file, id := range map[string]string{"nz-act-synthetic.xml": "s. RD 11", "gii-estg-synthetic.xml": "§ 33"} {
+	for file, ids := range map[string][]string{
+		"nz-act-synthetic.xml":          {"s. RD 11"},
+		"gii-estg-BJNR010050934.xml.gz": {"§ 7e", "§ 7f", "§ 7k", "§ 10h", "§ 10i"},
+	} {
 		ps, err := Read(bytes.NewReader(sample(t, file)))
 		if err != nil {
 			t.Fatal(err)
 		}
+		repealed := map[string]bool{}
 		for _, p := range ps {
-			if p.Repealed != (p.ID == id) {
-				t.Errorf("%s: %s repealed %v", file, p.ID, p.Repealed)
+			repealed[p.ID] = p.Repealed
+		}
+		for _, id := range ids {
+			if !repealed[id] {
+				t.Errorf("%s: %s is not read as repealed", file, id)
 			}
+		}
+		if repealed["§ 1"] || repealed["s. RD 10"] {
+			t.Errorf("%s: a provision in force is read as repealed", file)
 		}
 	}
 }
@@ -133,8 +149,9 @@ func TestMetadataAloneIsNoChange(t *testing.T) {
 		{"114publ4-uslm.xml.gz", "<processedDate>2018-10-04</processedDate>", "<processedDate>2026-01-02</processedDate>"},
 		{"nz-act-synthetic.xml", `date.as.at="2026-04-01"`, `date.as.at="2026-07-01"`},
 		{"nz-act-synthetic.xml", "Reprint as at 1 April 2026", "Reprint as at 1 July 2026"},
-		{"gii-estg-synthetic.xml", "zuletzt geändert durch Art. 2 G v. 23.12.2024 I Nr. 449", "zuletzt geändert durch Art. 5 G v. 1.1.2026 I Nr. 1"},
-		{"gii-estg-synthetic.xml", `builddate="20260101000000"`, `builddate="20260202000000"`},
+		{"gii-estg-BJNR010050934.xml.gz", "zuletzt geändert durch Art. 6 G v. 12.8.2020 I 1879", "zuletzt geändert durch Art. 5 G v. 1.1.2026 I Nr. 1"},
+		{"gii-estg-BJNR010050934.xml.gz", `builddate="20200818213018"`, `builddate="20260202000000"`},
+		{"gii-skaufg-BJNR055429995.xml", "Zuletzt geändert durch Art. 191 V v. 19.6.2020 I 1328", "Zuletzt geändert durch Art. 7 G v. 1.2.2026 I Nr. 9"},
 	} {
 		raw := string(sample(t, c.file))
 		changed := strings.ReplaceAll(raw, c.old, c.new)

@@ -90,6 +90,7 @@ func Segment(text, hint string) []Provision {
 	// number provisions anew, in order.
 	var cands []candidate
 	schedule := ""
+	article := "" // the German article a paragraph belongs to
 	// apart: past the Act's body, in its schedules and the provisions
 	// of other Acts it reproduces, which have no page of their own at
 	// Justice Laws.
@@ -109,6 +110,13 @@ func Segment(text, hint string) []Provision {
 					}
 				}
 			}
+			if pub == PubGII {
+				// "# Art 3": an article with no text of its own, whose
+				// paragraphs follow ("Art 3 § 1").
+				if f := strings.Fields(strings.TrimPrefix(line, HeadingMark)); len(f) >= 2 && giiArticle.MatchString(f[0]+" "+f[1]) {
+					article, reset = f[0]+" "+f[1], true
+				}
+			}
 			if reset {
 				cands = append(cands, candidate{reset: true})
 			}
@@ -117,6 +125,15 @@ func Segment(text, hint string) []Provision {
 		s, ok := startOf(pub, line, schedule)
 		if !ok {
 			continue
+		}
+		if pub == PubGII {
+			if giiArticle.MatchString(s.label) {
+				// An article numbers its paragraphs anew.
+				article = s.label
+				cands = append(cands, candidate{reset: true})
+			} else if article != "" {
+				s.id = article + " " + s.id
+			}
 		}
 		s.line = i
 		if pub == PubUK && schedule == "" && regulations(hint) {
@@ -131,6 +148,9 @@ func Segment(text, hint string) []Provision {
 			c.first, c.final = f[0], f[len(f)-1]
 		}
 		cands = append(cands, c)
+		if pub == PubGII && giiArticle.MatchString(s.label) {
+			cands = append(cands, candidate{reset: true})
+		}
 	}
 	var starts []start
 	var last *candidate

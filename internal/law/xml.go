@@ -100,6 +100,7 @@ type frame struct {
 	skipped, heading bool
 	capture          *strings.Builder
 	block            bool
+	field            bool
 	quote            bool
 	labelEl          bool
 	wrap             bool
@@ -115,6 +116,12 @@ type provState struct {
 	bodyBegun      bool
 	body           []string
 	ancestors      []string
+	// fields holds the text of the elements a form reads by name (a
+	// German norm's enbez, titel and gliederungsbez).
+	fields map[string]string
+	// idPrefix goes before the label in the provision's ID (the
+	// article a German norm's paragraph belongs to: "Art 2 § 1").
+	idPrefix string
 }
 
 type walker struct {
@@ -257,8 +264,14 @@ func (w *walker) open(t xml.StartElement) error {
 		w.stack = append(w.stack, fr)
 		return nil
 	}
+	if p := w.prov; p != nil && !p.bodyBegun && w.sp.fields[name] {
+		fr.capture = &strings.Builder{}
+		fr.field = true
+		w.stack = append(w.stack, fr)
+		return nil
+	}
 	isLabel, isHeading := w.sp.label[name], w.sp.heading[name]
-	if p := w.prov; p != nil && !p.bodyBegun && w.line.Len() == 0 && (isLabel && !p.labelDone || isHeading && (!p.headingDone || w.sp.joinHeadings)) {
+	if p := w.prov; p != nil && !p.bodyBegun && w.line.Len() == 0 && (isLabel && !p.labelDone || isHeading && !p.headingDone) {
 		if isLabel && !p.labelDone {
 			fr.capture = &p.label
 		} else {
@@ -364,6 +377,17 @@ func (w *walker) close() error {
 		}
 		w.onlyLabel = true
 		w.space = true
+		return nil
+	}
+	if fr.field {
+		if p := w.prov; p != nil {
+			if p.fields == nil {
+				p.fields = map[string]string{}
+			}
+			if _, had := p.fields[fr.name]; !had {
+				p.fields[fr.name] = collapse(fr.capture.String())
+			}
+		}
 		return nil
 	}
 	if fr.capture != nil {
@@ -509,6 +533,9 @@ func (w *walker) endProvision() error {
 	}
 	if w.sp.labelOf != nil {
 		label = w.sp.labelOf(label)
+	}
+	if w.sp.compose != nil {
+		label, heading = w.sp.compose(p)
 	}
 	if label == "" {
 		// Not a provision after all (a German norm that is a heading or

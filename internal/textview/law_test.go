@@ -97,10 +97,20 @@ func TestOtherXMLStaysText(t *testing.T) {
 }
 
 // TestZippedLawIsReadAsLaw: gesetze-im-internet.de's xml.zip (a ZIP of
-// one XML file) is read as the law inside it, served as a ZIP or as
-// bytes of no type; an archive inflating past the limit is refused.
+// one XML file; here the real Einkommensteuergesetz) is read as the law
+// inside it, served as a ZIP or as bytes of no type; an archive
+// inflating past the limit is refused.
 func TestZippedLawIsReadAsLaw(t *testing.T) {
-	xml, err := os.ReadFile(filepath.Join("..", "law", "testdata", "samples", "gii-estg-synthetic.xml"))
+	gz, err := os.Open(filepath.Join("..", "law", "testdata", "samples", "gii-estg-BJNR010050934.xml.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gz.Close()
+	zr, err := gzip.NewReader(gz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xml, err := io.ReadAll(zr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,8 +130,8 @@ func TestZippedLawIsReadAsLaw(t *testing.T) {
 			t.Errorf("%q: kind %s, reason %q, text %.200q", ct, res.Kind, res.Reason, res.Text)
 		}
 	}
-	res := Extract(context.Background(), buf.Bytes(), "application/zip", Limits{MaxInput: 2000})
-	if res.OK() || !strings.Contains(res.Reason, "inflates past 2000 bytes") {
+	res := Extract(context.Background(), buf.Bytes(), "application/zip", Limits{MaxInput: 1 << 20})
+	if res.OK() || !strings.Contains(res.Reason, "inflates past 1048576 bytes") {
 		t.Errorf("an archive inflating past the limit: %+v", res)
 	}
 }
