@@ -85,3 +85,41 @@ func TestChangeSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestChangeSchemaProvisions checks a change document of legislation:
+// provisions amended (with a figure), added and repealed, each with its
+// address; and that the schema refuses a provision's change it does not
+// name, or one without its id.
+func TestChangeSchemaProvisions(t *testing.T) {
+	sch := schema(t, "change.schema.json")
+	oldText := "# Part I\n113 Appeal\nAn appeal lies within 30 days.\n662\nSection 113 is replaced.\n663 Payment\nBenefits are paid.\n"
+	newText := "# Part I\n113 Appeal\nAn appeal lies within 45 days.\n663 Payment\nBenefits are paid.\n664 New\nA new section.\n"
+	d := changedoc.Of(changedoc.Input{
+		Source: "ca-ei-act", URL: "https://laws-lois.justice.gc.ca/eng/XML/E-5.6.xml", Date: "2026-05-29",
+		Old:     store.Entry{SHA256: sumOf([]byte(oldText)), Size: int64(len(oldText)), ContentType: "application/xml", FirstSeen: "2025-07-31"},
+		New:     store.Entry{SHA256: sumOf([]byte(newText)), Size: int64(len(newText)), ContentType: "application/xml", FirstSeen: "2026-05-29"},
+		OldText: oldText, NewText: newText, TextOK: true,
+	})
+	if got := d.ProvisionSummary(0); got != "s. 113 amended; s. 662 repealed; s. 664 added" {
+		t.Fatalf("provisions: %s", got)
+	}
+	good, err := d.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(jsonBytes(t, good)); err != nil {
+		t.Fatalf("refused: %v\n%s", err, good)
+	}
+	for _, tc := range []struct{ from, to string }{
+		{`"change": "amended"`, `"change": "changed"`},
+		{`"id": "s. 113",`, ``},
+	} {
+		if !strings.Contains(string(good), tc.from) {
+			t.Fatalf("%q is not in the example:\n%s", tc.from, good)
+		}
+		bad := strings.Replace(string(good), tc.from, tc.to, 1)
+		if err := sch.Validate(jsonBytes(t, []byte(bad))); err == nil {
+			t.Errorf("%s → %s: accepted", tc.from, tc.to)
+		}
+	}
+}

@@ -96,21 +96,25 @@ type Doc struct {
 	TextVersion string `json:"text_version"`
 	// Removed and Added count the changed lines; OmittedLines the hunk
 	// lines after MaxLines, OmittedFigures the figures after MaxFigures.
-	Removed        int      `json:"removed"`
-	Added          int      `json:"added"`
-	Hunks          []Hunk   `json:"hunks"`
-	OmittedLines   int      `json:"omitted_lines,omitempty"`
-	Figures        []Figure `json:"figures"`
-	OmittedFigures int      `json:"omitted_figures,omitempty"`
+	Removed int `json:"removed"`
+	Added   int `json:"added"`
+	// Provisions lists, for a legislative text, the provisions the
+	// change amended, added and repealed, in the text's order, before
+	// the hunks as a reader should meet them; absent for a document
+	// that is not read as law.
+	Provisions []ProvisionChange `json:"provisions,omitempty"`
+	// OmittedProvisionTexts counts the provisions listed without their
+	// old and new texts, past MaxProvisionText.
+	OmittedProvisionTexts int      `json:"omitted_provision_texts,omitempty"`
+	Hunks                 []Hunk   `json:"hunks"`
+	OmittedLines          int      `json:"omitted_lines,omitempty"`
+	Figures               []Figure `json:"figures"`
+	OmittedFigures        int      `json:"omitted_figures,omitempty"`
 	// UnreadLines counts the changed lines past MaxFigureLines (the
 	// first half of it removed lines, the other added), whose figures
 	// were not read: when it is set, Figures and OmittedFigures are those
 	// of the lines read.
 	UnreadLines int `json:"unread_lines,omitempty"`
-	// Provisions lists, for a legislative text, the provisions the
-	// change amended, added and repealed, in the text's order; absent
-	// for a document that is not read as law.
-	Provisions []ProvisionChange `json:"provisions,omitempty"`
 }
 
 // ProvisionChange is one provision a change amended, added or repealed.
@@ -260,6 +264,7 @@ func Of(in Input) Doc {
 	if figs != nil {
 		d.Figures = figs
 	}
+	d.Provisions, d.OmittedProvisionTexts = provisionChanges(in.URL, in.OldText, in.NewText, dec)
 	return d
 }
 

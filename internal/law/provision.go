@@ -19,6 +19,10 @@ type Provision struct {
 	// Text is the provision's text as the text view writes it, lines
 	// joined by "\n", its first line starting with Label.
 	Text string
+	// Line is the line of the text view (from 1) that the provision
+	// begins on, so a figure found in Text can be placed in the whole
+	// text.
+	Line int
 	// Repealed says the text holds only a repeal note ("[Repealed, 2019,
 	// c. 29, s. 10]"): the provision exists as a label, not as law.
 	Repealed bool

@@ -505,6 +505,10 @@ func summary(c *change) string {
 	return template.HTMLEscapeString(fmt.Sprintf("sha256 %s → %s (%d → %d bytes).", c.old.SHA256.Short(), c.new.SHA256.Short(), c.old.Size, c.new.Size))
 }
 
+// maxEntryProvisions is how many changed provisions an entry names; its
+// change document lists them all.
+const maxEntryProvisions = 30
+
 var entryTemplate = template.Must(template.New("entry").Parse(`<p>{{.Title}} (<code>{{.ID}}</code>, {{.Jurisdiction}}) on {{.Date}}: <a href="{{.URL}}">the live page</a>.</p>
 <ul>
 {{- if .Old}}
@@ -515,6 +519,9 @@ var entryTemplate = template.Must(template.New("entry").Parse(`<p>{{.Title}} (<c
 {{- with .FRBR}}
 <p>FRBR: work {{with .Work}}<code>{{.ID}}</code> ({{.Scheme}}){{else}}unknown{{end}}; expression {{with .Expression}}{{.}}{{else}}unknown{{end}}
 {{- with .Manifestation}}; manifestation {{.MediaType}}{{end}}{{with .Item}}; item sha256 <code>{{.SHA256}}</code>{{end}}.</p>
+{{- end}}
+{{- if .Provisions}}
+<p>Provisions: {{.Provisions}}.</p>
 {{- end}}
 {{- if .Diff}}
 <pre>{{.Diff}}</pre>
@@ -565,8 +572,14 @@ func entryHTML(in FeedInput, c *change, dataLink string) (string, []byte, error)
 				data["Why"] = "The text reads the same: only the bytes changed."
 			}
 		}
+		cd := changedoc.Of(ci)
+		// A legislative text says which provisions changed before any
+		// diff: "s. 113 amended; s. 662 repealed".
+		if p := cd.ProvisionSummary(maxEntryProvisions); p != "" {
+			data["Provisions"] = p
+		}
 		var err error
-		if doc, err = changedoc.Of(ci).JSON(); err != nil {
+		if doc, err = cd.JSON(); err != nil {
 			return "", nil, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/law"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/outputs"
 	"github.com/taxkernel/taxkernelbot/internal/report"
@@ -34,8 +35,10 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 		}
 		tc := review.TextChange{OldPath: botrepo.TextPath(c.Old.SHA256), NewPath: botrepo.TextPath(c.New.SHA256)}
 		var view *textview.View
+		url := c.New.URL
 		if src, ok := set.Source(c.ID); ok {
 			view, _ = textview.Compile(src.View) // validated with the manifest
+			url = src.URL
 		}
 		old, errOld := outputs.BlobDoc(blob, c.Old.SHA256, c.Old.ContentType)
 		cur, errNew := outputs.BlobDoc(blob, c.New.SHA256, c.New.ContentType)
@@ -48,10 +51,30 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 		tc.Diff = cmp.Diff
 		if tc.Diff.Markdown == "" {
 			tc.Why = "no text diff: " + cmp.Why
+		} else {
+			tc.Provisions = provisionSummary(url, cmp.Old.Text, cmp.New.Text)
 		}
 		d.Texts[c.ID] = tc
 	}
 	return d
+}
+
+// maxBodyProvisions is how many changed provisions a pull request names
+// per document; its change document lists them all.
+const maxBodyProvisions = 30
+
+// provisionSummary says which provisions of a legislative text changed
+// ("s. 113 amended; s. 662 repealed"), "" for a text not read as law.
+func provisionSummary(url, old, cur string) string {
+	if law.PublisherOf(url) == "" {
+		return ""
+	}
+	a, b := law.Segment(old, url), law.Segment(cur, url)
+	if a == nil || b == nil {
+		return ""
+	}
+	cs := law.Diff(a, b)
+	return law.Summary(len(cs), func(i int) (string, string) { return cs[i].ID, cs[i].Change }, maxBodyProvisions)
 }
 
 // A partial tree fetches what outputs.Blobs reads from it.

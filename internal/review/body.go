@@ -185,6 +185,9 @@ type TextChange struct {
 	// Why says, when the texts did not differ (only the bytes did, or
 	// the source has no text to compare by), why not: Diff is then empty.
 	Why string
+	// Provisions says, for legislation, which provisions changed ("s.
+	// 113 amended; s. 662 repealed"); the body shows it before the diff.
+	Provisions string
 }
 
 // Body renders the pull request body: a title line, a counts table, then
@@ -440,6 +443,9 @@ func changedDetail(c report.Change, d Details, fileURL func(string) string) stri
 	s := ""
 	if len(parts) > 0 {
 		s = "\n  " + strings.Join(parts, " · ")
+	}
+	if ok && tc.Provisions != "" {
+		s += "\n  Provisions: " + text(tc.Provisions, 2000)
 	}
 	switch {
 	case ok && tc.Diff.Markdown != "":

@@ -3,7 +3,9 @@
 //
 // Extract turns HTML, PDF, CSV/TSV, plain text and XLSX into lines of plain
 // text (tables as rows, cells joined by " | ", so a number stays on the line
-// of its label), bounded in time and size, never panicking: a document that
+// of its label); legislation in its publisher's structured XML is read as
+// law (package law: each provision on a line starting with its label, no
+// markup, no metadata), bounded in time and size, never panicking: a document that
 // cannot be read gets a Reason instead of text. PDFs are read by poppler's
 // pdftotext in layout mode where it is installed (it keeps table rows on
 // one line), else by the built-in extractor. PDFs, workbooks and big texts

@@ -21,7 +21,7 @@ import (
 // are then derived anew instead of being compared with different output.
 // The engine outside this module (pdftotext, whose version a machine
 // decides) is kept with each text instead (Engine), with the same effect.
-const Version = "v2"
+const Version = "v3"
 
 // Kind is the family of a document, as far as text goes.
 type Kind string
@@ -33,6 +33,11 @@ const (
 	KindTSV  Kind = "tsv"
 	KindText Kind = "text"
 	KindXLSX Kind = "xlsx"
+	// KindLaw is legislation in a structured form its publisher serves
+	// (Justice Canada's XML, legislation.gov.uk's CLML, USLM, eCFR, New
+	// Zealand's and gesetze-im-internet.de's XML): its text is the law's
+	// (package law).
+	KindLaw Kind = "law"
 	// KindNone is a document with no text extractor (images, Word files,
 	// archives): its Result says so in Reason.
 	KindNone Kind = "none"
@@ -193,7 +198,9 @@ func extract(ctx context.Context, d Doc, v *View, lim Limits) (res Result) {
 		res.Reason = fmt.Sprintf("text extraction stopped before it began (%v); no text is derived", err)
 		return res
 	}
-	child := kind == KindPDF && pdftotext().path != "" || isolate && self() != "" && (kind == KindPDF || kind == KindXLSX || d.size() > inProcessMax)
+	// A zipped law, like a workbook, can inflate a thousandfold.
+	zipped := kind == KindLaw && bytes.HasPrefix(head, []byte("PK\x03\x04"))
+	child := kind == KindPDF && pdftotext().path != "" || isolate && self() != "" && (kind == KindPDF || kind == KindXLSX || zipped || d.size() > inProcessMax)
 	if child {
 		// One extracting child at a time, whatever the number of hosts
 		// fetching: the run's memory is its own plus one child's bound.
@@ -375,6 +382,9 @@ var extractors = map[Kind]func(ctx context.Context, raw []byte, contentType stri
 	KindXLSX: func(ctx context.Context, raw []byte, _ string, _ *View, lim Limits, out *lines) error {
 		return extractXLSX(ctx, raw, lim, out)
 	},
+	KindLaw: func(ctx context.Context, raw []byte, _ string, _ *View, lim Limits, out *lines) error {
+		return extractLaw(ctx, raw, lim.withDefaults(), out)
+	},
 	KindCSV:  plain,
 	KindTSV:  plain,
 	KindText: plain,
@@ -441,7 +451,19 @@ func kindOf(raw []byte, contentType string) (Kind, string) {
 		return KindTSV, ""
 	case "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
 		return KindXLSX, ""
-	case "text/plain", "application/json", "application/xml", "text/xml":
+	case "application/zip", "application/x-zip-compressed":
+		if zippedLaw(raw) {
+			return KindLaw, ""
+		}
+	case "application/xml", "text/xml":
+		if isLaw(raw) {
+			return KindLaw, ""
+		}
+		return KindText, ""
+	case "text/plain", "application/json":
+		if isLaw(raw) {
+			return KindLaw, ""
+		}
 		return KindText, ""
 	case "", "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download":
 		return sniff(raw, contentType)
@@ -449,7 +471,7 @@ func kindOf(raw []byte, contentType string) (Kind, string) {
 	if strings.HasPrefix(mt, "text/") {
 		return KindText, ""
 	}
-	return KindNone, fmt.Sprintf("no text extractor for %s; only HTML, PDF, CSV/TSV, plain text and XLSX have a text view (the bytes are held as they are)", mt)
+	return KindNone, fmt.Sprintf("no text extractor for %s; only HTML, PDF, CSV/TSV, plain text, XLSX and legislation's XML have a text view (the bytes are held as they are)", mt)
 }
 
 // sniff tells the kind of bytes served without a useful Content-Type.
@@ -460,6 +482,11 @@ func sniff(raw []byte, contentType string) (Kind, string) {
 		return KindPDF, ""
 	case bytes.HasPrefix(raw, []byte("PK\x03\x04")) && bytes.Contains(raw[:min(len(raw), 64<<10)], []byte("xl/")):
 		return KindXLSX, ""
+	case zippedLaw(raw):
+		return KindLaw, ""
+	}
+	if isLaw(head) || isLaw(raw[:min(len(raw), sniffSize)]) {
+		return KindLaw, ""
 	}
 	mt, _, _ := mime.ParseMediaType(http.DetectContentType(raw))
 	switch {
@@ -472,7 +499,7 @@ func sniff(raw []byte, contentType string) (Kind, string) {
 	if what == "" {
 		what = "no Content-Type"
 	}
-	return KindNone, fmt.Sprintf("no text extractor for these bytes (%s, they look like %s); only HTML, PDF, CSV/TSV, plain text and XLSX have a text view", what, mt)
+	return KindNone, fmt.Sprintf("no text extractor for these bytes (%s, they look like %s); only HTML, PDF, CSV/TSV, plain text, XLSX and legislation's XML have a text view", what, mt)
 }
 
 // lastRuneStart is the length of b without a rune cut off at its end.

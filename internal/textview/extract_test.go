@@ -234,6 +234,8 @@ func FuzzExtract(f *testing.F) {
 	f.Add([]byte("<table><tr><td>a<td>b</table>"), "text/html")
 	f.Add(makePDF(f, tablePage), "application/pdf")
 	f.Add([]byte("a,b\n1,2"), "text/csv")
+	f.Add([]byte(`<Statute xmlns:lims="http://justice.gc.ca/lims"><Body><Section><Label>1</Label><Text>x</Text></Section></Body></Statute>`), "application/xml")
+	f.Add([]byte("PK\x03\x04\x14\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00a.xml"), "")
 	f.Fuzz(func(t *testing.T, raw []byte, ct string) {
 		res := Extract(t.Context(), raw, ct, Limits{MaxText: 1 << 20})
 		if res.Text == "" && res.Reason == "" && res.Kind == KindNone {
