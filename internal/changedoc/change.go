@@ -252,7 +252,7 @@ func Of(in Input) Doc {
 	}
 	read, unread := figureHunks(hs, MaxFigureLines)
 	d.UnreadLines = unread
-	figs := figureChanges(read, texts{lines(in.OldText), lines(in.NewText)}, dec)
+	figs := figureChanges(read, texts{newTextLines(in.OldText, new(int)), newTextLines(in.NewText, new(int))}, dec)
 	if len(figs) > MaxFigures {
 		d.OmittedFigures = len(figs) - MaxFigures
 		figs = figs[:MaxFigures]
