@@ -294,10 +294,13 @@ func ambiguous(hs []textview.Hunk) bool {
 			if l.Op == ' ' || !strings.ContainsAny(l.Text, ",.") {
 				continue
 			}
-			for _, f := range scan(l.Text, 0) {
-				if f.decimal == 0 && strings.ContainsAny(f.text, ",.") {
-					return true
-				}
+			found := false
+			eachFigure(l.Text, 0, func(f figure) bool {
+				found = f.decimal == 0 && strings.ContainsAny(f.text, ",.")
+				return !found
+			})
+			if found {
+				return true
 			}
 		}
 	}

@@ -45,6 +45,17 @@ var (
 // dec is ',' or '.', else as thousands grouping.
 func scan(line string, dec byte) []figure {
 	var out []figure
+	eachFigure(line, dec, func(f figure) bool {
+		out = append(out, f)
+		return true
+	})
+	return out
+}
+
+// eachFigure gives the figures of line, as scan reads them, to yield
+// until it returns false: a reader that needs only the first few of a
+// long line's figures neither reads nor keeps the others.
+func eachFigure(line string, dec byte, yield func(figure) bool) {
 	floor := 0 // where the last figure, with its unit, ended
 	for i := 0; i < len(line); {
 		c := line[i]
@@ -59,10 +70,11 @@ func scan(line string, dec byte) []figure {
 			continue
 		}
 		f, end := number(line, floor, i, dec)
-		out = append(out, f)
+		if !yield(f) {
+			return
+		}
 		i, floor = max(end, f.end), f.end
 	}
-	return out
 }
 
 func skipDigits(s string, i int) int {
@@ -332,14 +344,15 @@ func decimalMark(texts ...string) byte {
 			if !strings.ContainsAny(line, ",.") {
 				continue
 			}
-			for _, f := range scan(line, 0) {
+			eachFigure(line, 0, func(f figure) bool {
 				switch f.decimal {
 				case ',':
 					comma++
 				case '.':
 					point++
 				}
-			}
+				return comma+point < maxVotes
+			})
 		}
 	}
 	switch {

@@ -2,6 +2,7 @@ package changedoc
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -58,5 +59,58 @@ func TestHeadingsReadEachLineOnce(t *testing.T) {
 				t.Errorf("read %d bytes for the cells of %d figures in texts of %d bytes: more than 4× the texts, so quadratic in the line's length", *read, len(figs), size)
 			}
 		})
+	}
+}
+
+// allocated is the bytes f allocates.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// Whether a change needs its decimal mark told, and which the text uses,
+// are read from the first figures of a long line, not all of them: each
+// once held every figure of a 10 MB line of XML.
+func TestDecimalMarkReadsTheFirstFiguresOnly(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 1<<20; i++ {
+		fmt.Fprintf(&b, `<Text lims:id="%d">up to $1,%03d and 12.5%% in year %d</Text>`, i, i%1000, 2000+i%30)
+	}
+	line := b.String()
+	hs := []textview.Hunk{{Lines: []textview.HunkLine{{Op: '-', Old: 1, Text: line}, {Op: '+', New: 1, Text: line + " "}}}}
+	var amb bool
+	var dec byte
+	n := allocated(func() {
+		amb = ambiguous(hs)
+		dec = decimalMark(line, line)
+	})
+	if !amb || dec != '.' {
+		t.Fatalf("ambiguous %v, decimal mark %q: want true, '.'", amb, dec)
+	}
+	if n > 64<<10 {
+		t.Errorf("allocated %d bytes to read the decimal mark of a line of %d bytes: it reads more than the first figures", n, len(line))
+	}
+}
+
+// Two long lines reworded are compared reading each once: a skeleton
+// each, and a set of its words (before, four skeletons and a list of
+// every word of each).
+func TestAlikeReadsEachLineOnce(t *testing.T) {
+	var x, y strings.Builder
+	for i := 0; x.Len() < 1<<20; i++ {
+		fmt.Fprintf(&x, "<Text>up to $%d in year %d</Text>", i, i)
+		fmt.Fprintf(&y, "<Text>up to $%d in the year %d</Text>", i+1, i)
+	}
+	a, b := read(1, x.String(), '.'), read(1, y.String(), '.')
+	var same bool
+	n := allocated(func() { same = alike(a, b) })
+	if !same {
+		t.Fatal("a line reworded is not alike")
+	}
+	if n > 3*uint64(x.Len()+y.Len()) {
+		t.Errorf("allocated %d bytes to compare two lines of %d bytes", n, x.Len())
 	}
 }

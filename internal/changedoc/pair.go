@@ -181,6 +181,7 @@ func read(line int, text string, dec byte) side {
 // skeleton say the same with other numbers.
 func (s side) skeleton() string {
 	var b strings.Builder
+	b.Grow(len(s.text))
 	at := 0
 	for _, f := range s.figs {
 		b.WriteString(s.text[at:f.start])
@@ -194,17 +195,11 @@ func (s side) skeleton() string {
 // alike reports whether two lines are one line rewritten: the same
 // skeleton, or at least half their words in common.
 func alike(a, b side) bool {
-	if a.skeleton() == b.skeleton() {
+	sa, sb := a.skeleton(), b.skeleton()
+	if sa == sb {
 		return true
 	}
-	words := func(s side) map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.FieldsFunc(s.skeleton(), func(r rune) bool { return !unicode.IsLetter(r) }) {
-			m[strings.ToLower(w)] = true
-		}
-		return m
-	}
-	wa, wb := words(a), words(b)
+	wa, wb := words(sa), words(sb)
 	if len(wa) == 0 || len(wb) == 0 {
 		return len(wa) == len(wb)
 	}
@@ -215,6 +210,30 @@ func alike(a, b side) bool {
 		}
 	}
 	return 2*common >= max(len(wa), len(wb))
+}
+
+// words is the set of words of s, folded to lower case.
+func words(s string) map[string]bool {
+	m := map[string]bool{}
+	start := -1
+	add := func(end int) {
+		if start >= 0 {
+			m[strings.ToLower(s[start:end])] = true
+			start = -1
+		}
+	}
+	for i, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			if start < 0 {
+				start = i
+			}
+		default:
+			add(i)
+		}
+	}
+	add(len(s))
+	return m
 }
 
 // pairLines pairs the removed lines of a change with the added ones
