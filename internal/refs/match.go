@@ -3,6 +3,8 @@ package refs
 import (
 	"fmt"
 	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/changedoc"
 )
 
 // Kinds of match, best first.
@@ -52,6 +54,11 @@ type Source struct {
 	// Text, when set, returns the held text of the newest bytes (to find
 	// what a bulletin publishes).
 	Text func() (string, bool)
+	// Change, when set, returns the change document of the change on
+	// date from the bytes from to the bytes to (sha256s of History), when
+	// the record holds it: its Provisions say which provisions of a
+	// whole text the change touched.
+	Change func(date, from, to string) (changedoc.Doc, bool)
 }
 
 // Archive is the set of sources refs match against.
