@@ -106,11 +106,9 @@ func (v *View) normalize(text string, emit func(line string)) {
 	for line := range strings.Lines(text) {
 		s, ok := collapsed(line)
 		if !ok {
-			fields := strings.FieldsFunc(line, isSpace)
-			if len(fields) == 0 {
+			if s = collapse(line); s == "" {
 				continue
 			}
-			s = strings.Join(fields, " ")
 		}
 		if v != nil && v.ignored(s) {
 			continue
@@ -134,6 +132,36 @@ func collapsed(line string) (string, bool) {
 		}
 	}
 	return line, true
+}
+
+// collapse is line's words (runs of what is not isSpace) joined by one
+// space, built in one copy: a line of megabytes (an Act's XML on one
+// line) is not first listed word by word.
+func collapse(line string) string {
+	var b strings.Builder
+	start := -1 // where the word being read began
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		if b.Len() == 0 {
+			b.Grow(len(line) - start)
+		} else {
+			b.WriteByte(' ')
+		}
+		b.WriteString(line[start:end])
+		start = -1
+	}
+	for i, r := range line {
+		switch {
+		case isSpace(r):
+			flush(i)
+		case start < 0:
+			start = i
+		}
+	}
+	flush(len(line))
+	return b.String()
 }
 
 func (v *View) ignored(line string) bool {
