@@ -105,7 +105,7 @@ func renderDiff(oldName, newName string, ops []op, opt DiffOptions) TextDiff {
 			out = append(out, h.header())
 		}
 		for _, o := range h.ops[:max(0, min(len(h.ops), opt.MaxLines-lines-1))] {
-			out = append(out, string(o.kind)+o.text)
+			out = append(out, string(o.kind)+clipShown(o.text))
 		}
 		lines += 1 + len(h.ops)
 		d.Figures = append(d.Figures, figureChanges(h.ops)...)
@@ -141,6 +141,24 @@ func renderDiff(oldName, newName string, ops []op, opt DiffOptions) TextDiff {
 	}
 	d.Markdown = md.String()
 	return d
+}
+
+// maxShownLine bounds the bytes of a line a diff shows: a line of
+// megabytes (an Act's XML on one line) is shown by its start, and the
+// rest counted, so that the diff a reader gets is no copy of the texts.
+const maxShownLine = 2000
+
+// clipShown is line cut after maxShownLine bytes (at a character's
+// start), with how many bytes were left out.
+func clipShown(line string) string {
+	if len(line) <= maxShownLine {
+		return line
+	}
+	cut := maxShownLine
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… [%d more bytes on this line]", line[:cut], len(line)-cut)
 }
 
 func splitLines(s string) []string {
