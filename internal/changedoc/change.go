@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -162,6 +163,28 @@ type Line struct {
 	Old  int    `json:"old,omitempty"`
 	New  int    `json:"new,omitempty"`
 	Text string `json:"text"`
+	// OmittedBytes counts the bytes of a line longer than MaxLineBytes
+	// left out after Text, its start.
+	OmittedBytes int `json:"omitted_bytes,omitempty"`
+}
+
+// MaxLineBytes bounds the text of a hunk's line: a line of megabytes (an
+// Act's XML held on one line) is shown by its start, so that its change
+// document is no copy of the two texts.
+const MaxLineBytes = 2000
+
+// shownLine is a hunk line as a change document shows it: text cut after
+// MaxLineBytes (at a character's start), and the bytes left out.
+func shownLine(op byte, old, new int, text string) Line {
+	l := Line{Op: opName(op), Old: old, New: new, Text: text}
+	if len(text) > MaxLineBytes {
+		cut := MaxLineBytes
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		l.Text, l.OmittedBytes = text[:cut], len(text)-cut
+	}
+	return l
 }
 
 // Figure is a figure that changed, old → new; Old is absent for a figure
@@ -240,7 +263,7 @@ func Of(in Input) Doc {
 				continue
 			}
 			shown++
-			out.Lines = append(out.Lines, Line{Op: opName(l.Op), Old: l.Old, New: l.New, Text: l.Text})
+			out.Lines = append(out.Lines, shownLine(l.Op, l.Old, l.New, l.Text))
 		}
 		if len(out.Lines) > 0 {
 			d.Hunks = append(d.Hunks, out)

@@ -114,3 +114,40 @@ func TestAlikeReadsEachLineOnce(t *testing.T) {
 		t.Errorf("allocated %d bytes to compare two lines of %d bytes", n, x.Len())
 	}
 }
+
+// A changed line of megabytes (an Act's XML on one line) is shown in the
+// change document by its start, the rest counted, while its figures are
+// read whole: the document is no copy of the two texts.
+func TestLongLineIsShownByItsStart(t *testing.T) {
+	var old, nw strings.Builder
+	for i := 0; old.Len() < 1<<20; i++ {
+		fmt.Fprintf(&old, `<Section><Label>%d</Label><Text>up to $1,%03d</Text></Section>`, i, i%1000)
+		v := i % 1000
+		if i == 5000 {
+			v++
+		}
+		fmt.Fprintf(&nw, `<Section><Label>%d</Label><Text>up to $1,%03d</Text></Section>`, i, v)
+	}
+	d := Of(example("xa-act", "<Statute>\n"+old.String()+"\n", "<Statute>\n"+nw.String()+"\n"))
+	data, err := d.JSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(data) > 16*MaxLineBytes {
+		t.Errorf("the change document of one changed line of %d bytes takes %d bytes", old.Len(), len(data))
+	}
+	var shown []Line
+	for _, h := range d.Hunks {
+		for _, l := range h.Lines {
+			if l.Op != OpContext {
+				shown = append(shown, l)
+			}
+		}
+	}
+	if len(shown) != 2 || shown[0].OmittedBytes != old.Len()-len(shown[0].Text) || len(shown[0].Text) > MaxLineBytes || !strings.HasPrefix(old.String(), shown[0].Text) {
+		t.Errorf("the changed lines shown: %d, first %d bytes + %d omitted", len(shown), len(shown[0].Text), shown[0].OmittedBytes)
+	}
+	if len(d.Figures) != 1 || d.Figures[0].Old.Text != "$1,000" || d.Figures[0].New.Text != "$1,001" {
+		t.Errorf("figures %s, want $1,000 → $1,001 read past the line's shown start", figuresOf(d))
+	}
+}
