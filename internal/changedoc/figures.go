@@ -44,7 +44,18 @@ var (
 // point before three digits (1,000 / 1.000) as the decimal mark dec when
 // dec is ',' or '.', else as thousands grouping.
 func scan(line string, dec byte) []figure {
-	var out []figure
+	// As many as the runs of digits, at most: a line of hundreds of
+	// thousands of figures is held in one array, not grown into one.
+	runs := 0
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; c >= '0' && c <= '9' && (i == 0 || line[i-1] < '0' || line[i-1] > '9') {
+			runs++
+		}
+	}
+	if runs == 0 {
+		return nil
+	}
+	out := make([]figure, 0, runs)
 	eachFigure(line, dec, func(f figure) bool {
 		out = append(out, f)
 		return true
@@ -332,26 +343,27 @@ func wordStart(s string) bool {
 
 // decimalMark is the decimal mark the texts show beyond doubt (12,5 or
 // 1.000.000 for a comma; 12.5 or 1,000,000 for a point), the more often
-// shown of the two among the first maxVotes figures that show one, 0 if
-// neither.
+// shown of the two among the first maxVotes figures that show one (within
+// the first maxRead figures), 0 if neither.
 func decimalMark(texts ...string) byte {
-	var comma, point int
+	var comma, point, read int
 	for _, t := range texts {
 		for line := range strings.Lines(t) {
-			if comma+point >= maxVotes {
+			if comma+point >= maxVotes || read >= maxRead {
 				break
 			}
 			if !strings.ContainsAny(line, ",.") {
 				continue
 			}
 			eachFigure(line, 0, func(f figure) bool {
+				read++
 				switch f.decimal {
 				case ',':
 					comma++
 				case '.':
 					point++
 				}
-				return comma+point < maxVotes
+				return comma+point < maxVotes && read < maxRead
 			})
 		}
 	}
@@ -364,6 +376,11 @@ func decimalMark(texts ...string) byte {
 	return 0
 }
 
-// maxVotes bounds the figures decimalMark reads: a document keeps to one
+// maxVotes bounds the figures decimalMark counts: a document keeps to one
 // convention, which its first figures show as well as all of them.
-const maxVotes = 200
+// maxRead bounds the figures it reads for them, so that a text of
+// figures that show none (ids, years, 1,000) is not read whole.
+const (
+	maxVotes = 200
+	maxRead  = 20_000
+)

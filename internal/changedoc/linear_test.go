@@ -151,3 +151,28 @@ func TestLongLineIsShownByItsStart(t *testing.T) {
 		t.Errorf("figures %s, want $1,000 → $1,001 read past the line's shown start", figuresOf(d))
 	}
 }
+
+// The figures of a long line are held in one array, not grown into one
+// (a line of Justice Canada's XML holds 300,000 figures).
+func TestScanAllocatesOnce(t *testing.T) {
+	line := strings.Repeat(`<Text lims:id="1234567">up to $1000 or 12%</Text>`, 20_000)
+	var figs []figure
+	if n := testing.AllocsPerRun(3, func() { figs = scan(line, 0) }); n > 1 && !raceEnabled {
+		t.Errorf("scan made %.0f allocations for a line of %d figures", n, len(figs))
+	}
+	if len(figs) != 60_000 {
+		t.Errorf("%d figures, want 60,000", len(figs))
+	}
+}
+
+// The decimal mark is told by the text's first figures: past maxRead
+// figures that show none, the rest of the text is not read for it.
+func TestDecimalMarkReadsAtMostMaxRead(t *testing.T) {
+	text := strings.Repeat("up to 1,000\n", maxRead) + "12,5\n"
+	if got := decimalMark(text); got != 0 {
+		t.Errorf("decimal mark %q, want none: the comma comes after the first %d figures", got, maxRead)
+	}
+	if got := decimalMark("12,5\n" + text); got != ',' {
+		t.Errorf("decimal mark %q, want ','", got)
+	}
+}
