@@ -57,7 +57,7 @@ func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.
 		r.log(src.Host, "%s: new bytes %.12s unreadable for the text comparison (%v): the bytes decide", src.ID, resp.SHA256, err)
 		return textview.Comparison{}, false
 	}
-	c := textview.CompareKept(ctx, view, old, kept, cur, string(prior.SHA256), resp.SHA256, textLimits, textview.DiffOptions{})
+	c := textview.CompareKept(ctx, view, old, kept, cur, string(prior.SHA256), resp.SHA256, textLimits, textview.DiffOptions{VerdictOnly: true})
 	if c.Changed {
 		return c, true
 	}

@@ -34,7 +34,6 @@ type Comparison struct {
 // keeps the new bytes' text saves it rather than extracting it again.
 func (c Comparison) NewExtracted() (Result, bool) { return c.extracted, c.hasExtracted }
 
-
 // Compare decides whether new bytes of a source change what it says,
 // through the source's view v (nil: the default view). oldName and newName
 // label the diff (e.g. the text files' paths).
@@ -73,6 +72,17 @@ func CompareKept(ctx context.Context, v *View, old Doc, oldKept *Result, new Doc
 	case c.Old.Kind != c.New.Kind:
 		c.Changed = true
 		c.Why = fmt.Sprintf("the document changed from %s to %s", c.Old.Kind, c.New.Kind)
+	}
+	if opt.VerdictOnly {
+		// Equal texts are equal lines: the diff would say only that.
+		switch {
+		case c.Old.Text != c.New.Text:
+			c.Changed = true
+			c.Why = "the text changed"
+		case !c.Changed:
+			c.Why = "new bytes, same text under the view: the held bytes remain the citation"
+		}
+		return c
 	}
 	c.Diff = Diff(oldName, newName, c.Old.Text, c.New.Text, opt)
 	if c.Diff.Changed() {

@@ -26,6 +26,11 @@ type DiffOptions struct {
 	// the search each way may be matched less well instead (GNU diff's
 	// "too expensive" heuristic): correct again, maybe not the shortest.
 	MaxEdits int
+	// VerdictOnly asks Compare only whether the texts differ: no diff is
+	// made (Comparison.Diff stays empty), for a caller that shows none
+	// (the run, which decides whether to keep new bytes; the feed and the
+	// pull request make their own diffs).
+	VerdictOnly bool
 }
 
 // TextDiff is the difference between two normalised texts.
