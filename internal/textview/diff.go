@@ -31,6 +31,10 @@ type DiffOptions struct {
 	// (the run, which decides whether to keep new bytes; the feed and the
 	// pull request make their own diffs).
 	VerdictOnly bool
+	// NoFigures leaves the changed figures out of the diff (Figures, and
+	// the Markdown's line of them), for a caller that shows the unified
+	// diff only: the feed, whose change document has the figures.
+	NoFigures bool
 }
 
 // TextDiff is the difference between two normalised texts.
@@ -113,7 +117,9 @@ func renderDiff(oldName, newName string, ops []op, opt DiffOptions) TextDiff {
 			out = append(out, string(o.kind)+clipShown(o.text))
 		}
 		lines += 1 + len(h.ops)
-		d.Figures = append(d.Figures, figureChanges(h.ops)...)
+		if !opt.NoFigures {
+			d.Figures = append(d.Figures, figureChanges(h.ops)...)
+		}
 	}
 	// A rate repeated in a table and its notes changed once for a reader.
 	seen := map[FigureChange]bool{}

@@ -478,3 +478,17 @@ func TestDiffShowsTheStartOfALongLine(t *testing.T) {
 		}
 	}
 }
+
+// NoFigures makes the same unified diff without reading the changed
+// lines' figures.
+func TestDiffNoFigures(t *testing.T) {
+	old, nw := "Band | Rate\nBasic rate | 20%\nHigher rate | 40%\n", "Band | Rate\nBasic rate | 21%\nHigher rate | 40%\n"
+	full := Diff("a", "b", old, nw, DiffOptions{})
+	bare := Diff("a", "b", old, nw, DiffOptions{NoFigures: true})
+	if len(full.Figures) == 0 || bare.Figures != nil || strings.Contains(bare.Markdown, "Changed figures") {
+		t.Errorf("figures %v / %v, Markdown %q", full.Figures, bare.Figures, bare.Markdown)
+	}
+	if bare.Unified != full.Unified || bare.Added != full.Added || bare.Removed != full.Removed {
+		t.Errorf("the unified diff differs:\n%s\n%s", bare.Unified, full.Unified)
+	}
+}
