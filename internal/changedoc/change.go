@@ -222,7 +222,7 @@ type Input struct {
 	OldText, NewText string
 	TextOK           bool
 	// Compared says Hunks holds the two texts' comparison already
-	// (textview.DiffHunks, with the default options), so Of need not
+	// (textview.DiffHunks, with the default context), so Of need not
 	// compare them again.
 	Compared bool
 	Hunks    []textview.Hunk
@@ -269,12 +269,12 @@ func Of(in Input) Doc {
 			d.Hunks = append(d.Hunks, out)
 		}
 	}
-	dec := byte(0)
-	if ambiguous(hs) {
-		dec = decimalMark(in.OldText, in.NewText)
-	}
 	read, unread := figureHunks(hs, MaxFigureLines)
 	d.UnreadLines = unread
+	dec := byte(0)
+	if ambiguous(read) { // only the lines read for figures need it told
+		dec = decimalMark(in.OldText, in.NewText)
+	}
 	figs := figureChanges(read, texts{newTextLines(in.OldText, new(int)), newTextLines(in.NewText, new(int))}, dec)
 	if len(figs) > MaxFigures {
 		d.OmittedFigures = len(figs) - MaxFigures
