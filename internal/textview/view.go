@@ -118,8 +118,8 @@ func (v *View) normalize(text string, emit func(line string)) {
 }
 
 // collapsed returns line without its line ending when its white space is
-// already collapsed (ASCII, single spaces between words, none at either
-// end, not blank): most lines of an extracted text, which then need no
+// already collapsed (single ASCII spaces between words, none at either
+// end, no other white space, not blank): most lines of an extracted text, which then need no
 // copy. ok is false when the line needs the general rule.
 func collapsed(line string) (string, bool) {
 	line = strings.TrimSuffix(line, "\n")
@@ -127,11 +127,28 @@ func collapsed(line string) (string, bool) {
 		return "", false
 	}
 	for i := 0; i < len(line); i++ {
-		if c := line[i]; c >= 0x80 || c < ' ' || c == ' ' && line[i+1] == ' ' {
+		switch c := line[i]; {
+		case c < ' ', c == ' ' && line[i+1] == ' ':
+			return "", false
+		case c >= 0x80 && spaceAt(line, i):
 			return "", false
 		}
 	}
 	return line, true
+}
+
+// spaceAt reports whether the UTF-8 sequence at line[i] is one of the
+// spaces above ASCII that isSpace names (U+00A0, U+2007, U+202F, U+200B,
+// U+FEFF): any other character, or invalid UTF-8, is part of a word, so
+// a line of letters beyond ASCII (’, é, §) needs no copy either.
+func spaceAt(line string, i int) bool {
+	rest := line[i:]
+	switch {
+	case strings.HasPrefix(rest, "\u00a0"), strings.HasPrefix(rest, "\u2007"), strings.HasPrefix(rest, "\u202f"),
+		strings.HasPrefix(rest, "\u200b"), strings.HasPrefix(rest, "\ufeff"):
+		return true
+	}
+	return false
 }
 
 // collapse is line's words (runs of what is not isSpace) joined by one
