@@ -284,6 +284,9 @@ func canonical(intPart, frac string) string {
 // cent sign or words, a currency sign or an ISO 4217 code. It returns the
 // unit ("%" for per cent words) and the bytes it takes, 0 for none.
 func suffix(s string) (string, int) {
+	if s == "" || !unitStart[s[0]] {
+		return "", 0 // most figures end before a quote, a bracket, a word
+	}
 	rest, sp := s, 0
 	if r, size := utf8.DecodeRuneInString(s); r == ' ' || r == '\u00a0' || r == '\u202f' || r == '\u2009' {
 		rest, sp = s[size:], size
@@ -309,6 +312,19 @@ func suffix(s string) (string, int) {
 	}
 	return "", 0
 }
+
+// unitStart are the bytes a unit suffix reads may start with: a space
+// (one may come before the unit), %, the first byte of ‰, €, £ and the
+// spaces above ASCII, $, and the letters of per cent words and codes.
+var unitStart = func() (set [256]bool) {
+	for _, c := range []byte(" %$\xc2\xe2") {
+		set[c] = true
+	}
+	for c := byte('A'); c <= 'Z'; c++ {
+		set[c], set[c+'a'-'A'] = true, true
+	}
+	return set
+}()
 
 // prefix reads a currency at the end of s, before at most one space: a
 // sign (£, €, $, US$…) or an ISO 4217 code. It returns the currency as
