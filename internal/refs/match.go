@@ -158,6 +158,15 @@ func (a *Archive) Match(href string) Match {
 			}
 			return a.hit(Within, within, how)
 		}
+		if strings.HasPrefix(d.Work, "usc/") {
+			// A US Code section lies within its held title.
+			title, sec, _ := strings.Cut(strings.TrimPrefix(d.Work, "usc/"), "/")
+			for _, i := range a.byWork["usc/"+title] {
+				if a.docs[i].container {
+					return a.hit(Within, i, fmt.Sprintf("%s U.S.C. § %s is in the held title %s", title, sec, title))
+				}
+			}
+		}
 		if strings.HasPrefix(d.Work, "cfr/") {
 			// A CFR section lies within its held part.
 			title, sec, _ := strings.Cut(strings.TrimPrefix(d.Work, "cfr/"), "/")

@@ -142,6 +142,8 @@ var (
 	nzLeg       = regexp.MustCompile(`^legislation\.govt\.nz/(act|regulation|bill|secondary-legislation)/([a-z-]+)/(\d{4})/0*(\d+)(?:/en)?(?:/([^/]+))?(?:/([^/]+))?$`)
 	caLeg       = regexp.MustCompile(`^laws-lois\.justice\.gc\.ca/(eng|fra)/(acts|regulations|lois|reglements)/([^/]+)(?:/(.*))?$`)
 	caPDF       = regexp.MustCompile(`^laws-lois\.justice\.gc\.ca/(PDF|pdf)/([^/]+)\.pdf$`)
+	uslmTitle   = regexp.MustCompile(`(?i)^uscode\.house\.gov/download/releasepoints/us/pl/[0-9]+/[0-9a-z-]+/xml_usc(\d+[a-z]?)@[0-9a-z-]+\.zip$`)
+	ecfrFull    = regexp.MustCompile(`^ecfr\.gov/api/versioner/v1/full/(\d{4}-\d{2}-\d{2})/title-(\d+)\.xml$`)
 	caXML       = regexp.MustCompile(`^laws-lois\.justice\.gc\.ca/(?:eng|fra)/XML/([^/]+)\.xml$`)
 	gii         = regexp.MustCompile(`^gesetze-im-internet\.de/([a-z0-9_]+)(?:/([^/]*))?$`)
 	caDated     = regexp.MustCompile(`^(.*)-(\d{4})(\d{2})(\d{2})$`)
@@ -168,6 +170,10 @@ var dropKinds = map[string]string{"rp": "Rev. Proc.", "rr": "Rev. Rul.", "n": "N
 //   - CFR: a section (or part) on law.cornell.edu (/cfr/text/T/S) and on
 //     ecfr.gov (/current/title-T/…/section-S or part-P; /on/DATE/… pins the
 //     date) is cfr/T/S; a held part holds its sections (S begins "P.").
+//     A title of the Code as the Law Revision Counsel serves it in
+//     USLM (/download/releasepoints/…/xml_uscT@….zip) is usc/T, which
+//     holds its sections; a part as eCFR's API serves it whole
+//     (/api/versioner/v1/full/DATE/title-T.xml?part=P) is cfr/T/P.
 //   - Federal Register: a document number on federalregister.gov and on
 //     govinfo.gov (FR-DATE/html/NUMBER.htm) is fr/NUMBER.
 //   - legislation.gov.uk: /TYPE/YEAR/NUMBER is the work; what follows
@@ -202,6 +208,9 @@ func Describe(canon string) Doc {
 	case cornellUSC.MatchString(noQuery):
 		m := cornellUSC.FindStringSubmatch(noQuery)
 		return uscDoc(m[1], m[2], "")
+	case uslmTitle.MatchString(noQuery):
+		m := uslmTitle.FindStringSubmatch(noQuery)
+		return Doc{Work: "usc/" + strings.ToUpper(m[1]), container: true}
 	case strings.HasPrefix(noQuery, "uscode.house.gov/"):
 		q, _ := url.QueryUnescape(query)
 		if m := houseUSC.FindStringSubmatch(q); m != nil {
@@ -237,6 +246,13 @@ func Describe(canon string) Doc {
 	case caPDF.MatchString(noQuery):
 		m := caPDF.FindStringSubmatch(noQuery)
 		return Doc{Work: "ca/" + m[2], container: true, Whole: "https://laws-lois.justice.gc.ca/PDF/" + m[2] + ".pdf"}
+	case ecfrFull.MatchString(noQuery):
+		// A part of a title as eCFR's API serves it whole (?part=31).
+		m := ecfrFull.FindStringSubmatch(noQuery)
+		q, _ := url.ParseQuery(query)
+		if p := q.Get("part"); p != "" && q.Get("section") == "" {
+			return cfrDoc(m[2], p, true, m[1])
+		}
 	case caXML.MatchString(noQuery):
 		m := caXML.FindStringSubmatch(noQuery)
 		return Doc{Work: "ca/" + m[1], container: true, Whole: "https://laws-lois.justice.gc.ca/eng/XML/" + m[1] + ".xml"}
