@@ -106,20 +106,23 @@ func TestBuildWithoutChangeDocumentsReportsTheDocument(t *testing.T) {
 	}
 }
 
-// A US Code section is matched within its title held whole in USLM, and
-// a CFR section within its part as eCFR's API serves it: each as the
-// provision it is.
+// A US Code section is matched within its title held whole in USLM, a
+// CFR section within its part as eCFR's API serves it, and a paragraph
+// of the EStG within its XML: each as the provision it is.
 func TestSectionsWithinWholeTitlesAndParts(t *testing.T) {
 	a := NewArchive([]Source{
 		{ID: "us-usc-26-uslm", URL: "https://uscode.house.gov/download/releasepoints/us/pl/119/36/xml_usc26@119-36.zip", Kind: "legislation",
 			History: []Version{{"2026-01-10", "u1"}}},
 		{ID: "us-cfr-26-31", URL: "https://www.ecfr.gov/api/versioner/v1/full/2026-01-02/title-26.xml?part=31", Kind: "legislation",
 			History: []Version{{"2026-01-10", "c1"}}},
+		{ID: "de-estg-xml", URL: "https://www.gesetze-im-internet.de/estg/xml.zip", Kind: "legislation",
+			History: []Version{{"2026-01-10", "e1"}}},
 	})
 	for _, tc := range []struct{ href, kind, source, provision string }{
 		{"https://www.law.cornell.edu/uscode/text/26/3402", Within, "us-usc-26-uslm", "§ 3402"},
 		{"https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title26-section32&num=0&edition=prelim", Within, "us-usc-26-uslm", "§ 32"},
 		{"https://www.ecfr.gov/current/title-26/section-31.3402(f)(1)-1", Within, "us-cfr-26-31", "§ 31.3402(f)(1)-1"},
+		{"https://www.gesetze-im-internet.de/estg/__32a.html", Within, "de-estg-xml", "§ 32a"},
 		{"https://www.law.cornell.edu/uscode/text/42/1395", None, "", ""},
 	} {
 		rep, err := Build([]Ref{{File: "p.yaml", Line: 1, Href: tc.href, DateKey: "2026-02-01"}}, a, 10, nil)
