@@ -47,11 +47,17 @@ func TestChangeSchema(t *testing.T) {
 		in("same\n", "same\n"),
 		unreadable,
 		in(big.String(), big2.String()),
+		in("<Act>"+strings.Repeat("<Text>up to $1,000</Text>", 400)+"\n", "<Act>"+strings.Repeat("<Text>up to $1,050</Text>", 400)+"\n"),
 	}
-	sawOmitted := false
+	sawOmitted, sawLong := false, false
 	for i, c := range docs {
 		d := changedoc.Of(c)
 		sawOmitted = sawOmitted || d.OmittedLines > 0 && d.OmittedFigures > 0
+		for _, h := range d.Hunks {
+			for _, l := range h.Lines {
+				sawLong = sawLong || l.OmittedBytes > 0
+			}
+		}
 		data, err := d.JSON()
 		if err != nil {
 			t.Fatal(err)
@@ -60,8 +66,8 @@ func TestChangeSchema(t *testing.T) {
 			t.Errorf("document %d is refused: %v\n%.2000s", i, err, data)
 		}
 	}
-	if !sawOmitted {
-		t.Error("no example leaves lines and figures out")
+	if !sawOmitted || !sawLong {
+		t.Errorf("no example leaves lines and figures out (%v), or a long line's end (%v)", sawOmitted, sawLong)
 	}
 	good, err := changedoc.Of(docs[0]).JSON()
 	if err != nil {

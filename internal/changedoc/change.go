@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -166,6 +167,28 @@ type Line struct {
 	Old  int    `json:"old,omitempty"`
 	New  int    `json:"new,omitempty"`
 	Text string `json:"text"`
+	// OmittedBytes counts the bytes of a line longer than MaxLineBytes
+	// left out after Text, its start.
+	OmittedBytes int `json:"omitted_bytes,omitempty"`
+}
+
+// MaxLineBytes bounds the text of a hunk's line: a line of megabytes (an
+// Act's XML held on one line) is shown by its start, so that its change
+// document is no copy of the two texts.
+const MaxLineBytes = 2000
+
+// shownLine is a hunk line as a change document shows it: text cut after
+// MaxLineBytes (at a character's start), and the bytes left out.
+func shownLine(op byte, old, new int, text string) Line {
+	l := Line{Op: opName(op), Old: old, New: new, Text: text}
+	if len(text) > MaxLineBytes {
+		cut := MaxLineBytes
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		l.Text, l.OmittedBytes = text[:cut], len(text)-cut
+	}
+	return l
 }
 
 // Figure is a figure that changed, old → new; Old is absent for a figure
@@ -203,7 +226,7 @@ type Input struct {
 	OldText, NewText string
 	TextOK           bool
 	// Compared says Hunks holds the two texts' comparison already
-	// (textview.DiffHunks, with the default options), so Of need not
+	// (textview.DiffHunks, with the default context), so Of need not
 	// compare them again.
 	Compared bool
 	Hunks    []textview.Hunk
@@ -244,19 +267,19 @@ func Of(in Input) Doc {
 				continue
 			}
 			shown++
-			out.Lines = append(out.Lines, Line{Op: opName(l.Op), Old: l.Old, New: l.New, Text: l.Text})
+			out.Lines = append(out.Lines, shownLine(l.Op, l.Old, l.New, l.Text))
 		}
 		if len(out.Lines) > 0 {
 			d.Hunks = append(d.Hunks, out)
 		}
 	}
-	dec := byte(0)
-	if ambiguous(hs) {
-		dec = decimalMark(in.OldText, in.NewText)
-	}
 	read, unread := figureHunks(hs, MaxFigureLines)
 	d.UnreadLines = unread
-	figs := figureChanges(read, texts{lines(in.OldText), lines(in.NewText)}, dec)
+	dec := byte(0)
+	if ambiguous(read) { // only the lines read for figures need it told
+		dec = decimalMark(in.OldText, in.NewText)
+	}
+	figs := figureChanges(read, texts{newTextLines(in.OldText, new(int)), newTextLines(in.NewText, new(int))}, dec)
 	if len(figs) > MaxFigures {
 		d.OmittedFigures = len(figs) - MaxFigures
 		figs = figs[:MaxFigures]
@@ -299,10 +322,13 @@ func ambiguous(hs []textview.Hunk) bool {
 			if l.Op == ' ' || !strings.ContainsAny(l.Text, ",.") {
 				continue
 			}
-			for _, f := range scan(l.Text, 0) {
-				if f.decimal == 0 && strings.ContainsAny(f.text, ",.") {
-					return true
-				}
+			found := false
+			eachFigure(l.Text, 0, func(f figure) bool {
+				found = f.decimal == 0 && strings.ContainsAny(f.text, ",.")
+				return !found
+			})
+			if found {
+				return true
 			}
 		}
 	}

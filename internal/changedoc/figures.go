@@ -44,7 +44,29 @@ var (
 // point before three digits (1,000 / 1.000) as the decimal mark dec when
 // dec is ',' or '.', else as thousands grouping.
 func scan(line string, dec byte) []figure {
-	var out []figure
+	// As many as the runs of digits, at most: a line of hundreds of
+	// thousands of figures is held in one array, not grown into one.
+	runs := 0
+	for i := 0; i < len(line); i++ {
+		if c := line[i]; c >= '0' && c <= '9' && (i == 0 || line[i-1] < '0' || line[i-1] > '9') {
+			runs++
+		}
+	}
+	if runs == 0 {
+		return nil
+	}
+	out := make([]figure, 0, runs)
+	eachFigure(line, dec, func(f figure) bool {
+		out = append(out, f)
+		return true
+	})
+	return out
+}
+
+// eachFigure gives the figures of line, as scan reads them, to yield
+// until it returns false: a reader that needs only the first few of a
+// long line's figures neither reads nor keeps the others.
+func eachFigure(line string, dec byte, yield func(figure) bool) {
 	floor := 0 // where the last figure, with its unit, ended
 	for i := 0; i < len(line); {
 		c := line[i]
@@ -59,10 +81,11 @@ func scan(line string, dec byte) []figure {
 			continue
 		}
 		f, end := number(line, floor, i, dec)
-		out = append(out, f)
+		if !yield(f) {
+			return
+		}
 		i, floor = max(end, f.end), f.end
 	}
-	return out
 }
 
 func skipDigits(s string, i int) int {
@@ -261,6 +284,9 @@ func canonical(intPart, frac string) string {
 // cent sign or words, a currency sign or an ISO 4217 code. It returns the
 // unit ("%" for per cent words) and the bytes it takes, 0 for none.
 func suffix(s string) (string, int) {
+	if s == "" || !unitStart[s[0]] {
+		return "", 0 // most figures end before a quote, a bracket, a word
+	}
 	rest, sp := s, 0
 	if r, size := utf8.DecodeRuneInString(s); r == ' ' || r == '\u00a0' || r == '\u202f' || r == '\u2009' {
 		rest, sp = s[size:], size
@@ -286,6 +312,19 @@ func suffix(s string) (string, int) {
 	}
 	return "", 0
 }
+
+// unitStart are the bytes a unit suffix reads may start with: a space
+// (one may come before the unit), %, the first byte of ‰, €, £ and the
+// spaces above ASCII, $, and the letters of per cent words and codes.
+var unitStart = func() (set [256]bool) {
+	for _, c := range []byte(" %$\xc2\xe2") {
+		set[c] = true
+	}
+	for c := byte('A'); c <= 'Z'; c++ {
+		set[c], set[c+'a'-'A'] = true, true
+	}
+	return set
+}()
 
 // prefix reads a currency at the end of s, before at most one space: a
 // sign (£, €, $, US$…) or an ISO 4217 code. It returns the currency as
@@ -320,26 +359,28 @@ func wordStart(s string) bool {
 
 // decimalMark is the decimal mark the texts show beyond doubt (12,5 or
 // 1.000.000 for a comma; 12.5 or 1,000,000 for a point), the more often
-// shown of the two among the first maxVotes figures that show one, 0 if
-// neither.
+// shown of the two among the first maxVotes figures that show one (within
+// the first maxRead figures), 0 if neither.
 func decimalMark(texts ...string) byte {
-	var comma, point int
+	var comma, point, read int
 	for _, t := range texts {
 		for line := range strings.Lines(t) {
-			if comma+point >= maxVotes {
+			if comma+point >= maxVotes || read >= maxRead {
 				break
 			}
 			if !strings.ContainsAny(line, ",.") {
 				continue
 			}
-			for _, f := range scan(line, 0) {
+			eachFigure(line, 0, func(f figure) bool {
+				read++
 				switch f.decimal {
 				case ',':
 					comma++
 				case '.':
 					point++
 				}
-			}
+				return comma+point < maxVotes && read < maxRead
+			})
 		}
 	}
 	switch {
@@ -351,6 +392,11 @@ func decimalMark(texts ...string) byte {
 	return 0
 }
 
-// maxVotes bounds the figures decimalMark reads: a document keeps to one
+// maxVotes bounds the figures decimalMark counts: a document keeps to one
 // convention, which its first figures show as well as all of them.
-const maxVotes = 200
+// maxRead bounds the figures it reads for them, so that a text of
+// figures that show none (ids, years, 1,000) is not read whole.
+const (
+	maxVotes = 200
+	maxRead  = 20_000
+)

@@ -1,6 +1,7 @@
 package changedoc
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -66,29 +67,91 @@ func hasLetter(s string) bool {
 	return strings.IndexFunc(s, unicode.IsLetter) >= 0
 }
 
-// cellOf is the index of the cell of line that holds byte offset at, 0
-// for a line of one cell.
-func cellOf(line string, at int) int {
-	return strings.Count(line[:at], cellSep)
+// separators are the offsets of the cell separators of line, in order
+// (strings.Split's cuts), nil for a line of one cell.
+func separators(line string) []int {
+	var at []int
+	for i := 0; ; {
+		k := strings.Index(line[i:], cellSep)
+		if k < 0 {
+			return at
+		}
+		at = append(at, i+k)
+		i += k + len(cellSep)
+	}
 }
 
-// columnHeading is the heading of cell ci of the row at index i of
-// lines: the cell ci of the nearest row above it, in the same table (the
+// cellOf is the index of the cell that holds byte offset at of a line
+// whose separators are seps, 0 for a line of one cell.
+func cellOf(seps []int, at int) int {
+	return sort.Search(len(seps), func(k int) bool { return seps[k]+len(cellSep) > at })
+}
+
+// cell is cell ci of line, whose separators are seps.
+func cell(line string, seps []int, ci int) string {
+	from, to := 0, len(line)
+	if ci > 0 {
+		from = seps[ci-1] + len(cellSep)
+	}
+	if ci < len(seps) {
+		to = seps[ci]
+	}
+	return line[from:to]
+}
+
+// textLines is one text of a change, split in lines, as the column
+// headings read it: each line is split in cells once, and each heading
+// found once, however many figures of a long row ask for it.
+type textLines struct {
+	lines    []string
+	seps     map[int][]int     // line index → separators, for the lines split
+	headings map[[2]int]string // line index and cell → its heading
+	read     *int              // bytes of lines split in cells, for the tests
+}
+
+func newTextLines(text string, read *int) *textLines {
+	return &textLines{lines: lines(text), seps: map[int][]int{}, headings: map[[2]int]string{}, read: read}
+}
+
+// separatorsOf is separators(lines[k]), split once.
+func (t *textLines) separatorsOf(k int) []int {
+	seps, ok := t.seps[k]
+	if !ok {
+		seps = separators(t.lines[k])
+		t.seps[k] = seps
+		*t.read += len(t.lines[k])
+	}
+	return seps
+}
+
+// columnHeading is the heading of cell ci of the row at index i of the
+// text: the cell ci of the nearest row above it, in the same table (the
 // rows of cells just above), with as many cells, that has a word and no
 // digit there.
-func columnHeading(lines []string, i, ci int) string {
-	n := strings.Count(lines[i], cellSep)
+func (t *textLines) columnHeading(i, ci int) string {
+	key := [2]int{i, ci}
+	if h, ok := t.headings[key]; ok {
+		return h
+	}
+	h := t.findHeading(i, ci)
+	t.headings[key] = h
+	return h
+}
+
+func (t *textLines) findHeading(i, ci int) string {
+	n := len(t.separatorsOf(i))
 	if n == 0 {
 		return ""
 	}
 	for k := i - 1; k >= 0 && k >= i-50; k-- {
-		if !strings.Contains(lines[k], cellSep) {
+		seps := t.separatorsOf(k)
+		if len(seps) == 0 {
 			return "" // the table began below
 		}
-		if strings.Count(lines[k], cellSep) != n {
+		if len(seps) != n {
 			continue
 		}
-		c := strings.TrimSpace(strings.Split(lines[k], cellSep)[ci])
+		c := strings.TrimSpace(cell(t.lines[k], seps, ci))
 		if hasLetter(c) && !strings.ContainsAny(c, "0123456789") {
 			return clip(c)
 		}
@@ -103,11 +166,12 @@ type side struct {
 	figs  []figure
 	label string
 	key   string // the label folded, for pairing
+	seps  []int  // its cell separators (separators)
 	run   int    // the run of changed lines it is in, counted from 0
 }
 
 func read(line int, text string, dec byte) side {
-	s := side{line: line, text: text, figs: scan(text, dec)}
+	s := side{line: line, text: text, figs: scan(text, dec), seps: separators(text)}
 	s.label = rowLabel(text, s.figs)
 	s.key = strings.ToLower(s.label)
 	return s
@@ -117,6 +181,7 @@ func read(line int, text string, dec byte) side {
 // skeleton say the same with other numbers.
 func (s side) skeleton() string {
 	var b strings.Builder
+	b.Grow(len(s.text))
 	at := 0
 	for _, f := range s.figs {
 		b.WriteString(s.text[at:f.start])
@@ -130,17 +195,11 @@ func (s side) skeleton() string {
 // alike reports whether two lines are one line rewritten: the same
 // skeleton, or at least half their words in common.
 func alike(a, b side) bool {
-	if a.skeleton() == b.skeleton() {
+	sa, sb := a.skeleton(), b.skeleton()
+	if sa == sb {
 		return true
 	}
-	words := func(s side) map[string]bool {
-		m := map[string]bool{}
-		for _, w := range strings.FieldsFunc(s.skeleton(), func(r rune) bool { return !unicode.IsLetter(r) }) {
-			m[strings.ToLower(w)] = true
-		}
-		return m
-	}
-	wa, wb := words(a), words(b)
+	wa, wb := words(sa), words(sb)
 	if len(wa) == 0 || len(wb) == 0 {
 		return len(wa) == len(wb)
 	}
@@ -151,6 +210,30 @@ func alike(a, b side) bool {
 		}
 	}
 	return 2*common >= max(len(wa), len(wb))
+}
+
+// words is the set of words of s, folded to lower case.
+func words(s string) map[string]bool {
+	m := map[string]bool{}
+	start := -1
+	add := func(end int) {
+		if start >= 0 {
+			m[strings.ToLower(s[start:end])] = true
+			start = -1
+		}
+	}
+	for i, r := range s {
+		switch {
+		case unicode.IsLetter(r):
+			if start < 0 {
+				start = i
+			}
+		default:
+			add(i)
+		}
+	}
+	add(len(s))
+	return m
 }
 
 // pairLines pairs the removed lines of a change with the added ones
@@ -211,9 +294,8 @@ func pairLines(removed, added []side) []int {
 	return pair
 }
 
-// texts is the two texts of a change, split in lines, for the column
-// headings.
-type texts struct{ old, new []string }
+// texts is the two texts of a change, for the column headings.
+type texts struct{ old, new *textLines }
 
 // figureChanges lists the figures that changed in the hunks: each pair
 // of lines (pairLines) compared figure by figure, in the order of the new
@@ -250,7 +332,7 @@ func figureChanges(hs []textview.Hunk, t texts, dec byte) []Figure {
 		}
 	}
 	var out []Figure
-	table := func(s side) bool { return strings.Contains(s.text, cellSep) }
+	table := func(s side) bool { return len(s.seps) > 0 }
 	i := 0
 	for j, a := range added {
 		// The rows removed, with no line replacing them, before this one.
@@ -279,7 +361,7 @@ func at(s side, f figure) *Value {
 	return &Value{Line: s.line, Text: f.text, Value: f.value, Unit: f.unit}
 }
 
-func oneSided(s side, lines []string, old bool) []Figure {
+func oneSided(s side, lines *textLines, old bool) []Figure {
 	var out []Figure
 	for _, f := range s.figs {
 		fc := Figure{Row: s.label, Column: heading(lines, s, f)}
@@ -293,11 +375,11 @@ func oneSided(s side, lines []string, old bool) []Figure {
 	return out
 }
 
-func heading(lines []string, s side, f figure) string {
-	if s.line < 1 || s.line > len(lines) || !strings.Contains(s.text, cellSep) {
+func heading(t *textLines, s side, f figure) string {
+	if s.line < 1 || s.line > len(t.lines) || len(s.seps) == 0 {
 		return ""
 	}
-	return columnHeading(lines, s.line-1, cellOf(s.text, f.start))
+	return t.columnHeading(s.line-1, cellOf(s.seps, f.start))
 }
 
 // compare lists the figures that differ between a line and the line that
@@ -308,14 +390,14 @@ func heading(lines []string, s side, f figure) string {
 func compare(a, b side, t texts) []Figure {
 	type cellFigs struct{ a, b []figure }
 	var cells []cellFigs
-	if na := strings.Count(a.text, cellSep); na > 0 && na == strings.Count(b.text, cellSep) {
+	if na := len(a.seps); na > 0 && na == len(b.seps) {
 		cells = make([]cellFigs, na+1)
 		for _, f := range a.figs {
-			c := cellOf(a.text, f.start)
+			c := cellOf(a.seps, f.start)
 			cells[c].a = append(cells[c].a, f)
 		}
 		for _, f := range b.figs {
-			c := cellOf(b.text, f.start)
+			c := cellOf(b.seps, f.start)
 			cells[c].b = append(cells[c].b, f)
 		}
 	} else {

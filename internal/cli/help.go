@@ -128,7 +128,10 @@ var helpMore = map[string]string{
                 ref_date, ref_date_from ("url", "date-key" or "git"), on_ref_date (the sha256 held that day),
                 first_retrieved (when nothing was held yet that day; before_first_retrieved is then true),
                 changed_after ("yes", "no" or "unknown"), changed_on, change_from, change_from_date and change_to
-                (the two sides of that change), note (what is known of the bytes cited, in words)}
+                (the two sides of that change), provision (the provision of a held whole text the URL cites:
+                "s. 19"), provision_change ("amended", "added" or "repealed") and provision_address (its page),
+                changed_by ("provision": told by the provisions the change documents list; "document": by any
+                change, its change document listing none), note (what is known of the bytes cited, in words)}
                 A change the archive saw after its first copy is a change after every older reference: "yes",
                 though what it cited may differ from both sides; "unknown" is left where nothing changed since
                 the first copy, or the reference has no date.

@@ -136,6 +136,10 @@ func runRefs(ctx context.Context, opts refsOptions) error {
 				return r.Text, true
 			}
 		}
+		id := src.ID
+		s.Change = func(date, from, to string) (changedoc.Doc, bool) {
+			return opts.changeDoc("reports/" + changedoc.Path(id, date, store.Sum(from), store.Sum(to)))
+		}
 		sources = append(sources, s)
 	}
 	found, problems, err := refs.Scan(opts.Dir, refs.ScanOptions{Exclude: opts.Exclude})
@@ -281,11 +285,25 @@ func printRefs(w io.Writer, dir, index string, rep refs.Report) {
 	for _, s := range wt.Since {
 		fmt.Fprintf(w, "  held since %s: %d documents, %d references\n", s.Date, s.Documents, s.References)
 	}
+	byProvision, byDocument := 0, 0
+	for _, r := range rep.Rows {
+		if r.Held != nil && r.Held.Provision != "" {
+			switch r.Held.ChangedBy {
+			case refs.ChangedByProvision:
+				byProvision++
+			case refs.ChangedByDocument:
+				byDocument++
+			}
+		}
+	}
+	if byProvision+byDocument > 0 {
+		fmt.Fprintf(w, "%d of them cite a provision of a held whole text: %d told by the provisions the change documents list, %d by any change of the document (a change document listing no provisions)\n", byProvision+byDocument, byProvision, byDocument)
+	}
 	if changed > 0 {
 		fmt.Fprintf(w, "\n%d references cite a document that changed after their date:\n", changed)
 		for _, r := range rep.Rows {
 			if r.Held != nil && r.Held.ChangedAfter == "yes" {
-				fmt.Fprintf(w, "  %s:%d %s (dated %s, from the %s): %s %s\n", t(r.File), r.Line, t(r.Parameter), r.Held.RefDate, r.Held.RefDateFrom, r.Match.Source, r.Held.Note)
+				fmt.Fprintf(w, "  %s:%d %s (dated %s, from the %s): %s %s\n", t(r.File), r.Line, t(r.Parameter), r.Held.RefDate, r.Held.RefDateFrom, r.Match.Source, t(r.Held.Note))
 			}
 		}
 	}

@@ -330,7 +330,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			keepValidators(s, resp)
 			view, ok := lastView(*s, string(prior.SHA256))
 			if !ok {
-				view = r.deriveText(ctx, src, string(prior.SHA256), prior.ContentType)
+				view = r.deriveText(ctx, src, string(prior.SHA256), prior.ContentType, nil)
 			}
 			r.noteBlink(ctx, src, s, state.TextCheck{Raw: string(prior.SHA256), View: view}, now)
 		})
@@ -345,10 +345,15 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 		return nil, true
 	case code == 200:
 		held := prior.SHA256 != "" && r.o.Store.Has(prior.SHA256)
+		var extracted *textview.Result // the new bytes' text, when the comparison extracted it
 		if held && string(prior.SHA256) != resp.SHA256 {
-			if c, ok := r.compareText(ctx, src, prior, resp); ok && !c.Changed {
+			c, ok := r.compareText(ctx, src, prior, resp)
+			if ok && !c.Changed {
 				r.sameText(ctx, src, prior, u, resp, c, checked)
 				return nil, true
+			}
+			if res, done := c.NewExtracted(); ok && done {
+				extracted = &res
 			}
 		}
 		r.o.Index.Add(src.ID, store.Entry{
@@ -367,7 +372,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			}
 			// Whenever a blob is indexed (or found held), its text is kept
 			// beside it.
-			view := r.deriveText(ctx, src, resp.SHA256, resp.ContentType)
+			view := r.deriveText(ctx, src, resp.SHA256, resp.ContentType, extracted)
 			r.noteBlink(ctx, src, s, state.TextCheck{Raw: resp.SHA256, View: view}, now)
 		})
 		r.count(func(res *Result) { res.Checked++ })

@@ -143,7 +143,7 @@ func sameText(ctx context.Context, s *store.Store, set *manifest.Set, st *state.
 	if err != nil {
 		return false
 	}
-	c := textview.Compare(ctx, view, old, cur, string(held.SHA256), string(blob), textLimits, textview.DiffOptions{})
+	c := textview.Compare(ctx, view, old, cur, string(held.SHA256), string(blob), textLimits, textview.DiffOptions{VerdictOnly: true})
 	return !c.Changed
 }
 

@@ -42,6 +42,11 @@ func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.
 		r.log(src.Host, "%s: view unusable (%v): the bytes decide; fix the view in its manifest", src.ID, err)
 		return textview.Comparison{}, false
 	}
+	// The held bytes' text is kept beside them: read, not extracted again.
+	var kept *textview.Result
+	if res, ok, err := textview.Load(r.o.Store.Root(), string(prior.SHA256)); err == nil && ok {
+		kept = &res
+	}
 	old, err := blobDoc(r.o.Store, prior.SHA256, prior.ContentType)
 	if err != nil {
 		r.log(src.Host, "%s: held bytes %.12s unreadable for the text comparison (%v): the bytes decide", src.ID, prior.SHA256, err)
@@ -52,7 +57,7 @@ func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.
 		r.log(src.Host, "%s: new bytes %.12s unreadable for the text comparison (%v): the bytes decide", src.ID, resp.SHA256, err)
 		return textview.Comparison{}, false
 	}
-	c := textview.Compare(ctx, view, old, cur, string(prior.SHA256), resp.SHA256, textLimits, textview.DiffOptions{})
+	c := textview.CompareKept(ctx, view, old, kept, cur, string(prior.SHA256), resp.SHA256, textLimits, textview.DiffOptions{VerdictOnly: true})
 	if c.Changed {
 		return c, true
 	}
@@ -67,11 +72,22 @@ func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.
 }
 
 // deriveText keeps the text of the indexed blob sum beside the blobs and
-// returns the hash of its default view, for the source's blink history.
-// A failure is logged and leaves the hash empty; it never fails the run.
-func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentType string) string {
+// returns the hash of its default view, for the source's blink history;
+// extracted, when not nil, is its text as the comparison extracted it,
+// kept rather than extracted again. A failure is logged and leaves the
+// hash empty; it never fails the run.
+func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentType string, extracted *textview.Result) string {
 	if res, ok, err := textview.Load(r.o.Store.Root(), sum); err == nil && ok {
 		return (*textview.View)(nil).NormalizedHash(res.Text) // kept: no need to read the blob
+	}
+	if extracted != nil {
+		if _, err := textview.Save(r.o.Store.Root(), sum, *extracted); err != nil {
+			r.log(src.Host, "%s: text of %.12s not kept: %v", src.ID, sum, err)
+		}
+		if extracted.Reason != "" {
+			r.log(src.Host, "%s: text of %.12s: %s", src.ID, sum, extracted.Reason)
+		}
+		return (*textview.View)(nil).NormalizedHash(extracted.Text)
 	}
 	doc, err := blobDoc(r.o.Store, store.Sum(sum), contentType)
 	if err != nil {

@@ -182,3 +182,30 @@ func TestEngineSwitchIsQuiet(t *testing.T) {
 		t.Errorf("%d index entries, want the one held", len(es))
 	}
 }
+
+// A change extracts the text of the new bytes once, and reads the held
+// bytes' text where it is kept: recording a change of a long text costs
+// one extraction, as its first capture does (before, three: the held
+// bytes again, the new ones for the comparison, and again to keep them).
+func TestChangeExtractsTheNewBytesOnce(t *testing.T) {
+	r := newTextRig(t, map[string]servedDoc{"act": {"text/plain", []byte("Section 1. The rate is 20%.\n")}})
+	before := textview.Extractions()
+	r.run()
+	if n := textview.Extractions() - before; n != 1 {
+		t.Errorf("the first capture extracted %d texts, want 1", n)
+	}
+	r.serve("act", servedDoc{"text/plain", []byte("Section 1. The rate is 21%.\n")})
+	before = textview.Extractions()
+	rep := r.run()
+	if n := textview.Extractions() - before; n != 1 {
+		t.Errorf("the change extracted %d texts, want 1", n)
+	}
+	e := rep.Sources[0]
+	res, ok, err := textview.Load(r.st.Root(), e.SHA256)
+	if !ok || err != nil || res.Text != "Section 1. The rate is 21%.\n" {
+		t.Errorf("the new bytes' text kept: %q, %v, %v", res.Text, ok, err)
+	}
+	if h := r.ix.History("xx-act"); len(h) != 2 {
+		t.Errorf("history %+v, want the first capture and the change", h)
+	}
+}

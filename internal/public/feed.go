@@ -564,7 +564,9 @@ func entryHTML(in FeedInput, c *change, dataLink string) (string, []byte, error)
 		default:
 			// One comparison for the entry's diff and the change document.
 			var d textview.TextDiff
-			d, ci.Hunks = textview.DiffHunks(c.old.SHA256.Short(), c.new.SHA256.Short(), oldText, newText, textview.DiffOptions{})
+			// The entry shows the unified diff; its change document has
+			// the figures.
+			d, ci.Hunks = textview.DiffHunks(c.old.SHA256.Short(), c.new.SHA256.Short(), oldText, newText, textview.DiffOptions{NoFigures: true})
 			ci.Compared = true
 			if d.Changed() {
 				data["Diff"] = d.Unified

@@ -38,6 +38,16 @@
 // those after differ, so the document changed after the reference, though
 // what it cited may differ from both.
 //
+// A reference to a provision of a held whole text (a provision page whose
+// address names it, law.ProvisionOfURL: section-19.html, /section/23,
+// § 3402; or a page named by an internal id, by the address a change
+// document gives the provision) is watched as that provision: it changed
+// after the reference only when a change document after its date lists
+// that provision as amended, added or repealed. A change whose document
+// lists no provisions (a text not read as law, an older document, none in
+// the record) counts as a change of the whole document, and the row says
+// so (ChangedBy).
+//
 // The package is pure over its inputs apart from Scan's reading of the
 // tree and GitDates, which asks the git binary when each line was
 // written.

@@ -3,6 +3,8 @@ package refs
 import (
 	"fmt"
 	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/changedoc"
 )
 
 // Kinds of match, best first.
@@ -52,6 +54,11 @@ type Source struct {
 	// Text, when set, returns the held text of the newest bytes (to find
 	// what a bulletin publishes).
 	Text func() (string, bool)
+	// Change, when set, returns the change document of the change on
+	// date from the bytes from to the bytes to (sha256s of History), when
+	// the record holds it: its Provisions say which provisions of a
+	// whole text the change touched.
+	Change func(date, from, to string) (changedoc.Doc, bool)
 }
 
 // Archive is the set of sources refs match against.
@@ -150,6 +157,15 @@ func (a *Archive) Match(href string) Match {
 				how += fmt.Sprintf(" (cited %s, held %s)", editionName(d.Edition), editionName(e))
 			}
 			return a.hit(Within, within, how)
+		}
+		if strings.HasPrefix(d.Work, "usc/") {
+			// A US Code section lies within its held title.
+			title, sec, _ := strings.Cut(strings.TrimPrefix(d.Work, "usc/"), "/")
+			for _, i := range a.byWork["usc/"+title] {
+				if a.docs[i].container {
+					return a.hit(Within, i, fmt.Sprintf("%s U.S.C. § %s is in the held title %s", title, sec, title))
+				}
+			}
 		}
 		if strings.HasPrefix(d.Work, "cfr/") {
 			// A CFR section lies within its held part.

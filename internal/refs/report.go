@@ -7,6 +7,15 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/taxkernel/taxkernelbot/internal/changedoc"
+	"github.com/taxkernel/taxkernelbot/internal/law"
+)
+
+// What a provision's ChangedAfter was read from (HeldBytes.ChangedBy).
+const (
+	ChangedByProvision = "provision"
+	ChangedByDocument  = "document"
 )
 
 // Where a reference's date comes from.
@@ -65,6 +74,24 @@ type HeldBytes struct {
 	ChangeFrom     string `json:"change_from,omitempty"`
 	ChangeFromDate string `json:"change_from_date,omitempty"`
 	ChangeTo       string `json:"change_to,omitempty"`
+	// Provision is the provision the reference cites, when its URL is a
+	// provision page of a held whole text (law.ProvisionOfURL, or for a
+	// page named by an internal id, the address a change document gives
+	// the provision): ChangedAfter then says whether that provision
+	// changed after RefDate, read from the change documents' provisions,
+	// and ChangedOn, ChangeFrom and ChangeTo name the change that touched
+	// it. ProvisionChange says how (amended, added, repealed) and
+	// ProvisionAddress is the publisher's page of it, when known.
+	Provision        string `json:"provision,omitempty"`
+	ProvisionChange  string `json:"provision_change,omitempty"`
+	ProvisionAddress string `json:"provision_address,omitempty"`
+	// ChangedBy says what ChangedAfter was read from, for a reference to
+	// a provision: "provision" when from the provisions the change
+	// documents list, "document" when a change after RefDate has no
+	// change document that lists provisions (a text not read as law, an
+	// older document, none in the record), so that, as for any other
+	// reference, any change of the document counts.
+	ChangedBy string `json:"changed_by,omitempty"`
 	// first is the day the archive first held the document.
 	first string
 	// Note says in words what is known, and what is not, of the bytes the
@@ -277,11 +304,141 @@ func date(rows []Row, a *Archive, dater Dater) error {
 		}
 	}
 	for i := range rows {
-		if h := rows[i].Held; h != nil && h.Status == "held" {
-			onDate(h, a.sources[rows[i].Match.idx].History)
+		h := rows[i].Held
+		if h == nil || h.Status != "held" {
+			continue
 		}
+		src := a.sources[rows[i].Match.idx]
+		if p, ok := a.provisionOf(rows[i]); ok && h.RefDate != "" {
+			onDateOfProvision(h, src, p)
+			continue
+		}
+		onDate(h, src.History)
 	}
 	return nil
+}
+
+// citedProvision is the provision a reference cites: its ID, when its
+// URL names it, else the URL (Canon) that a provision's address must
+// have.
+type citedProvision struct{ id, canon string }
+
+// provisionOf is the provision row cites, when its URL is a provision
+// page and its match a held whole text that holds it.
+func (a *Archive) provisionOf(row Row) (citedProvision, bool) {
+	if !a.docs[row.Match.idx].container {
+		return citedProvision{}, false
+	}
+	if id, ok := law.ProvisionOfURL(Clean(row.Href) + fragment(row.Href)); ok {
+		return citedProvision{id: id}, true
+	}
+	// A part named by an internal id (legislation.govt.nz's DLM… pages):
+	// matched by the provision's address.
+	c, _ := Canon(row.Href)
+	if d := Describe(c); row.Match.Kind == Within && d.Part != "" && d.Part != "contents" {
+		return citedProvision{canon: c}, true
+	}
+	return citedProvision{}, false
+}
+
+// fragment is the "#…" of raw, "" for none (Clean drops it; a Justice
+// Canada anchor #s-19 names a section).
+func fragment(raw string) string {
+	if _, f, ok := strings.Cut(strings.TrimSpace(raw), "#"); ok {
+		return "#" + f
+	}
+	return ""
+}
+
+// onDateOfProvision is onDate for a reference to provision p of a held
+// whole text: of the changes after RefDate, the first whose change
+// document lists p is the change after the reference; one whose text
+// reads the same changed no provision; one whose document lists no
+// provisions (or that the record lacks) is a change of the whole
+// document, as for any reference, and says so.
+func onDateOfProvision(h *HeldBytes, src Source, p citedProvision) {
+	history := src.History
+	h.ChangedAfter, h.first = "unknown", history[0].Date
+	h.Provision, h.ChangedBy = p.id, ChangedByProvision
+	i := -1
+	for j, v := range history {
+		if v.Date <= h.RefDate {
+			i = j
+		}
+	}
+	from := i
+	if i < 0 {
+		h.FirstRetrieved, h.BeforeFirst = history[0].Date, true
+		from = 0
+	} else {
+		h.OnRefDate = history[i].SHA256
+		h.ChangedAfter = "no"
+	}
+	others := 0 // changes after RefDate that left the provision as it was
+	for j := from + 1; j < len(history); j++ {
+		if history[j].SHA256 == history[j-1].SHA256 {
+			continue
+		}
+		var doc changedoc.Doc
+		ok := false
+		if src.Change != nil {
+			doc, ok = src.Change(history[j].Date, history[j-1].SHA256, history[j].SHA256)
+		}
+		switch {
+		case ok && len(doc.Provisions) > 0:
+			pc, found := findProvision(doc.Provisions, p)
+			if !found {
+				others++
+				continue
+			}
+			h.Provision = pc.ID
+			h.ProvisionChange, h.ProvisionAddress = pc.Change, pc.Address
+		case ok && doc.Text == changedoc.TextSame:
+			others++ // only the bytes changed: the text, so each provision, reads the same
+			continue
+		default:
+			h.ChangedBy = ChangedByDocument
+		}
+		h.ChangedAfter, h.ChangedOn = "yes", history[j].Date
+		h.ChangeFrom, h.ChangeFromDate, h.ChangeTo = history[j-1].SHA256, history[j-1].Date, history[j].SHA256
+		break
+	}
+	what := cmpOr(h.Provision, "the provision cited")
+	switch {
+	case h.ChangedBy == ChangedByDocument:
+		h.Note = fmt.Sprintf("the document changed on %s, after your reference of %s; its change document names no provisions (the text is not read as law, or the record's document is older or missing), so the archive cannot tell whether %s changed and reports the change of the whole document", h.ChangedOn, h.RefDate, what)
+	case h.ChangedAfter == "yes" && h.BeforeFirst:
+		h.Note = fmt.Sprintf("%s %s on %s; the archive holds this document since %s, after your reference of %s, so what you cited may differ from both", what, h.ProvisionChange, h.ChangedOn, h.FirstRetrieved, h.RefDate)
+	case h.ChangedAfter == "yes":
+		h.Note = fmt.Sprintf("%s %s on %s, after your reference of %s; the archive held the bytes you cited", what, h.ProvisionChange, h.ChangedOn, h.RefDate)
+	case h.BeforeFirst:
+		h.Note = fmt.Sprintf("the archive holds this document since %s, after your reference of %s, and has seen no change since in %s (%d change(s) of the document left it as it was): it will tell you of the first", h.FirstRetrieved, h.RefDate, what, others)
+	case others > 0:
+		h.Note = fmt.Sprintf("%s unchanged since your reference of %s: the document changed %d time(s) since, none of them in %s", what, h.RefDate, others, what)
+	}
+}
+
+// findProvision is the change of p among a change document's provisions:
+// by ID, else (a provision page named by an internal id) by address.
+func findProvision(changes []changedoc.ProvisionChange, p citedProvision) (changedoc.ProvisionChange, bool) {
+	for _, pc := range changes {
+		if p.id != "" && pc.ID == p.id {
+			return pc, true
+		}
+		if p.id == "" && pc.Address != "" {
+			if c, _ := Canon(pc.Address); c == p.canon {
+				return pc, true
+			}
+		}
+	}
+	return changedoc.ProvisionChange{}, false
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }
 
 // onDate says which bytes were held on h.RefDate and whether the source

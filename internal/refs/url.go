@@ -142,6 +142,10 @@ var (
 	nzLeg       = regexp.MustCompile(`^legislation\.govt\.nz/(act|regulation|bill|secondary-legislation)/([a-z-]+)/(\d{4})/0*(\d+)(?:/en)?(?:/([^/]+))?(?:/([^/]+))?$`)
 	caLeg       = regexp.MustCompile(`^laws-lois\.justice\.gc\.ca/(eng|fra)/(acts|regulations|lois|reglements)/([^/]+)(?:/(.*))?$`)
 	caPDF       = regexp.MustCompile(`^laws-lois\.justice\.gc\.ca/(PDF|pdf)/([^/]+)\.pdf$`)
+	uslmTitle   = regexp.MustCompile(`(?i)^uscode\.house\.gov/download/releasepoints/us/pl/[0-9]+/[0-9a-z-]+/xml_usc(\d+[a-z]?)@[0-9a-z-]+\.zip$`)
+	ecfrFull    = regexp.MustCompile(`^ecfr\.gov/api/versioner/v1/full/(\d{4}-\d{2}-\d{2})/title-(\d+)\.xml$`)
+	caXML       = regexp.MustCompile(`^laws-lois\.justice\.gc\.ca/(?:eng|fra)/XML/([^/]+)\.xml$`)
+	gii         = regexp.MustCompile(`^gesetze-im-internet\.de/([a-z0-9_]+)(?:/([^/]*))?$`)
 	caDated     = regexp.MustCompile(`^(.*)-(\d{4})(\d{2})(\d{2})$`)
 	irsPDF      = regexp.MustCompile(`^irs\.gov/pub/irs-pdf/([a-z0-9]+)\.pdf$`)
 	irsPrior    = regexp.MustCompile(`^irs\.gov/pub/irs-prior/([a-z0-9]+)--(\d{4})\.pdf$`)
@@ -166,6 +170,10 @@ var dropKinds = map[string]string{"rp": "Rev. Proc.", "rr": "Rev. Rul.", "n": "N
 //   - CFR: a section (or part) on law.cornell.edu (/cfr/text/T/S) and on
 //     ecfr.gov (/current/title-T/…/section-S or part-P; /on/DATE/… pins the
 //     date) is cfr/T/S; a held part holds its sections (S begins "P.").
+//     A title of the Code as the Law Revision Counsel serves it in
+//     USLM (/download/releasepoints/…/xml_uscT@….zip) is usc/T, which
+//     holds its sections; a part as eCFR's API serves it whole
+//     (/api/versioner/v1/full/DATE/title-T.xml?part=P) is cfr/T/P.
 //   - Federal Register: a document number on federalregister.gov and on
 //     govinfo.gov (FR-DATE/html/NUMBER.htm) is fr/NUMBER.
 //   - legislation.gov.uk: /TYPE/YEAR/NUMBER is the work; what follows
@@ -183,6 +191,10 @@ var dropKinds = map[string]string{"rp": "Rev. Proc.", "rr": "Rev. Rul.", "n": "N
 //     work; FullText.html and /PDF/CHAPTER.pdf the whole text, page-N.html
 //     and section-N.html its parts, section-N-YYYYMMDD.html the version
 //     of section N from that date.
+//     /eng/XML/CHAPTER.xml is the whole text as Justice Canada's XML.
+//   - gesetze-im-internet.de: /SLUG is the work (de/SLUG); xml.zip and
+//     the BJNR….html page the whole text, the bare address (or
+//     index.html) its contents page, __N.html and art_N.html its parts.
 //   - IRS: irs-pdf/X.pdf is the current edition of irs/X, irs-prior/X--YYYY.pdf
 //     the YYYY edition; irs-drop/rp-YY-N.pdf is Rev. Proc. 20YY-N (rr Rev. Rul.,
 //     n Notice, a Announcement), published inside an Internal Revenue Bulletin.
@@ -196,6 +208,9 @@ func Describe(canon string) Doc {
 	case cornellUSC.MatchString(noQuery):
 		m := cornellUSC.FindStringSubmatch(noQuery)
 		return uscDoc(m[1], m[2], "")
+	case uslmTitle.MatchString(noQuery):
+		m := uslmTitle.FindStringSubmatch(noQuery)
+		return Doc{Work: "usc/" + strings.ToUpper(m[1]), container: true}
 	case strings.HasPrefix(noQuery, "uscode.house.gov/"):
 		q, _ := url.QueryUnescape(query)
 		if m := houseUSC.FindStringSubmatch(q); m != nil {
@@ -231,6 +246,18 @@ func Describe(canon string) Doc {
 	case caPDF.MatchString(noQuery):
 		m := caPDF.FindStringSubmatch(noQuery)
 		return Doc{Work: "ca/" + m[2], container: true, Whole: "https://laws-lois.justice.gc.ca/PDF/" + m[2] + ".pdf"}
+	case ecfrFull.MatchString(noQuery):
+		// A part of a title as eCFR's API serves it whole (?part=31).
+		m := ecfrFull.FindStringSubmatch(noQuery)
+		q, _ := url.ParseQuery(query)
+		if p := q.Get("part"); p != "" && q.Get("section") == "" {
+			return cfrDoc(m[2], p, true, m[1])
+		}
+	case caXML.MatchString(noQuery):
+		m := caXML.FindStringSubmatch(noQuery)
+		return Doc{Work: "ca/" + m[1], container: true, Whole: "https://laws-lois.justice.gc.ca/eng/XML/" + m[1] + ".xml"}
+	case gii.MatchString(noQuery):
+		return giiDoc(gii.FindStringSubmatch(noQuery))
 	case irsPDF.MatchString(noQuery):
 		return Doc{Work: "irs/" + irsPDF.FindStringSubmatch(noQuery)[1]}
 	case irsPrior.MatchString(noQuery):
@@ -364,6 +391,19 @@ func caDoc(m []string) Doc {
 			d.Part, d.Date = v[1], v[2]+"-"+v[3]+"-"+v[4]
 			d.Edition = d.Date
 		}
+	}
+	return d
+}
+
+func giiDoc(m []string) Doc {
+	d := Doc{Work: "de/" + m[1], Whole: "https://www.gesetze-im-internet.de/" + m[1] + "/xml.zip"}
+	switch page := m[2]; {
+	case page == "xml.zip" || strings.HasPrefix(page, "BJNR") || strings.HasPrefix(page, "bjnr"):
+		d.container = true
+	case page == "" || page == "index.html":
+		d.Part = "contents"
+	default:
+		d.Part = strings.TrimSuffix(page, ".html")
 	}
 	return d
 }

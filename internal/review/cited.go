@@ -94,7 +94,7 @@ func CitedChanged(rows []refs.Row, archive CitedArchive) (title, body string) {
 	lines := make([]string, len(changes))
 	rest := 0
 	for i, c := range changes {
-		lines[i] = fmt.Sprintf("- %s changed on %s: %d reference(s)%s\n", markdown.Code(c.source), markdown.Text(c.date), len(c.rows), changeDocLink(c.source, c.held, archive))
+		lines[i] = fmt.Sprintf("- %s changed on %s%s: %d reference(s)%s\n", markdown.Code(c.source), markdown.Text(c.date), provisionsInBrief(c.rows), len(c.rows), changeDocLink(c.source, c.held, archive))
 		rest += len(lines[i])
 	}
 	const briefHeading = "\n### More changes, a line each\n\n"
@@ -131,7 +131,8 @@ func citedEntry(source, url string, rows []refs.Row, archive CitedArchive) strin
 	var b strings.Builder
 	h := rows[0].Held
 	fmt.Fprintf(&b, "\n### %s changed on %s\n\n", markdown.Code(source), markdown.Text(h.ChangedOn))
-	b.WriteString(changeLines(source, h, archive))
+	b.WriteString(provisionLines(rows))
+	b.WriteString(changeLines(source, h, citedIDs(rows), archive))
 	fmt.Fprintf(&b, "- Citation now: %s, retrieved %s, sha256 %s\n", markdown.Link(markdown.Clip(url, 200), url), markdown.Text(h.Retrieved), markdown.Code(h.SHA256))
 	older := 0
 	for _, r := range rows {
@@ -179,7 +180,7 @@ func changeDocLink(source string, h *refs.HeldBytes, archive CitedArchive) strin
 // changeLines are an entry's lines on the change itself: its change
 // document, with the first figures old → new when the record holds it,
 // and the commands citing each side.
-func changeLines(source string, h *refs.HeldBytes, archive CitedArchive) string {
+func changeLines(source string, h *refs.HeldBytes, provisions map[string]bool, archive CitedArchive) string {
 	var b strings.Builder
 	from, to := store.Sum(h.ChangeFrom), store.Sum(h.ChangeTo)
 	if from.Valid() && to.Valid() {
@@ -192,7 +193,7 @@ func changeLines(source string, h *refs.HeldBytes, archive CitedArchive) string 
 		}
 		if archive.Change != nil {
 			if d, ok := archive.Change(path); ok {
-				b.WriteString(figureLines(d))
+				b.WriteString(figureLines(citedFigures(d, provisions)))
 			}
 		}
 	}
@@ -208,12 +209,85 @@ func changeLines(source string, h *refs.HeldBytes, archive CitedArchive) string 
 	return b.String()
 }
 
-// figureLines lists the first changed figures of d, old → new.
-func figureLines(d changedoc.Doc) string {
+// citedFigures are the figures of d to show: those of the provisions
+// cited when d lists them, else all of d's, and how many more the
+// document has.
+func citedFigures(d changedoc.Doc, provisions map[string]bool) ([]changedoc.Figure, int) {
+	if len(provisions) == 0 || len(d.Provisions) == 0 {
+		return d.Figures, d.OmittedFigures
+	}
+	var figs []changedoc.Figure
+	for _, p := range d.Provisions {
+		if provisions[p.ID] {
+			figs = append(figs, p.Figures...)
+		}
+	}
+	return figs, 0
+}
+
+// provisionLines name the provisions an entry's references cite and how
+// each changed, with the publisher's page of it; or say that the change
+// document lists no provisions, so the whole document's change is told.
+func provisionLines(rows []refs.Row) string {
 	var b strings.Builder
-	for i, f := range d.Figures {
+	seen := map[string]bool{}
+	for _, r := range rows {
+		h := r.Held
+		if h.Provision == "" || seen[h.Provision] {
+			continue
+		}
+		seen[h.Provision] = true
+		switch h.ChangedBy {
+		case refs.ChangedByProvision:
+			what := markdown.Text(h.Provision + " " + h.ProvisionChange)
+			if h.ProvisionAddress != "" {
+				what = markdown.Link(markdown.Clip(h.Provision+" "+h.ProvisionChange, 120), h.ProvisionAddress)
+			}
+			fmt.Fprintf(&b, "- Provision cited: %s (its old and new text are in the change document below)\n", what)
+		default:
+			fmt.Fprintf(&b, "- Provision cited: %s; the change document lists no provisions (the text is not read as law, or the document is older), so this is any change of the whole document\n", markdown.Text(h.Provision))
+		}
+	}
+	return b.String()
+}
+
+// provisionsInBrief is " (s. 19 amended, s. 42)" for a change's line in
+// brief: the provisions its references cite.
+func provisionsInBrief(rows []refs.Row) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, r := range rows {
+		h := r.Held
+		if h.Provision == "" || seen[h.Provision] {
+			continue
+		}
+		seen[h.Provision] = true
+		names = append(names, strings.TrimSpace(h.Provision+" "+h.ProvisionChange))
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return " (" + markdown.TextN(strings.Join(names, ", "), 200) + ")"
+}
+
+// citedIDs are the provisions rows cite that a change document listed.
+func citedIDs(rows []refs.Row) map[string]bool {
+	ids := map[string]bool{}
+	for _, r := range rows {
+		if r.Held.Provision != "" && r.Held.ChangedBy == refs.ChangedByProvision {
+			ids[r.Held.Provision] = true
+		}
+	}
+	return ids
+}
+
+// figureLines lists the first changed figures, old → new; omitted counts
+// those the change document leaves out.
+func figureLines(figs []changedoc.Figure, omitted int) string {
+	var b strings.Builder
+	for i, f := range figs {
 		if i == maxCitedFigures {
-			fmt.Fprintf(&b, "  - …and %d more figure(s) in the change document\n", len(d.Figures)-i+d.OmittedFigures)
+			fmt.Fprintf(&b, "  - …and %d more figure(s) in the change document\n", len(figs)-i+omitted)
 			break
 		}
 		label := f.Row

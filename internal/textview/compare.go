@@ -23,17 +23,41 @@ type Comparison struct {
 	// DefaultView is the Hash of the new bytes' default-view text, for the
 	// source's blink history (Check.View).
 	DefaultView string
+	// extracted is the new bytes' text as extracted, before any view,
+	// when Compare extracted it so (hasExtracted).
+	extracted    Result
+	hasExtracted bool
 }
+
+// NewExtracted is the new bytes' text as extracted, before any view (as
+// Save keeps it), and whether Compare extracted it so: a caller that
+// keeps the new bytes' text saves it rather than extracting it again.
+func (c Comparison) NewExtracted() (Result, bool) { return c.extracted, c.hasExtracted }
 
 // Compare decides whether new bytes of a source change what it says,
 // through the source's view v (nil: the default view). oldName and newName
 // label the diff (e.g. the text files' paths).
 func Compare(ctx context.Context, v *View, old, new Doc, oldName, newName string, lim Limits, opt DiffOptions) Comparison {
-	c := Comparison{Old: v.NormalizeDoc(ctx, old, lim)}
+	return CompareKept(ctx, v, old, nil, new, oldName, newName, lim, opt)
+}
+
+// CompareKept is Compare, given the old bytes' text as kept (Load: as
+// extracted, before any view) when the caller has it: it is not
+// extracted again from the old bytes, unless the view drops parts of the
+// document, which only its bytes show.
+func CompareKept(ctx context.Context, v *View, old Doc, oldKept *Result, new Doc, oldName, newName string, lim Limits, opt DiffOptions) Comparison {
+	var c Comparison
+	if oldKept != nil && (v == nil || len(v.drop) == 0) {
+		c.Old = *oldKept
+		c.Old.Text = v.NormalizeText(c.Old.Text)
+	} else {
+		c.Old = v.NormalizeDoc(ctx, old, lim)
+	}
 	if v == nil || len(v.drop) == 0 {
 		// The view's Ignore and the default view both apply to the one
 		// text: the new bytes are extracted once.
 		c.New = extract(ctx, new, nil, lim)
+		c.extracted, c.hasExtracted = c.New, ctx.Err() == nil
 		c.DefaultView = (*View)(nil).NormalizedHash(c.New.Text)
 		c.New.Text = v.NormalizeText(c.New.Text)
 	} else {
@@ -48,6 +72,17 @@ func Compare(ctx context.Context, v *View, old, new Doc, oldName, newName string
 	case c.Old.Kind != c.New.Kind:
 		c.Changed = true
 		c.Why = fmt.Sprintf("the document changed from %s to %s", c.Old.Kind, c.New.Kind)
+	}
+	if opt.VerdictOnly {
+		// Equal texts are equal lines: the diff would say only that.
+		switch {
+		case c.Old.Text != c.New.Text:
+			c.Changed = true
+			c.Why = "the text changed"
+		case !c.Changed:
+			c.Why = "new bytes, same text under the view: the held bytes remain the citation"
+		}
+		return c
 	}
 	c.Diff = Diff(oldName, newName, c.Old.Text, c.New.Text, opt)
 	if c.Diff.Changed() {

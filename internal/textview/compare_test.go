@@ -116,3 +116,25 @@ func nativeDslipak(raw []byte) (string, error) {
 	b, err := io.ReadAll(rd)
 	return string(b), err
 }
+
+// A verdict alone (the run's question: keep the new bytes?) is the full
+// comparison's, without the diff.
+func TestCompareVerdictOnly(t *testing.T) {
+	doc := func(s string) Doc { return Doc{Raw: []byte(s), ContentType: "text/plain"} }
+	for _, tc := range []struct{ old, new string }{
+		{"Basic rate 20%\n", "Basic rate 21%\n"},
+		{"Basic rate 20%\n", "Basic  rate\t20%\n\n"},
+		{"a\nb\n", "b\na\n"},
+		{"same\n", "same\n"},
+		{"", "new\n"},
+	} {
+		full := Compare(t.Context(), nil, doc(tc.old), doc(tc.new), "a", "b", Limits{}, DiffOptions{})
+		verdict := Compare(t.Context(), nil, doc(tc.old), doc(tc.new), "a", "b", Limits{}, DiffOptions{VerdictOnly: true})
+		if verdict.Changed != full.Changed || verdict.DefaultView != full.DefaultView {
+			t.Errorf("%q → %q: verdict %v, full comparison %v", tc.old, tc.new, verdict.Changed, full.Changed)
+		}
+		if verdict.Diff.Unified != "" || verdict.Diff.Changed() {
+			t.Errorf("%q → %q: a diff was made: %+v", tc.old, tc.new, verdict.Diff)
+		}
+	}
+}

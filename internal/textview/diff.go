@@ -26,6 +26,15 @@ type DiffOptions struct {
 	// the search each way may be matched less well instead (GNU diff's
 	// "too expensive" heuristic): correct again, maybe not the shortest.
 	MaxEdits int
+	// VerdictOnly asks Compare only whether the texts differ: no diff is
+	// made (Comparison.Diff stays empty), for a caller that shows none
+	// (the run, which decides whether to keep new bytes; the feed and the
+	// pull request make their own diffs).
+	VerdictOnly bool
+	// NoFigures leaves the changed figures out of the diff (Figures, and
+	// the Markdown's line of them), for a caller that shows the unified
+	// diff only: the feed, whose change document has the figures.
+	NoFigures bool
 }
 
 // TextDiff is the difference between two normalised texts.
@@ -105,10 +114,12 @@ func renderDiff(oldName, newName string, ops []op, opt DiffOptions) TextDiff {
 			out = append(out, h.header())
 		}
 		for _, o := range h.ops[:max(0, min(len(h.ops), opt.MaxLines-lines-1))] {
-			out = append(out, string(o.kind)+o.text)
+			out = append(out, string(o.kind)+clipShown(o.text))
 		}
 		lines += 1 + len(h.ops)
-		d.Figures = append(d.Figures, figureChanges(h.ops)...)
+		if !opt.NoFigures {
+			d.Figures = append(d.Figures, figureChanges(h.ops)...)
+		}
 	}
 	// A rate repeated in a table and its notes changed once for a reader.
 	seen := map[FigureChange]bool{}
@@ -141,6 +152,24 @@ func renderDiff(oldName, newName string, ops []op, opt DiffOptions) TextDiff {
 	}
 	d.Markdown = md.String()
 	return d
+}
+
+// maxShownLine bounds the bytes of a line a diff shows: a line of
+// megabytes (an Act's XML on one line) is shown by its start, and the
+// rest counted, so that the diff a reader gets is no copy of the texts.
+const maxShownLine = 2000
+
+// clipShown is line cut after maxShownLine bytes (at a character's
+// start), with how many bytes were left out.
+func clipShown(line string) string {
+	if len(line) <= maxShownLine {
+		return line
+	}
+	cut := maxShownLine
+	for cut > 0 && !utf8.RuneStart(line[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… [%d more bytes on this line]", line[:cut], len(line)-cut)
 }
 
 func splitLines(s string) []string {

@@ -460,3 +460,35 @@ func checkFigures(t *testing.T, s string) {
 		t.Fatalf("figures(%q) = %q, the pattern finds %q", s, got, want)
 	}
 }
+
+// A changed line of megabytes is shown by its start, the rest counted:
+// the diff of an Act's XML held on one line is not a copy of it.
+func TestDiffShowsTheStartOfALongLine(t *testing.T) {
+	long := strings.Repeat("<Text>up to $1,000</Text>", 40_000)
+	d := Diff("a", "b", "head\n"+long+"\n", "head\n"+long+"x\n", DiffOptions{})
+	if d.Added != 1 || d.Removed != 1 {
+		t.Fatalf("%d added, %d removed, want 1 each", d.Added, d.Removed)
+	}
+	if len(d.Unified) > 3*maxShownLine || len(d.Markdown) > 4*maxShownLine {
+		t.Errorf("the diff of one changed line of %d bytes takes %d bytes (unified) and %d (Markdown)", len(long), len(d.Unified), len(d.Markdown))
+	}
+	for _, want := range []string{"-" + long[:1000], fmt.Sprintf("… [%d more bytes on this line]", len(long)-maxShownLine+1), " head"} {
+		if !strings.Contains(d.Unified, want) {
+			t.Errorf("the diff lacks %.80q…:\n%.500s", want, d.Unified)
+		}
+	}
+}
+
+// NoFigures makes the same unified diff without reading the changed
+// lines' figures.
+func TestDiffNoFigures(t *testing.T) {
+	old, nw := "Band | Rate\nBasic rate | 20%\nHigher rate | 40%\n", "Band | Rate\nBasic rate | 21%\nHigher rate | 40%\n"
+	full := Diff("a", "b", old, nw, DiffOptions{})
+	bare := Diff("a", "b", old, nw, DiffOptions{NoFigures: true})
+	if len(full.Figures) == 0 || bare.Figures != nil || strings.Contains(bare.Markdown, "Changed figures") {
+		t.Errorf("figures %v / %v, Markdown %q", full.Figures, bare.Figures, bare.Markdown)
+	}
+	if bare.Unified != full.Unified || bare.Added != full.Added || bare.Removed != full.Removed {
+		t.Errorf("the unified diff differs:\n%s\n%s", bare.Unified, full.Unified)
+	}
+}

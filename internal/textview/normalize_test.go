@@ -3,6 +3,7 @@ package textview
 import (
 	"math/rand/v2"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -35,7 +36,7 @@ func TestNormalizeFastPathIsTheRule(t *testing.T) {
 		"Basic rate £12,571 to £50,270 20%\n\n  Higher rate\t40%  \n", strings.Repeat("word ", 2000) + "\n",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	alphabet := []string{"a", "b", " ", "  ", "\t", "\n", "\r", "\u00a0", "\u200b", "é", "\x00", "1", "%"}
+	alphabet := []string{"a", "b", " ", "  ", "\t", "\n", "\r", "\u00a0", "\u200b", "é", "\x00", "1", "%", "\xff", "\xe2\x80", "\u2007", "\u202f", "\ufeff", "’", "§", "\u00a1"}
 	for range 2000 {
 		var b strings.Builder
 		for range rng.IntN(60) {
@@ -53,6 +54,37 @@ func TestNormalizeFastPathIsTheRule(t *testing.T) {
 			if got := v.NormalizedHash(text); got != Hash(want) {
 				t.Fatalf("NormalizedHash(%q) is not the hash of the normalised text", text)
 			}
+		}
+	}
+}
+
+// A long line whose white space needs the general rule (a non-ASCII
+// character, a tab) is collapsed in one copy, not listed word by word
+// first: an Act's XML on one line of 10 MB took 40 MB to normalise.
+func TestNormalizeLongLineInOneCopy(t *testing.T) {
+	line := strings.Repeat("<Text>The claimant’s\tweekly  earnings</Text> ", 1<<15)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got := (*View)(nil).NormalizeText(line)
+	runtime.ReadMemStats(&after)
+	if want := normalizeRef(nil, line); got != want {
+		t.Fatal("the long line is not normalised as the rule writes it")
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 3*uint64(len(line)) {
+		t.Errorf("allocated %d bytes to normalise a line of %d bytes", n, len(line))
+	}
+}
+
+// A line already collapsed but for letters beyond ASCII (’, é, §: an
+// Act's XML) is taken as it is, without a copy.
+func TestNormalizeTakesNonASCIILettersAsTheyAre(t *testing.T) {
+	line := strings.Repeat("<Text>The claimant’s § 3 earnings, 12 € </Text> ", 1<<12) + "end"
+	if got, ok := collapsed(line + "\n"); !ok || got != line {
+		t.Errorf("a collapsed line with letters beyond ASCII is not taken as it is (%v)", ok)
+	}
+	for _, sp := range []string{"\u00a0", "\u2007", "\u202f", "\u200b", "\ufeff"} {
+		if _, ok := collapsed("a" + sp + "b\n"); ok {
+			t.Errorf("%q is taken as collapsed", "a"+sp+"b")
 		}
 	}
 }

@@ -106,11 +106,9 @@ func (v *View) normalize(text string, emit func(line string)) {
 	for line := range strings.Lines(text) {
 		s, ok := collapsed(line)
 		if !ok {
-			fields := strings.FieldsFunc(line, isSpace)
-			if len(fields) == 0 {
+			if s = collapse(line); s == "" {
 				continue
 			}
-			s = strings.Join(fields, " ")
 		}
 		if v != nil && v.ignored(s) {
 			continue
@@ -120,8 +118,8 @@ func (v *View) normalize(text string, emit func(line string)) {
 }
 
 // collapsed returns line without its line ending when its white space is
-// already collapsed (ASCII, single spaces between words, none at either
-// end, not blank): most lines of an extracted text, which then need no
+// already collapsed (single ASCII spaces between words, none at either
+// end, no other white space, not blank): most lines of an extracted text, which then need no
 // copy. ok is false when the line needs the general rule.
 func collapsed(line string) (string, bool) {
 	line = strings.TrimSuffix(line, "\n")
@@ -129,11 +127,58 @@ func collapsed(line string) (string, bool) {
 		return "", false
 	}
 	for i := 0; i < len(line); i++ {
-		if c := line[i]; c >= 0x80 || c < ' ' || c == ' ' && line[i+1] == ' ' {
+		switch c := line[i]; {
+		case c < ' ', c == ' ' && line[i+1] == ' ':
+			return "", false
+		case c >= 0x80 && spaceAt(line, i):
 			return "", false
 		}
 	}
 	return line, true
+}
+
+// spaceAt reports whether the UTF-8 sequence at line[i] is one of the
+// spaces above ASCII that isSpace names (U+00A0, U+2007, U+202F, U+200B,
+// U+FEFF): any other character, or invalid UTF-8, is part of a word, so
+// a line of letters beyond ASCII (’, é, §) needs no copy either.
+func spaceAt(line string, i int) bool {
+	rest := line[i:]
+	switch {
+	case strings.HasPrefix(rest, "\u00a0"), strings.HasPrefix(rest, "\u2007"), strings.HasPrefix(rest, "\u202f"),
+		strings.HasPrefix(rest, "\u200b"), strings.HasPrefix(rest, "\ufeff"):
+		return true
+	}
+	return false
+}
+
+// collapse is line's words (runs of what is not isSpace) joined by one
+// space, built in one copy: a line of megabytes (an Act's XML on one
+// line) is not first listed word by word.
+func collapse(line string) string {
+	var b strings.Builder
+	start := -1 // where the word being read began
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		if b.Len() == 0 {
+			b.Grow(len(line) - start)
+		} else {
+			b.WriteByte(' ')
+		}
+		b.WriteString(line[start:end])
+		start = -1
+	}
+	for i, r := range line {
+		switch {
+		case isSpace(r):
+			flush(i)
+		case start < 0:
+			start = i
+		}
+	}
+	flush(len(line))
+	return b.String()
 }
 
 func (v *View) ignored(line string) bool {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package changedoc
+
+const raceEnabled = false
