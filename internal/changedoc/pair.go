@@ -119,7 +119,9 @@ func (t *textLines) separatorsOf(k int) []int {
 	if !ok {
 		seps = separators(t.lines[k])
 		t.seps[k] = seps
-		*t.read += len(t.lines[k])
+		if t.read != nil {
+			*t.read += len(t.lines[k])
+		}
 	}
 	return seps
 }

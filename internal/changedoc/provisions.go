@@ -49,7 +49,7 @@ func provisionChanges(url, oldText, newText string, dec byte) (out []ProvisionCh
 // their lines those of the whole texts.
 func provisionFigures(c law.Change, o, n string, dec byte) []Figure {
 	hs := textview.Hunks(o, n, textview.DiffOptions{})
-	figs := figureChanges(hs, texts{lines(o), lines(n)}, dec)
+	figs := figureChanges(hs, texts{newTextLines(o, nil), newTextLines(n, nil)}, dec)
 	for _, f := range figs {
 		if f.Old != nil && c.Old != nil {
 			f.Old.Line += c.Old.Line - 1

@@ -420,7 +420,7 @@ func addressOf(pub Publisher, hint string, s start, schedule string) string {
 			return uscodeAddress(m[1], strings.TrimPrefix(s.id, "§ "))
 		}
 	case PubECFR:
-		if m := ecfrTitle.FindStringSubmatch(hint); m != nil {
+		if m := ecfrTitleIn.FindStringSubmatch(hint); m != nil {
 			return ecfrAddress(m[1], s.id)
 		}
 	}
@@ -430,10 +430,10 @@ func addressOf(pub Publisher, hint string, s start, schedule string) string {
 var (
 	// …/eng/XML/O-9.xml, …/eng/acts/O-9/FullText.html,
 	// …/eng/regulations/SOR-2000-1/…, …/PDF/O-9.pdf.
-	canadaDoc = regexp.MustCompile(`^/(eng|fra)/(acts|lois|regulations|reglements|XML|PDF)/([^/]+?)(?:\.xml|\.pdf)?(?:/|$)`)
-	ukDoc     = regexp.MustCompile(`^/([a-z]+)/([0-9]{4}|[A-Za-z0-9]+/[0-9]+)/([0-9]+)(?:/|$)`)
-	usTitle   = regexp.MustCompile(`(?:title|usc)([0-9]+[a-zA-Z]?)\b`)
-	ecfrTitle = regexp.MustCompile(`title-([0-9]+)`)
+	canadaDoc   = regexp.MustCompile(`^/(eng|fra)/(acts|lois|regulations|reglements|XML|PDF)/([^/]+?)(?:\.xml|\.pdf)?(?:/|$)`)
+	ukDoc       = regexp.MustCompile(`^/([a-z]+)/([0-9]{4}|[A-Za-z0-9]+/[0-9]+)/([0-9]+)(?:/|$)`)
+	usTitle     = regexp.MustCompile(`(?:title|usc)([0-9]+[a-zA-Z]?)\b`)
+	ecfrTitleIn = regexp.MustCompile(`title-([0-9]+)`)
 )
 
 // regulations reports whether a legislation.gov.uk address is of an
