@@ -203,12 +203,14 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 	}
 	// What main now holds leaves pending/; so do the bytes every store
 	// holds, while their entries and texts wait for main.
+	dropped := map[store.Sum]bool{} // two sources may have served the same bytes
 	for _, id := range held.IDs() {
 		for _, e := range held.Entries(id) {
 			for _, sum := range e.Blobs() {
-				if needed[sum] {
+				if needed[sum] || dropped[sum] {
 					continue
 				}
+				dropped[sum] = true
 				out = append(out, gitstore.Change{Path: botrepo.PendingPath("snapshots/" + sum.Path())})
 				if _, waits := beyondSums[sum]; waits {
 					continue // stored: its texts still wait for main

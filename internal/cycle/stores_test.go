@@ -312,3 +312,34 @@ func TestFiveConsolidationsInMainsClone(t *testing.T) {
 		})
 	}
 }
+
+// TestTwoSourcesOfTheSameBytesLeavePendingOnce: two sources serving the
+// same bytes share one blob under pending/; once main records them (or,
+// with stores, once the stores hold it), the blob leaves pending/ in one
+// deletion, and the cache branch's push goes through.
+func TestTwoSourcesOfTheSameBytesLeavePendingOnce(t *testing.T) {
+	t.Parallel()
+	for _, inStores := range []bool{false, true} {
+		t.Run(fmt.Sprint("stores=", inStores), func(t *testing.T) {
+			t.Parallel()
+			r := newRepo(t, "t-a", "t-b")
+			if inStores {
+				withStores(t, r, nil)
+			}
+			r.docs["t-a"], r.docs["t-b"] = "the same table", "the same table"
+			r.cycle()
+			r.squashMerge(1)
+			r.docs["t-a"] = "t-a, edition 2"
+			_, log := r.cycle()
+			if strings.Contains(log, "changed twice") {
+				t.Errorf("the cache branch's push conflicted with itself:\n%s", log)
+			}
+			for p := range r.files(botrepo.CacheBranch) {
+				if strings.HasPrefix(p, botrepo.PendingDir+"/sha256/") && strings.Contains(p, string(sumOf([]byte("the same table")))) {
+					t.Errorf("%s still waits on the cache branch", p)
+				}
+			}
+			assertHeld(t, r)
+		})
+	}
+}
