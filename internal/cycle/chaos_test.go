@@ -58,14 +58,7 @@ var (
 // is -chaos.days 30, which .ci/run runs as a step of its own.
 func TestMonthOfChaos(t *testing.T) {
 	t.Parallel()
-	var seeds []uint64
-	for s := range *chaosSeeds {
-		seeds = append(seeds, uint64(s+1))
-	}
-	if *chaosSeed != 0 {
-		seeds = []uint64{*chaosSeed}
-	}
-	for _, seed := range seeds {
+	for _, seed := range chaosSeedList() {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			w := newChaos(t, seed)
 			w.month(*chaosDays)
@@ -83,14 +76,7 @@ func TestMonthOfChaos(t *testing.T) {
 // every hash a branch cites is in every store (or main) after every step.
 func TestMonthOfChaosWithStores(t *testing.T) {
 	t.Parallel()
-	var seeds []uint64
-	for s := range *chaosSeeds {
-		seeds = append(seeds, uint64(s+1))
-	}
-	if *chaosSeed != 0 {
-		seeds = []uint64{*chaosSeed}
-	}
-	for _, seed := range seeds {
+	for _, seed := range chaosSeedList() {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
 			w := newChaos(t, seed)
 			w.stores = true
@@ -100,6 +86,19 @@ func TestMonthOfChaosWithStores(t *testing.T) {
 				seed, w.steps, w.cycles, w.killed, w.outages, w.merges, w.checks)
 		})
 	}
+}
+
+// chaosSeedList is the seeds the flags ask for: -chaos.seed alone, else 1
+// to -chaos.seeds.
+func chaosSeedList() []uint64 {
+	if *chaosSeed != 0 {
+		return []uint64{*chaosSeed}
+	}
+	var seeds []uint64
+	for s := range *chaosSeeds {
+		seeds = append(seeds, uint64(s+1))
+	}
+	return seeds
 }
 
 type chaos struct {

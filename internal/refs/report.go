@@ -360,20 +360,7 @@ func onDateOfProvision(h *HeldBytes, src Source, p citedProvision) {
 	history := src.History
 	h.ChangedAfter, h.first = "unknown", history[0].Date
 	h.Provision, h.ChangedBy = p.id, ChangedByProvision
-	i := -1
-	for j, v := range history {
-		if v.Date <= h.RefDate {
-			i = j
-		}
-	}
-	from := i
-	if i < 0 {
-		h.FirstRetrieved, h.BeforeFirst = history[0].Date, true
-		from = 0
-	} else {
-		h.OnRefDate = history[i].SHA256
-		h.ChangedAfter = "no"
-	}
+	from := heldOnRefDate(h, history)
 	others := 0 // changes after RefDate that left the provision as it was
 	for j := from + 1; j < len(history); j++ {
 		if history[j].SHA256 == history[j-1].SHA256 {
@@ -452,20 +439,7 @@ func onDate(h *HeldBytes, history []Version) {
 		h.Note = "the reference has no date (none in its URL or key, and git could not date its line): the archive cannot tell whether the document changed after it"
 		return
 	}
-	i := -1
-	for j, v := range history {
-		if v.Date <= h.RefDate {
-			i = j
-		}
-	}
-	from := i
-	if i < 0 {
-		h.FirstRetrieved, h.BeforeFirst = history[0].Date, true
-		from = 0
-	} else {
-		h.OnRefDate = history[i].SHA256
-		h.ChangedAfter = "no"
-	}
+	from := heldOnRefDate(h, history)
 	for j := from + 1; j < len(history); j++ {
 		if history[j].SHA256 != history[from].SHA256 {
 			h.ChangedAfter, h.ChangedOn = "yes", history[j].Date
@@ -709,4 +683,23 @@ func yamlString(s string) string {
 		return fmt.Sprintf("%q", s)
 	}
 	return s
+}
+
+// heldOnRefDate records the bytes held on the reference's date, or that
+// the reference is older than the first copy, and returns the index of
+// the version the changes after the reference are counted from.
+func heldOnRefDate(h *HeldBytes, history []Version) int {
+	i := -1
+	for j, v := range history {
+		if v.Date <= h.RefDate {
+			i = j
+		}
+	}
+	if i < 0 {
+		h.FirstRetrieved, h.BeforeFirst = history[0].Date, true
+		return 0
+	}
+	h.OnRefDate = history[i].SHA256
+	h.ChangedAfter = "no"
+	return i
 }
