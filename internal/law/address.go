@@ -103,7 +103,12 @@ func ProvisionAddress(whole, id string) (string, bool) {
 	}
 	host := strings.TrimPrefix(strings.ToLower(u.Host), "www.")
 	kind, label, ok := strings.Cut(id, " ")
-	if !ok || label == "" || strings.ContainsAny(label, "/?#") {
+	if first, _, group := strings.Cut(label, " to "); group {
+		label = first // a group's page is its first section's: section-168.html
+	} else if first, _, group := strings.Cut(label, " and "); group {
+		label = first
+	}
+	if !ok || label == "" || strings.ContainsAny(label, "/?# ") && !strings.Contains(label, " para. ") {
 		return "", false
 	}
 	p := u.Path

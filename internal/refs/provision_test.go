@@ -31,7 +31,8 @@ func provisionArchive(docs map[string]changedoc.Doc) *Archive {
 func TestBuildReadsTheProvisionCited(t *testing.T) {
 	docs := map[string]changedoc.Doc{
 		"ca-oas-xml 2026-03-01 o1..o2": {Text: changedoc.TextChanged, Provisions: []changedoc.ProvisionChange{
-			{ID: "s. 19", Address: "https://laws-lois.justice.gc.ca/eng/acts/O-9/section-19.html", Change: law.Amended, Old: "19 …", New: "19 …"}}},
+			{ID: "s. 19", Address: "https://laws-lois.justice.gc.ca/eng/acts/O-9/section-19.html", Change: law.Amended, Old: "19 …", New: "19 …"},
+			{ID: "s. 371 to 373", Address: "https://laws-lois.justice.gc.ca/eng/acts/O-9/section-371.html", Change: law.Repealed, Old: "371 to 373 …"}}},
 		"ca-oas-xml 2026-06-01 o2..o3": {Text: changedoc.TextSame},
 		"ca-cpp-xml 2026-03-01 c1..c2": {Text: changedoc.TextChanged},
 	}
@@ -44,6 +45,7 @@ func TestBuildReadsTheProvisionCited(t *testing.T) {
 		{File: "oas.yaml", Line: 6, Href: "https://laws-lois.justice.gc.ca/eng/acts/O-9/section-21.html", DateKey: "2025-12-01"},
 		{File: "cpp.yaml", Line: 1, Href: "https://laws-lois.justice.gc.ca/eng/acts/C-8/section-42.html", DateKey: "2026-02-01"},
 		{File: "oas.yaml", Line: 7, Href: "https://laws-lois.justice.gc.ca/eng/XML/O-9.xml", DateKey: "2026-04-01"},
+		{File: "oas.yaml", Line: 8, Href: "https://laws-lois.justice.gc.ca/eng/acts/O-9/section-372.html", DateKey: "2026-02-01"},
 	}
 	rep, err := Build(refs, provisionArchive(docs), 10, nil)
 	if err != nil {
@@ -87,8 +89,12 @@ func TestBuildReadsTheProvisionCited(t *testing.T) {
 	if got := h(7); got.Provision != "" || got.ChangedBy != "" || got.ChangedAfter != "yes" || got.ChangedOn != "2026-06-01" {
 		t.Errorf("the whole text cited: %+v", got)
 	}
-	if w := rep.Watch; w.Changed != 5 || w.Unchanged != 2 || w.Waiting != 1 {
-		t.Errorf("watch %+v: want 5 changed (s. 19 three times, one before the first copy, s. 42, the whole text), 2 unchanged, 1 waiting", w)
+	// A section of a group the consolidation prints under one label.
+	if got := h(8); got.Provision != "s. 371 to 373" || got.ChangedAfter != "yes" || got.ProvisionChange != law.Repealed {
+		t.Errorf("s. 372, within the group s. 371 to 373 that was repealed: %+v", got)
+	}
+	if w := rep.Watch; w.Changed != 6 || w.Unchanged != 2 || w.Waiting != 1 {
+		t.Errorf("watch %+v: want 6 changed (s. 19 three times, one before the first copy, s. 42, the whole text, s. 372), 2 unchanged, 1 waiting", w)
 	}
 }
 

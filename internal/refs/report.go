@@ -409,7 +409,7 @@ func onDateOfProvision(h *HeldBytes, src Source, p citedProvision) {
 // by ID, else (a provision page named by an internal id) by address.
 func findProvision(changes []changedoc.ProvisionChange, p citedProvision) (changedoc.ProvisionChange, bool) {
 	for _, pc := range changes {
-		if p.id != "" && pc.ID == p.id {
+		if p.id != "" && law.Covers(pc.ID, p.id) {
 			return pc, true
 		}
 		if p.id == "" && pc.Address != "" {
