@@ -2,6 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
@@ -11,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/changedoc"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/public"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // reportsTree reads every file under dir, by slash path.
@@ -205,5 +211,49 @@ func TestARunsOutputsAreWhatReportWrites(t *testing.T) {
 		if code, out := w.reportCmd(time.Now(), true); code != ExitOK || !strings.Contains(out, "is what report writes") {
 			t.Fatalf("report --check after a run: exit %d\n%s", code, out)
 		}
+	}
+}
+
+// TestReportPublishesTheFeedsWindowOfChangeDocuments: of a source that
+// changed more often than the feeds keep, report writes the change
+// documents their entries link (the source is alone: the feed of every
+// document shows the most of its changes), and removes one a record holds
+// from before (an older change, or what an earlier build linked): the
+// site (.github/workflows/pages.yml publishes what report leaves) holds
+// no change document that no feed links.
+func TestReportPublishesTheFeedsWindowOfChangeDocuments(t *testing.T) {
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	policy := "user_agent: \"TaxKernelBot/1.0 (+https://taxkernel.com/bot)\"\nfrom: contact@taxkernel.com\n"
+	w := newWorkspace(t, policy, "", src{"t-a", "https://a.example/rates", ""})
+	ix := store.NewIndex()
+	var prior store.Sum
+	day := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	var sums []store.Sum
+	for i := range public.FeedEntries + 11 { // 10 changes more than a feed keeps
+		data := fmt.Appendf(nil, "rates, version %d", i)
+		sum := sha256.Sum256(data)
+		s := store.Sum(hex.EncodeToString(sum[:]))
+		ix.Add("t-a", store.Entry{SHA256: s, Size: int64(len(data)), ContentType: "text/plain", FinalURL: "https://a.example/rates", FirstSeen: day.AddDate(0, 0, 7*i).Format(time.DateOnly)}, prior)
+		prior = s
+		sums = append(sums, s)
+	}
+	must(t, ix.Save(filepath.Join(w.Snapshots, "index.json")))
+	oldest := changedoc.Path("t-a", day.AddDate(0, 0, 7).Format(time.DateOnly), sums[0], sums[1])
+	must(t, os.MkdirAll(filepath.Dir(filepath.Join(w.Reports, oldest)), 0o755))
+	must(t, os.WriteFile(filepath.Join(w.Reports, oldest), []byte("{}\n"), 0o644))
+
+	if code, out := w.reportCmd(now, false); code != ExitOK {
+		t.Fatalf("report: exit %d\n%s", code, out)
+	}
+	docs, err := os.ReadDir(filepath.Join(w.Reports, changedoc.Dir, "t-a"))
+	must(t, err)
+	if len(docs) != public.FeedEntries {
+		t.Errorf("%d change documents of a source with %d changes, want the %d the feed of every document links", len(docs), len(sums)-1, public.FeedEntries)
+	}
+	if _, err := os.Stat(filepath.Join(w.Reports, oldest)); !os.IsNotExist(err) {
+		t.Errorf("%s, older than the feed's entries, is still there: %v", oldest, err)
+	}
+	if code, out := w.reportCmd(now, true); code != ExitOK {
+		t.Errorf("report --check right after report: exit %d\n%s", code, out)
 	}
 }
