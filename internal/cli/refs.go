@@ -201,9 +201,8 @@ func runRefs(ctx context.Context, opts refsOptions) error {
 
 // archiveFile links a file of the record under --archive-url ("" when
 // none is given). A change document is linked only when --reports holds
-// it: the record keeps those its feeds link, the newest of each source,
-// and a link to an older one would lead nowhere; its month's dataset
-// release has it (the issue says so).
+// it: a link to one the record does not hold would lead nowhere, and its
+// month's dataset release has it (the issue says so).
 func (opts refsOptions) archiveFile(path string) string {
 	if opts.ArchiveURL == "" {
 		return ""

@@ -214,14 +214,14 @@ func TestARunsOutputsAreWhatReportWrites(t *testing.T) {
 	}
 }
 
-// TestReportPublishesTheFeedsWindowOfChangeDocuments: of a source that
-// changed more often than the feeds keep, report writes the change
+// TestReportPagesPublishesTheFeedsWindowOfChangeDocuments: of a source
+// that changed more often than the feeds keep, report writes the change
 // documents their entries link (the source is alone: the feed of every
-// document shows the most of its changes), and removes one a record holds
-// from before (an older change, or what an earlier build linked): the
-// site (.github/workflows/pages.yml publishes what report leaves) holds
-// no change document that no feed links.
-func TestReportPublishesTheFeedsWindowOfChangeDocuments(t *testing.T) {
+// document shows the most of its changes); one it no longer renders (an
+// older change, which an earlier build linked) stays in reports/, as
+// --check agrees, and is left out of the site report --pages writes for
+// GitHub Pages, which holds what report renders.
+func TestReportPagesPublishesTheFeedsWindowOfChangeDocuments(t *testing.T) {
 	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
 	policy := "user_agent: \"TaxKernelBot/1.0 (+https://taxkernel.com/bot)\"\nfrom: contact@taxkernel.com\n"
 	w := newWorkspace(t, policy, "", src{"t-a", "https://a.example/rates", ""})
@@ -242,18 +242,39 @@ func TestReportPublishesTheFeedsWindowOfChangeDocuments(t *testing.T) {
 	must(t, os.MkdirAll(filepath.Dir(filepath.Join(w.Reports, oldest)), 0o755))
 	must(t, os.WriteFile(filepath.Join(w.Reports, oldest), []byte("{}\n"), 0o644))
 
-	if code, out := w.reportCmd(now, false); code != ExitOK {
-		t.Fatalf("report: exit %d\n%s", code, out)
+	pages := filepath.Join(t.TempDir(), "_site")
+	var out bytes.Buffer
+	err := runReport(ctx, reportOptions{paths: w.paths, Pages: pages, Clock: clock.NewFake(now), IO: IO{Out: &out, Err: &out, Getenv: func(string) string { return "" }}})
+	if err != nil {
+		t.Fatalf("report --pages: %v\n%s", err, out.String())
 	}
-	docs, err := os.ReadDir(filepath.Join(w.Reports, changedoc.Dir, "t-a"))
+	held, err := os.ReadDir(filepath.Join(w.Reports, changedoc.Dir, "t-a"))
 	must(t, err)
-	if len(docs) != public.FeedEntries {
-		t.Errorf("%d change documents of a source with %d changes, want the %d the feed of every document links", len(docs), len(sums)-1, public.FeedEntries)
-	}
-	if _, err := os.Stat(filepath.Join(w.Reports, oldest)); !os.IsNotExist(err) {
-		t.Errorf("%s, older than the feed's entries, is still there: %v", oldest, err)
+	if len(held) != public.FeedEntries+1 {
+		t.Errorf("reports/ holds %d change documents of the source, want %d: the %d the feed of every document links and the older one", len(held), public.FeedEntries+1, public.FeedEntries)
 	}
 	if code, out := w.reportCmd(now, true); code != ExitOK {
-		t.Errorf("report --check right after report: exit %d\n%s", code, out)
+		t.Errorf("report --check with an older change document kept: exit %d\n%s", code, out)
+	}
+	site := reportsTree(t, pages)
+	docs := 0
+	for name := range site {
+		if strings.HasPrefix(name, changedoc.Dir+"/") {
+			docs++
+		}
+	}
+	if docs != public.FeedEntries {
+		t.Errorf("the site holds %d change documents of the source, want the %d the feed of every document links", docs, public.FeedEntries)
+	}
+	if _, ok := site[oldest]; ok {
+		t.Errorf("the site publishes %s, which no feed links", oldest)
+	}
+	for name, data := range reportsTree(t, w.Reports) {
+		if site[name] != data && name != oldest {
+			t.Errorf("the site's %s is not what reports/ holds", name)
+		}
+	}
+	if _, ok := site[".well-known/security.txt"]; !ok || site["index.html"] == "" {
+		t.Errorf("the site lacks its page or security.txt: %d files", len(site))
 	}
 }

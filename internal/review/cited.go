@@ -194,9 +194,9 @@ func changeLines(source string, h *refs.HeldBytes, archive CitedArchive) string 
 		if link := fileLink(archive, path); link != "" {
 			fmt.Fprintf(&b, "- Change document: %s: %s\n", markdown.Link(markdown.Clip(path, 200), link), what)
 		} else {
-			// Not linked: no address given, or the record no longer
-			// keeps it beside the feeds; the month's dataset release
-			// ships every change document of the month.
+			// Not linked: no address given, or the record does not
+			// hold it; the month's dataset release ships every change
+			// document of the month.
 			fmt.Fprintf(&b, "- Change document: %s in the archive, and in the dataset release %s: %s\n", markdown.Code(path), markdown.Code(datasetRelease(h.ChangedOn)), what)
 		}
 		if archive.Change != nil {
