@@ -30,8 +30,9 @@ import (
 // does not say it is complete a sliding window): a reader polling it
 // keeps what it saw. The windows bound what the site publishes: ten
 // thousand sources over ten years stay within GitHub Pages' 1 GB. Older
-// change documents are in the monthly dataset releases, which ship every
-// change of their month.
+// change documents stay in the repository's reports/ (outputs.Kept) and
+// in the monthly dataset releases, which ship every change of their
+// month.
 const (
 	FeedAll = "feeds/all.atom"
 	// FeedEntries is how many entries, newest first, the feed of every
