@@ -354,6 +354,9 @@ func Path(source, date string, old, new store.Sum) string {
 	return fmt.Sprintf("%s/%s/%s_%s..%s.json", Dir, source, date, old.Short(), new.Short())
 }
 
+// IsPath says whether path is named as Path names a change document.
+func IsPath(path string) bool { return pathRe.MatchString(path) }
+
 // pathRe is what Path writes.
 var pathRe = regexp.MustCompile(`^` + Dir + `/([a-z0-9-]+)/([0-9]{4}-[0-9]{2}-[0-9]{2})_([0-9a-f]{12})\.\.([0-9a-f]{12})\.json$`)
 

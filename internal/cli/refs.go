@@ -204,10 +204,17 @@ func runRefs(ctx context.Context, opts refsOptions) error {
 }
 
 // archiveFile links a file of the record under --archive-url ("" when
-// none is given).
+// none is given). A change document is linked only when --reports holds
+// it: a link to one the record does not hold would lead nowhere, and its
+// month's dataset release has it (the issue says so).
 func (opts refsOptions) archiveFile(path string) string {
 	if opts.ArchiveURL == "" {
 		return ""
+	}
+	if rel, ok := strings.CutPrefix(path, "reports/"+changedoc.Dir+"/"); ok {
+		if _, err := os.Stat(filepath.Join(opts.Reports, changedoc.Dir, filepath.FromSlash(rel))); err != nil {
+			return ""
+		}
 	}
 	return opts.ArchiveURL + path
 }

@@ -228,6 +228,19 @@ values:
 		}
 	}
 
+	// A change document the record no longer keeps (older than its
+	// source's feed) is not linked where it is not: the issue names the
+	// dataset release that ships it.
+	must(t, os.RemoveAll(filepath.Join(w.Reports, "changes")))
+	if code, _, stderr := runMain(t, env, args...); code != ExitOK {
+		t.Fatalf("refs --issue without the change document: exit %d\n%s", code, stderr)
+	}
+	body := gh.Issues()[0].Body
+	if strings.Contains(body, "/reports/changes/") || !strings.Contains(body, "- Change document: `reports/changes/t-rates/2026-12-08_") ||
+		!strings.Contains(body, "in the archive, and in the dataset release `dataset-2026-12`") {
+		t.Errorf("the issue, the change document no longer in the record's reports:\n%s", body)
+	}
+
 	code, stdout, _ := runMain(t, nil, "refs", repo, "--json", "--no-git", "--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State)
 	var rep refsReport
 	if err := json.Unmarshal([]byte(stdout), &rep); code != ExitOK || err != nil {

@@ -28,8 +28,12 @@ type reportOptions struct {
 	// every file under Reports that differs from it must be what report
 	// writes, even where the pages were rendered for other manifests.
 	ChangedSince string
-	Clock        clock.Clock // the week a report never observed is rendered as of; default clock.Real
-	IO           IO
+	// Pages, when set, is a directory to write the site GitHub Pages
+	// publishes into: every file report renders, and no change document
+	// it no longer renders, which reports/ keeps.
+	Pages string
+	Clock clock.Clock // the week a report never observed is rendered as of; default clock.Real
+	IO    IO
 }
 
 func cmdReport(ctx context.Context, io IO, args []string) error {
@@ -38,6 +42,7 @@ func cmdReport(ctx context.Context, io IO, args []string) error {
 	opts.register(fs, "manifests", "snapshots", "reports", "state")
 	fs.BoolVar(&opts.Check, "check", false, "write nothing; exit 1, naming each file, when reports/ differ from what report writes for the manifests they were rendered for (CI runs this)")
 	fs.StringVar(&opts.ChangedSince, "changed-since", "", "with --check: hold every file under reports/ that differs from git `REF` (a pull request's base) to what report writes for these manifests")
+	fs.StringVar(&opts.Pages, "pages", "", "also write the site GitHub Pages publishes into `DIR`: what report renders, without the change documents no feed links any more (reports/ keeps them; each month's dataset release ships them)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -79,6 +84,9 @@ func runReport(ctx context.Context, opts reportOptions) error {
 	if opts.ChangedSince != "" && !opts.Check {
 		return usageError("--changed-since goes with --check")
 	}
+	if opts.Pages != "" && opts.Check {
+		return usageError("--pages writes the site; --check writes nothing: give one of them")
+	}
 	if opts.Check {
 		var changed map[string]bool
 		if opts.ChangedSince != "" {
@@ -113,6 +121,14 @@ func runReport(ctx context.Context, opts reportOptions) error {
 	}
 	if err := atomicfile.RemoveEach(opts.Reports, stale...); err != nil {
 		return cannotRun("%w", err)
+	}
+	if opts.Pages != "" {
+		// What is rendered, whole: the site's pages are rendered in full
+		// here, and the change documents are those the feeds link.
+		if _, err := public.Write(opts.Pages, files...); err != nil {
+			return cannotRun("write the site for GitHub Pages: %w", err)
+		}
+		fmt.Fprintf(opts.IO.Out, "%s: the site GitHub Pages publishes (%d files)\n", opts.Pages, len(files))
 	}
 	if len(differ)+len(stale) == 0 {
 		fmt.Fprintf(opts.IO.Out, "%s unchanged (%s)\n", opts.Reports, basis)

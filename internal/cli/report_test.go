@@ -2,6 +2,9 @@ package cli
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
@@ -11,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/changedoc"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
+	"github.com/taxkernel/taxkernelbot/internal/public"
+	"github.com/taxkernel/taxkernelbot/internal/store"
 )
 
 // reportsTree reads every file under dir, by slash path.
@@ -205,5 +211,70 @@ func TestARunsOutputsAreWhatReportWrites(t *testing.T) {
 		if code, out := w.reportCmd(time.Now(), true); code != ExitOK || !strings.Contains(out, "is what report writes") {
 			t.Fatalf("report --check after a run: exit %d\n%s", code, out)
 		}
+	}
+}
+
+// TestReportPagesPublishesTheFeedsWindowOfChangeDocuments: of a source
+// that changed more often than the feeds keep, report writes the change
+// documents their entries link (the source is alone: the feed of every
+// document shows the most of its changes); one it no longer renders (an
+// older change, which an earlier build linked) stays in reports/, as
+// --check agrees, and is left out of the site report --pages writes for
+// GitHub Pages, which holds what report renders.
+func TestReportPagesPublishesTheFeedsWindowOfChangeDocuments(t *testing.T) {
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	policy := "user_agent: \"TaxKernelBot/1.0 (+https://taxkernel.com/bot)\"\nfrom: contact@taxkernel.com\n"
+	w := newWorkspace(t, policy, "", src{"t-a", "https://a.example/rates", ""})
+	ix := store.NewIndex()
+	var prior store.Sum
+	day := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	var sums []store.Sum
+	for i := range public.FeedEntries + 11 { // 10 changes more than a feed keeps
+		data := fmt.Appendf(nil, "rates, version %d", i)
+		sum := sha256.Sum256(data)
+		s := store.Sum(hex.EncodeToString(sum[:]))
+		ix.Add("t-a", store.Entry{SHA256: s, Size: int64(len(data)), ContentType: "text/plain", FinalURL: "https://a.example/rates", FirstSeen: day.AddDate(0, 0, 7*i).Format(time.DateOnly)}, prior)
+		prior = s
+		sums = append(sums, s)
+	}
+	must(t, ix.Save(filepath.Join(w.Snapshots, "index.json")))
+	oldest := changedoc.Path("t-a", day.AddDate(0, 0, 7).Format(time.DateOnly), sums[0], sums[1])
+	must(t, os.MkdirAll(filepath.Dir(filepath.Join(w.Reports, oldest)), 0o755))
+	must(t, os.WriteFile(filepath.Join(w.Reports, oldest), []byte("{}\n"), 0o644))
+
+	pages := filepath.Join(t.TempDir(), "_site")
+	var out bytes.Buffer
+	err := runReport(ctx, reportOptions{paths: w.paths, Pages: pages, Clock: clock.NewFake(now), IO: IO{Out: &out, Err: &out, Getenv: func(string) string { return "" }}})
+	if err != nil {
+		t.Fatalf("report --pages: %v\n%s", err, out.String())
+	}
+	held, err := os.ReadDir(filepath.Join(w.Reports, changedoc.Dir, "t-a"))
+	must(t, err)
+	if len(held) != public.FeedEntries+1 {
+		t.Errorf("reports/ holds %d change documents of the source, want %d: the %d the feed of every document links and the older one", len(held), public.FeedEntries+1, public.FeedEntries)
+	}
+	if code, out := w.reportCmd(now, true); code != ExitOK {
+		t.Errorf("report --check with an older change document kept: exit %d\n%s", code, out)
+	}
+	site := reportsTree(t, pages)
+	docs := 0
+	for name := range site {
+		if strings.HasPrefix(name, changedoc.Dir+"/") {
+			docs++
+		}
+	}
+	if docs != public.FeedEntries {
+		t.Errorf("the site holds %d change documents of the source, want the %d the feed of every document links", docs, public.FeedEntries)
+	}
+	if _, ok := site[oldest]; ok {
+		t.Errorf("the site publishes %s, which no feed links", oldest)
+	}
+	for name, data := range reportsTree(t, w.Reports) {
+		if site[name] != data && name != oldest {
+			t.Errorf("the site's %s is not what reports/ holds", name)
+		}
+	}
+	if _, ok := site[".well-known/security.txt"]; !ok || site["index.html"] == "" {
+		t.Errorf("the site lacks its page or security.txt: %d files", len(site))
 	}
 }

@@ -23,11 +23,25 @@ import (
 
 // Feed files under the reports directory: one of every change, one per
 // jurisdiction, one per source; and beside them, under changedoc.Dir, each
-// change shown as data (changedoc.Path), which its entries link.
+// change shown as data (changedoc.Path) that an entry of a feed links.
+//
+// A feed is a window on the newest entries, as Atom allows (RFC 4287
+// asks no feed document to hold every entry; RFC 5005 calls a feed that
+// does not say it is complete a sliding window): a reader polling it
+// keeps what it saw. The windows bound what the site publishes: ten
+// thousand sources over ten years stay within GitHub Pages' 1 GB. Older
+// change documents stay in the repository's reports/ (outputs.Kept) and
+// in the monthly dataset releases, which ship every change of their
+// month.
 const (
 	FeedAll = "feeds/all.atom"
-	// FeedEntries is how many entries, newest first, each feed keeps.
+	// FeedEntries is how many entries, newest first, the feed of every
+	// document and each jurisdiction's keep.
 	FeedEntries = 50
+	// SourceFeedEntries is how many entries, newest first, a source's own
+	// feed keeps: a source checked weekly fills it in ten weeks, one
+	// checked monthly in ten months.
+	SourceFeedEntries = 10
 )
 
 // FeedOf is the feed file of a jurisdiction or, with source true, of a
@@ -179,8 +193,11 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 		}
 	}
 	files := make([]File, 0, 1+len(in.Set.Manifests)+len(srcs))
+	var linked []*change // the entries of the feeds of every document and each jurisdiction
 	add := func(name, title, subtitle string, cs []*change) error {
-		data, err := r.feed(in, name, title, subtitle, newestFirst(cs), nil)
+		shown := newestFirst(cs, FeedEntries)
+		linked = append(linked, shown...)
+		data, err := r.feed(in, name, title, subtitle, shown, nil)
 		if err != nil {
 			return fmt.Errorf("render %s: %w", name, err)
 		}
@@ -206,9 +223,11 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 		}
 		files = append(files, f)
 	}
-	// The change documents of the entries of each source's feed (which
-	// every other feed's entries are among), also of those whose feed is
-	// Done: their entries are in the memo.
+	// The change documents that an entry links: those of each source's
+	// feed, also of one that is Done (its entries are in the memo), and
+	// those of the feeds of every document and each jurisdiction, which a
+	// source changing more often than the others may have pushed out of
+	// its own. No other is published.
 	site := r.entrySite()
 	named := map[string]bool{}
 	write := func(c *change) error {
@@ -228,23 +247,15 @@ func (r Rules) Feeds(in FeedInput) ([]File, error) {
 		return nil
 	}
 	for i := range bySource {
-		cs := bySource[i]
-		if len(cs) <= FeedEntries {
-			for k := range cs {
-				if err := write(&cs[k]); err != nil {
-					return nil, err
-				}
-			}
-			continue
-		}
-		ptrs := make([]*change, len(cs))
-		for k := range cs {
-			ptrs[k] = &cs[k]
-		}
-		for _, c := range newestFirst(ptrs) { // those the source's feed shows
+		for _, c := range sourceWindow(bySource[i]) {
 			if err := write(c); err != nil {
 				return nil, err
 			}
+		}
+	}
+	for _, c := range linked {
+		if err := write(c); err != nil {
+			return nil, err
 		}
 	}
 	return files, nil
@@ -273,10 +284,6 @@ func (r Rules) SourceFeed(in FeedInput, src manifest.Source) (File, error) {
 
 func (r Rules) sourceFeed(in FeedInput, src *manifest.Source, cs []change) (File, error) {
 	name := FeedOf(src.ID, true)
-	ptrs := make([]*change, len(cs))
-	for i := range cs {
-		ptrs[i] = &cs[i]
-	}
 	var lead *leadEntry
 	if p, ok := in.Editions[src.ID]; ok {
 		x, err := r.editionEntry(p)
@@ -285,7 +292,7 @@ func (r Rules) sourceFeed(in FeedInput, src *manifest.Source, cs []change) (File
 		}
 		lead = &leadEntry{xml: x, date: p.Evidence.Date}
 	}
-	data, err := r.feed(in, name, "TaxKernelBot: changes of "+src.Title, "Every change of "+src.URL+", newest first.", newestFirst(ptrs), lead)
+	data, err := r.feed(in, name, "TaxKernelBot: changes of "+src.Title, "Every change of "+src.URL+", newest first.", sourceWindow(cs), lead)
 	if err != nil {
 		return File{}, fmt.Errorf("render %s: %w", name, err)
 	}
@@ -307,13 +314,23 @@ func changesOf(ix *store.Index, src *manifest.Source) []change {
 	return cs
 }
 
-// newestFirst is the FeedEntries newest of cs.
-func newestFirst(cs []*change) []*change {
+// newestFirst is the n newest of cs.
+func newestFirst(cs []*change, n int) []*change {
 	cs = slices.Clone(cs)
 	slices.SortStableFunc(cs, func(a, b *change) int {
 		return cmp.Or(strings.Compare(b.date, a.date), strings.Compare(a.src.ID, b.src.ID), strings.Compare(string(a.new.SHA256), string(b.new.SHA256)))
 	})
-	return cs[:min(len(cs), FeedEntries)]
+	return cs[:min(len(cs), n)]
+}
+
+// sourceWindow is what a source's own feed shows of its changes cs: the
+// SourceFeedEntries newest.
+func sourceWindow(cs []change) []*change {
+	ptrs := make([]*change, len(cs))
+	for i := range cs {
+		ptrs[i] = &cs[i]
+	}
+	return newestFirst(ptrs, SourceFeedEntries)
 }
 
 // tagAuthority names the feeds in their tag: URIs (RFC 4151): the host of

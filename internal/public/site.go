@@ -39,7 +39,8 @@ const (
 	TimeMapType = "application/link-format"
 	// SiteChanges is how many changes a source's page shows in full
 	// (provisions, figures and text diff), newest first; older changes
-	// are in its timeline, with their change documents.
+	// are in its timeline, and the newest of those in its feed with their
+	// change documents (SourceFeedEntries).
 	SiteChanges = 5
 	// SiteDiffLines bounds the diff lines a change shows on the page;
 	// the change document holds the rest.
@@ -319,11 +320,7 @@ func (b *siteBuild) sourceData(name string, src *manifest.Source, entry report.E
 	}
 	slices.Reverse(versions)
 
-	ptrs := make([]*change, len(cs))
-	for i := range cs {
-		ptrs[i] = &cs[i]
-	}
-	fed := newestFirst(ptrs) // the changes whose documents are written
+	fed := sourceWindow(cs) // the changes whose documents are published
 	var changes []siteChange
 	for i, c := range fed {
 		if c.old.SHA256 == "" || i >= SiteChanges {
@@ -393,6 +390,12 @@ func (b *siteBuild) sourceData(name string, src *manifest.Source, entry report.E
 		}
 	}
 	older -= len(changes)
+	inFeed := 0 // of the older changes, those the source's feed still shows
+	for _, c := range fed[min(len(fed), SiteChanges):] {
+		if c.old.SHA256 != "" {
+			inFeed++
+		}
+	}
 
 	var prefs []string
 	if entry.Usage != nil {
@@ -405,7 +408,7 @@ func (b *siteBuild) sourceData(name string, src *manifest.Source, entry report.E
 	}
 	data := map[string]any{
 		"Page": name, "Title": src.Title, "Src": src, "Entry": entry,
-		"Versions": versions, "Changes": changes, "Older": older, "Prefs": prefs,
+		"Versions": versions, "Changes": changes, "Older": older, "InFeed": inFeed, "Prefs": prefs,
 		"TimeMap": siteRel(name, TimeMapOf(src.ID)), "Feed": sourceFeedRel(name, src.ID),
 		"Host": siteRel(name, HostPage(src.Host)), "Jurisdiction": siteRel(name, JurisdictionPage(src.Jurisdiction)),
 	}
@@ -507,7 +510,7 @@ func (b *siteBuild) jurisdiction(m manifest.Manifest, histories map[string][]cha
 			recent = append(recent, &histories[src.ID][k])
 		}
 	}
-	recent = newestFirst(recent)[:min(len(recent), SiteRecent)]
+	recent = newestFirst(recent, SiteRecent)
 	var lately []siteRecent
 	for _, c := range recent {
 		what := "changed"

@@ -177,6 +177,12 @@ func changeDocLink(source string, h *refs.HeldBytes, archive CitedArchive) strin
 	return ""
 }
 
+// datasetRelease is the GitHub Release of the month of date (YYYY-MM-DD)
+// that ships the record of that month, its change documents included.
+func datasetRelease(date string) string {
+	return "dataset-" + date[:min(len(date), len("YYYY-MM"))]
+}
+
 // changeLines are an entry's lines on the change itself: its change
 // document, with the first figures old → new when the record holds it,
 // and the commands citing each side.
@@ -189,7 +195,10 @@ func changeLines(source string, h *refs.HeldBytes, provisions map[string]bool, a
 		if link := fileLink(archive, path); link != "" {
 			fmt.Fprintf(&b, "- Change document: %s: %s\n", markdown.Link(markdown.Clip(path, 200), link), what)
 		} else {
-			fmt.Fprintf(&b, "- Change document: %s in the archive: %s\n", markdown.Code(path), what)
+			// Not linked: no address given, or the record does not
+			// hold it; the month's dataset release ships every change
+			// document of the month.
+			fmt.Fprintf(&b, "- Change document: %s in the archive, and in the dataset release %s: %s\n", markdown.Code(path), markdown.Code(datasetRelease(h.ChangedOn)), what)
 		}
 		if archive.Change != nil {
 			if d, ok := archive.Change(path); ok {
