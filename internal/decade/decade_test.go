@@ -139,11 +139,11 @@ func TestFiveConsolidationsGrowMain(t *testing.T) {
 
 func inMiB(n int64) float64 { return float64(n) / (1 << 20) }
 
-// A year of hourly runs over today's manifests, at a tenth of the real
+// A quarter of hourly runs over today's manifests, at a tenth of the real
 // sizes: in RecordOnly no GitHub limit is crossed, main carries no blob,
 // every fetched version is in the stores, and a clone of main validates.
-func TestYearAtReducedScaleCrossesNoLimit(t *testing.T) {
-	plan, err := NewPlan(Config{Start: start, Hours: 8766, Seed: 1, SizeScale: 0.1}, todaysSources(t))
+func TestQuarterAtReducedScaleCrossesNoLimit(t *testing.T) {
+	plan, err := NewPlan(Config{Start: start, Hours: 24 * 91, Seed: 1, SizeScale: 0.1}, todaysSources(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestYearAtReducedScaleCrossesNoLimit(t *testing.T) {
 		t.Errorf("record only crossed a limit: %s", c)
 	}
 	if res.Fetched <= len(plan.Docs) {
-		t.Fatalf("%d versions fetched for %d sources over a year: the publishers changed nothing", res.Fetched, len(plan.Docs))
+		t.Fatalf("%d versions fetched for %d sources over a quarter: the publishers changed nothing", res.Fetched, len(plan.Docs))
 	}
 	if res.StoreBytes != res.Served {
 		t.Errorf("the stores hold %d bytes of the %d served", res.StoreBytes, res.Served)
@@ -173,7 +173,7 @@ func TestYearAtReducedScaleCrossesNoLimit(t *testing.T) {
 	}
 	dir, packed := cloneMain(t, s)
 	validateClone(t, dir)
-	t.Logf("a year at 1/10 size: %d versions, %d merges, served %.1f MiB, main's clone %.2f MiB, stores %.1f MiB each in %d releases", res.Fetched, res.Merges, inMiB(res.Served), inMiB(packed), inMiB(res.StoreBytes), res.Releases)
+	t.Logf("a quarter at 1/10 size: %d versions, %d merges, served %.1f MiB, main's clone %.2f MiB, stores %.1f MiB each in %d releases", res.Fetched, res.Merges, inMiB(res.Served), inMiB(packed), inMiB(res.StoreBytes), res.Releases)
 }
 
 func firstLines(s string, n int) string {
@@ -206,5 +206,20 @@ func TestIndexIsTheStoresIndex(t *testing.T) {
 	}
 	if ix.Len() != s.res.Fetched {
 		t.Errorf("%d entries for %d versions", ix.Len(), s.res.Fetched)
+	}
+}
+
+// The size a run's push counts for the index is the index's.
+func TestIndexLen(t *testing.T) {
+	plan, err := NewPlan(Config{Start: start, Hours: 24 * 30, Seed: 3, SizeScale: 0.01}, todaysSources(t)[:20])
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSim(plan, RecordOnly, &bytes.Buffer{})
+	for _, run := range plan.Runs() {
+		s.fetchRun(run)
+		if got, want := s.indexLen(), int64(len(s.indexJSON())); got != want {
+			t.Fatalf("after the run of hour %d: indexLen %d, index.json is %d bytes", run.Hour, got, want)
+		}
 	}
 }

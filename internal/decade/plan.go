@@ -22,6 +22,10 @@ type Config struct {
 	// SizeScale multiplies every document's size (1 when zero): a test
 	// runs the model at a fraction of the real sizes, in seconds.
 	SizeScale float64
+	// MergeEveryDays is how often the bot's pull request is squash-merged
+	// into main, in days, on days it has new versions (1 when zero: a
+	// reviewer who merges daily).
+	MergeEveryDays int
 }
 
 // Decade is ten years of hourly runs.
@@ -54,6 +58,9 @@ func NewPlan(cfg Config, sources []manifest.Source) (*Plan, error) {
 	}
 	if cfg.SizeScale == 0 {
 		cfg.SizeScale = 1
+	}
+	if cfg.MergeEveryDays == 0 {
+		cfg.MergeEveryDays = 1
 	}
 	if len(sources) == 0 {
 		return nil, fmt.Errorf("decade: no sources to simulate: give the manifests' sources")

@@ -167,7 +167,7 @@ func (s *sim) run(project map[string][]byte) (*Result, error) {
 	day := -1
 	var mergeAt time.Time
 	for _, run := range s.plan.Runs() {
-		if d := run.Hour / 24; d != day {
+		if d := run.Hour / (24 * max(s.plan.Config.MergeEveryDays, 1)); d != day {
 			if len(s.pending) > 0 {
 				if err := s.merge(mergeAt); err != nil {
 					return nil, err
@@ -219,7 +219,7 @@ func (s *sim) fetchRun(run Run) {
 			upload += v.Size
 			s.storeAsset(when, v.Size, d.Source.ID)
 		}
-		textPath := botrepo.TextPath(string(sum))
+		textPath := s.mode.textPath(d.Source.ID, sum)
 		carry(textPath, v.Text)
 		carry(textview.EnginePath(textPath), []byte(string(d.Source.Kind)+" pdftotext 24.02.0\n"))
 
@@ -240,8 +240,12 @@ func (s *sim) fetchRun(run Run) {
 			carry(feed, s.feed(feed, entry))
 		}
 	}
-	index := s.indexJSON()
-	carry(botrepo.IndexJSON, index)
+	// The index is put together once, at the merge: a decade's is
+	// megabytes, and the runs between two merges only add to it.
+	s.pending[botrepo.IndexJSON] = nil
+	if s.mode.Carries(botrepo.IndexJSON) {
+		push += s.indexLen()
+	}
 	carry(botrepo.CoverageJSON, s.coverage())
 	s.res.Uploads = append(s.res.Uploads, upload)
 	if !s.mode.Stores {
@@ -267,13 +271,16 @@ func (s *sim) storeAsset(when time.Time, size int64, id string) {
 }
 
 // merge squash-merges the pull request into main: one commit with what it
-// carries.
+// carries, once a day (MergeEveryDays) on days with new versions.
 func (s *sim) merge(when time.Time) error {
 	s.res.Merges++
 	return s.commit(when, "TaxKernelBot: new versions (#"+fmt.Sprint(s.res.Merges)+")")
 }
 
 func (s *sim) commit(when time.Time, msg string) error {
+	if _, ok := s.pending[botrepo.IndexJSON]; ok {
+		s.pending[botrepo.IndexJSON] = s.indexJSON()
+	}
 	paths := make([]string, 0, len(s.pending))
 	for p := range s.pending {
 		if s.mode.Carries(p) {
@@ -405,6 +412,15 @@ func (s *sim) indexJSON() []byte {
 	}
 	buf.WriteString("  }\n}\n")
 	return buf.Bytes()
+}
+
+// indexLen is the size indexJSON would have.
+func (s *sim) indexLen() int64 {
+	n := int64(len("{\n  \"sources\": {\n  }\n}\n"))
+	for id, frag := range s.frags {
+		n += int64(len(id)+len("    \"\": ,\n")) + int64(len(frag))
+	}
+	return n - 1 // no comma after the last
 }
 
 // coverage is reports/coverage.json: a line per source with its latest
