@@ -23,7 +23,7 @@ var (
 // it, the clone + validate time, the stores' sizes, what the runs upload,
 // and the GitHub limits crossed (logged with where and when first).
 //
-//	go test -run '^$' -bench BenchmarkDecade -benchtime 1x -timeout 60m ./internal/decade/
+//	go test -run '^$' -bench BenchmarkDecade -benchtime 1x -timeout 150m ./internal/decade/ -args -decade.merge-days 7
 func BenchmarkDecade(b *testing.B) {
 	for _, mode := range []Mode{RecordOnly, RecordOnlyTextBySource, BytesInMain} {
 		if !slices.Contains(strings.Split(*benchModes, ","), mode.Name) {

@@ -42,7 +42,9 @@ type served struct {
 }
 
 // simulateServed runs the plan in mode into a repository of a git
-// http-backend on loopback, repacked as a forge's maintenance does.
+// http-backend on loopback, then repacks it whole with deltas computed
+// afresh (git repack -a -d -f): fast-import's own pack deltas each blob
+// only against the one written before it, which no pushed history is.
 func simulateServed(tb testing.TB, plan *Plan, mode Mode) (*Result, served) {
 	tb.Helper()
 	project, err := ProjectFiles(repoRoot)
@@ -95,9 +97,9 @@ func validateClone(tb testing.TB, dir string) {
 	}
 }
 
-// legislationPDF is the measured case: a 0.9 MiB legislation PDF,
-// first held, then consolidated five times, each pull request
-// squash-merged into main.
+// fiveConsolidations is the measured case: a 0.9 MiB legislation
+// PDF, first held, then consolidated (a few lines of its text changed)
+// the given number of times, each pull request squash-merged into main.
 func fiveConsolidations(consolidations int) *Plan {
 	src := manifest.Source{Jurisdiction: "ca", ID: "ca-income-tax-act-pdf", URL: "https://laws-lois.justice.gc.ca/PDF/I-3.3.pdf", Kind: manifest.Legislation, Title: "Income Tax Act", Recheck: 168 * time.Hour}
 	prof := Profiles[manifest.Legislation][FormPDF]
