@@ -114,3 +114,54 @@ func profileTable(plan *Plan) string {
 	}
 	return sb.String()
 }
+
+// BenchmarkDecadeRuns is BenchmarkDecade without git, in seconds: what
+// each hourly run uploads and pushes, the stores and the limits, per
+// layout.
+//
+//	go test -run '^$' -bench BenchmarkDecadeRuns -benchtime 1x ./internal/decade/
+func BenchmarkDecadeRuns(b *testing.B) {
+	project, err := ProjectFiles(repoRoot)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []Mode{RecordOnly, RecordOnlyTextBySource, BytesInMain} {
+		b.Run(mode.Name, func(b *testing.B) {
+			for range b.N {
+				plan, err := NewPlan(Config{Start: start, Hours: *benchHours, Seed: 1, SizeScale: *benchScale, MergeEveryDays: *benchMerge}, todaysSources(b))
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := Account(plan, mode, project)
+				if err != nil {
+					b.Fatal(err)
+				}
+				const mb = 1e6
+				up, push := sorted(res.Uploads), sorted(res.Pushes)
+				b.ReportMetric(float64(len(up)), "runs-with-new-versions")
+				for _, q := range []struct {
+					name string
+					at   int
+				}{{"p50", len(up) / 2}, {"p99", len(up) * 99 / 100}, {"max", len(up) - 1}} {
+					b.ReportMetric(float64(up[q.at])/mb, "upload-"+q.name+"-MB")
+					b.ReportMetric(float64(push[q.at])/mb, "push-"+q.name+"-MB")
+				}
+				b.ReportMetric(float64(res.StoreBytes)/mb, "each-store-MB")
+				b.ReportMetric(float64(res.Releases), "releases")
+				b.ReportMetric(float64(res.MostAssets), "most-assets")
+				b.ReportMetric(float64(res.BytesInTree)/mb, "main-tree-MB")
+				b.ReportMetric(float64(len(res.Crossings)), "limits-crossed")
+				for _, c := range res.Crossings {
+					b.Logf("limit crossed: %s", c)
+				}
+				b.Logf("%s: largest values met: %v", mode.Name, res.Largest)
+			}
+		})
+	}
+}
+
+func sorted(xs []int64) []int64 {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return out
+}

@@ -27,15 +27,21 @@ import (
 
 // Result is what a simulation measured.
 type Result struct {
-	Mode     string
-	Runs     int // hourly runs simulated
-	Fetched  int // versions fetched
-	Merges   int // squash merges into main
-	Served   int64
-	Commits  int
-	Uploads  []int64 // per run that fetched a new version: bytes it sent to each store (RecordOnly) or pushed into git (BytesInMain)
-	Pushes   []int64 // per run that fetched a new version: bytes of the files its push of the bot branch adds
-	Releases int     // releases of assets (RecordOnly)
+	Mode    string
+	Runs    int // hourly runs simulated
+	Fetched int // versions fetched
+	Merges  int // squash merges into main
+	Served  int64
+	Commits int
+	// Uploads are, per run that fetched a new version, the bytes of its new
+	// versions: what it sends to each store (RecordOnly) or pushes into git
+	// (BytesInMain).
+	Uploads []int64
+	// Pushes are, per run that fetched a new version, what its push of the
+	// bot branch adds before git compresses it: the new files whole, the
+	// rewritten ones (index, coverage, feeds) by what they gained.
+	Pushes   []int64
+	Releases int // releases of assets (RecordOnly)
 	// MostAssets is the most assets a release holds.
 	MostAssets int
 	// StoreBytes is what each store holds (RecordOnly: the release assets,
@@ -111,6 +117,12 @@ func Simulate(ctx context.Context, plan *Plan, mode Mode, gitDir string, project
 	return res, nil
 }
 
+// Account runs the plan in mode without git: every figure of Simulate but
+// main's packed size, in the time it takes to make the versions.
+func Account(plan *Plan, mode Mode, project map[string][]byte) (*Result, error) {
+	return newSim(plan, mode, io.Discard).run(project)
+}
+
 type sim struct {
 	plan    *Plan
 	mode    Mode
@@ -126,8 +138,10 @@ type sim struct {
 	// The record.
 	record map[*Doc][]store.Entry
 	frags  map[string][]byte // source id → its entries as index.json writes them
-	last   map[*Doc]store.Sum
-	feeds  map[string][]string // feed path → its entries, newest first
+	// lastIndexLen is the index's size at the last run.
+	lastIndexLen int64
+	last         map[*Doc]store.Sum
+	feeds        map[string][]string // feed path → its entries, newest first
 
 	// The stores: assets of each month's releases.
 	releases map[string][]int // month → the asset count of each of its releases
@@ -198,11 +212,21 @@ func (s *sim) run(project map[string][]byte) (*Result, error) {
 func (s *sim) fetchRun(run Run) {
 	when := s.plan.Time(run.Hour)
 	date := when.Format(time.DateOnly)
+	// upload is the bytes of the new versions the run sends away (to each
+	// store, or in its push); push what its push of the bot branch adds,
+	// before git's compression: new files whole, rewritten ones by what
+	// they gain (git sends those as deltas of the last push's).
 	var upload, push int64
 	carry := func(p string, data []byte) {
 		s.pending[p] = data
 		if s.mode.Carries(p) {
 			push += int64(len(data))
+		}
+	}
+	rewrite := func(p string, data []byte, gained int) {
+		s.pending[p] = data
+		if s.mode.Carries(p) {
+			push += int64(gained)
 		}
 	}
 	for _, f := range run.Fetches {
@@ -215,8 +239,8 @@ func (s *sim) fetchRun(run Run) {
 
 		blobPath := "snapshots/" + store.BlobPath(string(sum))
 		carry(blobPath, v.Bytes)
+		upload += v.Size
 		if s.mode.Stores {
-			upload += v.Size
 			s.storeAsset(when, v.Size, d.Source.ID)
 		}
 		textPath := s.mode.textPath(d.Source.ID, sum)
@@ -237,20 +261,20 @@ func (s *sim) fetchRun(run Run) {
 		s.last[d] = sum
 		entry := fmt.Sprintf("<entry><title>%s: a new version</title><id>urn:sha256:%s</id><updated>%s</updated><link href=\"%s\"/><summary>%d bytes, first seen %s</summary></entry>\n", d.Source.Title, sum, when.Format(time.RFC3339), d.Source.URL, v.Size, date)
 		for _, feed := range []string{"reports/feeds/sources/" + d.Source.ID + ".atom", "reports/feeds/" + d.Source.Jurisdiction + ".atom", "reports/feeds/all.atom"} {
-			carry(feed, s.feed(feed, entry))
+			rewrite(feed, s.feed(feed, entry), len(entry))
 		}
 	}
 	// The index is put together once, at the merge: a decade's is
 	// megabytes, and the runs between two merges only add to it.
 	s.pending[botrepo.IndexJSON] = nil
+	indexLen := s.indexLen()
 	if s.mode.Carries(botrepo.IndexJSON) {
-		push += s.indexLen()
+		push += indexLen - s.lastIndexLen
 	}
-	carry(botrepo.CoverageJSON, s.coverage())
+	s.lastIndexLen = indexLen
+	cov := s.coverage()
+	rewrite(botrepo.CoverageJSON, cov, len(cov)/max(len(s.plan.Docs), 1)*len(run.Fetches))
 	s.res.Uploads = append(s.res.Uploads, upload)
-	if !s.mode.Stores {
-		s.res.Uploads[len(s.res.Uploads)-1] = push
-	}
 	s.res.Pushes = append(s.res.Pushes, push)
 	s.limits.check(PushSize, push, func() string { return "the push of the run of " + when.Format(time.RFC3339) })
 }
