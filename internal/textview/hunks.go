@@ -32,9 +32,15 @@ func Hunks(oldText, newText string, opt DiffOptions) []Hunk {
 
 // hunkData is the hunks of the edit script ops, as data.
 func hunkData(ops []op, context int) []Hunk {
-	var out []Hunk
-	for _, h := range hunks(ops, context) {
-		var oh Hunk
+	hs := hunks(ops, context)
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]Hunk, 0, len(hs))
+	for _, h := range hs {
+		// Sized once: a text rewritten whole is one hunk of every line,
+		// which appending would copy again and again as it grows.
+		oh := Hunk{Lines: make([]HunkLine, 0, len(h.ops))}
 		for _, o := range h.ops {
 			l := HunkLine{Op: o.kind, Text: o.text}
 			if o.kind != '+' {

@@ -99,3 +99,29 @@ func TestDiffHunksIsDiffAndHunks(t *testing.T) {
 		}
 	}
 }
+
+// TestHunksOfATextRewrittenWholeAreSizedOnce: a text whose every line
+// changed is one hunk of every line of both texts; its lines are
+// allocated once, not copied again each time appending outgrows them
+// (five times their size for 400,000 lines).
+func TestHunksOfATextRewrittenWholeAreSizedOnce(t *testing.T) {
+	var a, b strings.Builder
+	const n = 20_000
+	for i := range n {
+		fmt.Fprintf(&a, "Section %d (old). The rate is %d per cent.\n", i, i%40)
+		fmt.Fprintf(&b, "Section %d (new). The rate is %d per cent.\n", i, i%40)
+	}
+	ops := diffLines(splitLines(a.String()), splitLines(b.String()), 5000)
+	var hs []Hunk
+	n2 := allocatedBy(func() { hs = hunkData(ops, 2) })
+	if len(hs) != 1 || len(hs[0].Lines) != 2*n {
+		t.Fatalf("%d hunks, want 1 of %d lines", len(hs), 2*n)
+	}
+	lines := uint64(2*n) * uint64(reflect.TypeFor[HunkLine]().Size())
+	if n2 > lines*5/4 {
+		t.Errorf("hunkData allocated %d bytes for %d bytes of lines, want them allocated once", n2, lines)
+	}
+	if hs := hunkData(diffLines(splitLines("a\n"), splitLines("a\n"), 5000), 2); hs != nil {
+		t.Errorf("equal texts: %#v, want no hunk (nil)", hs)
+	}
+}
