@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
@@ -174,5 +175,32 @@ func TestDecimalMarkReadsAtMostMaxRead(t *testing.T) {
 	}
 	if got := decimalMark("12,5\n" + text); got != ',' {
 		t.Errorf("decimal mark %q, want ','", got)
+	}
+}
+
+// The changed lines read for figures of a text rewritten whole (one hunk
+// of every line) are copied into a slice of their own size, not of the
+// hunk's: it held the lines not read as well.
+func TestFigureHunksHoldOnlyTheLinesRead(t *testing.T) {
+	const n = 100_000
+	h := textview.Hunk{Lines: make([]textview.HunkLine, 0, 2*n)}
+	for i := range n {
+		h.Lines = append(h.Lines, textview.HunkLine{Op: '-', Old: i + 1, Text: fmt.Sprintf("Section %d (0). 12.%d per cent", i, i%10)})
+	}
+	for i := range n {
+		h.Lines = append(h.Lines, textview.HunkLine{Op: '+', New: i + 1, Text: fmt.Sprintf("Section %d (1). 13.%d per cent", i, i%10)})
+	}
+	var read []textview.Hunk
+	var unread int
+	n2 := allocated(func() { read, unread = figureHunks([]textview.Hunk{h}, MaxFigureLines) })
+	if len(read) != 1 || len(read[0].Lines) != MaxFigureLines || unread != 2*n-MaxFigureLines {
+		t.Fatalf("%d hunks, %d unread, want 1 of %d lines and %d unread", len(read), unread, MaxFigureLines, 2*n-MaxFigureLines)
+	}
+	if r := read[0].Lines; r[0].Op != '-' || r[MaxFigureLines/2-1].Old != MaxFigureLines/2 || r[MaxFigureLines/2].Op != '+' || r[MaxFigureLines/2].New != 1 {
+		t.Errorf("lines read: %+v … %+v, want the first %d removed, then the first %d added", r[0], r[len(r)-1], MaxFigureLines/2, MaxFigureLines/2)
+	}
+	size := uint64(unsafe.Sizeof(textview.HunkLine{}))
+	if max := size * MaxFigureLines * 5 / 4; n2 > max {
+		t.Errorf("figureHunks allocated %d bytes for %d lines read (%d bytes): it copies the lines not read too", n2, MaxFigureLines, size*MaxFigureLines)
 	}
 }
