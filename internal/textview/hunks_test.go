@@ -100,11 +100,12 @@ func TestDiffHunksIsDiffAndHunks(t *testing.T) {
 	}
 }
 
-// TestHunksOfATextRewrittenWholeAreSizedOnce: a text whose every line
-// changed is one hunk of every line of both texts; its lines are
-// allocated once, not copied again each time appending outgrows them
-// (five times their size for 400,000 lines).
-func TestHunksOfATextRewrittenWholeAreSizedOnce(t *testing.T) {
+// TestHunksOfATextRewrittenWholeAreTheScriptsLines: a text whose every
+// line changed is one hunk of every line of both texts; its lines are the
+// edit script's own, not a copy (appending copied them again and again as
+// they grew: five times their size for 400,000 lines), and appending to a
+// hunk's lines writes over no other's.
+func TestHunksOfATextRewrittenWholeAreTheScriptsLines(t *testing.T) {
 	var a, b strings.Builder
 	const n = 20_000
 	for i := range n {
@@ -113,15 +114,26 @@ func TestHunksOfATextRewrittenWholeAreSizedOnce(t *testing.T) {
 	}
 	ops := diffLines(splitLines(a.String()), splitLines(b.String()), 5000)
 	var hs []Hunk
-	n2 := allocatedBy(func() { hs = hunkData(ops, 2) })
+	allocated := allocatedBy(func() { hs = hunkData(ops, 2) })
 	if len(hs) != 1 || len(hs[0].Lines) != 2*n {
 		t.Fatalf("%d hunks, want 1 of %d lines", len(hs), 2*n)
 	}
-	lines := uint64(2*n) * uint64(reflect.TypeFor[HunkLine]().Size())
-	if n2 > lines*5/4 {
-		t.Errorf("hunkData allocated %d bytes for %d bytes of lines, want them allocated once", n2, lines)
+	if allocated > 4<<10 {
+		t.Errorf("hunkData allocated %d bytes for a hunk of %d lines, want its lines to be the script's", allocated, 2*n)
 	}
 	if hs := hunkData(diffLines(splitLines("a\n"), splitLines("a\n"), 5000), 2); hs != nil {
 		t.Errorf("equal texts: %#v, want no hunk (nil)", hs)
+	}
+	// Two hunks: the first's lines, appended to, leave the second's.
+	x := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
+	y := "one\n2\n3\n4\n5\n6\n7\n8\n9\nten\n"
+	hs = Hunks(x, y, DiffOptions{})
+	if len(hs) != 2 {
+		t.Fatalf("%d hunks, want 2", len(hs))
+	}
+	second := hs[1].Lines[0]
+	_ = append(hs[0].Lines, HunkLine{Op: '+', Text: "appended"})
+	if hs[1].Lines[0] != second {
+		t.Errorf("appending to the first hunk's lines wrote over the second's: %+v, was %+v", hs[1].Lines[0], second)
 	}
 }
