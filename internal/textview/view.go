@@ -67,13 +67,38 @@ func (v *View) NormalizeDoc(ctx context.Context, d Doc, lim Limits) Result {
 // NormalizeText applies v's Ignore and the white-space rules to text that
 // was already extracted (a stored text view, say). Drop needs the HTML, so
 // it is not applied here.
+//
+// A text normalised already (most extracted text, and every kept text
+// under the default view) is returned as it is, not copied: the copy
+// begins at the first line the rules change, if any.
 func (v *View) NormalizeText(text string) string {
 	var b strings.Builder
-	b.Grow(len(text))
-	v.normalize(text, func(line string) {
-		b.WriteString(line)
-		b.WriteByte('\n')
-	})
+	copying := false
+	at := 0 // where the line being read starts in text
+	for line := range strings.Lines(text) {
+		start := at
+		at += len(line)
+		s, ok := collapsed(line)
+		if !ok {
+			s = collapse(line)
+		}
+		keep := s != "" && (v == nil || !v.ignored(s))
+		if !copying {
+			if keep && ok && len(line) == len(s)+1 { // the line as it is, with its "\n"
+				continue
+			}
+			b.Grow(len(text))
+			b.WriteString(text[:start])
+			copying = true
+		}
+		if keep {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	}
+	if !copying {
+		return text
+	}
 	return b.String()
 }
 
