@@ -64,30 +64,35 @@ func figureHunks(hs []textview.Hunk, max int) (read []textview.Hunk, unread int)
 	// that size: a text rewritten whole is one hunk of 400,000 lines, of
 	// which 20,000 are read, and a copy the size of the hunk would hold
 	// the other 380,000 in vain.
-	keep := func(budget map[byte]int, l textview.HunkLine) bool {
-		if l.Op == ' ' {
-			return true
+	type budget struct{ removed, added int }
+	keep := func(b *budget, op byte) bool {
+		switch op {
+		case '-':
+			if b.removed == 0 {
+				return false
+			}
+			b.removed--
+		case '+':
+			if b.added == 0 {
+				return false
+			}
+			b.added--
 		}
-		if budget[l.Op] == 0 {
-			return false
-		}
-		budget[l.Op]--
 		return true
 	}
-	counting := map[byte]int{'-': max / 2, '+': max / 2}
-	budget := map[byte]int{'-': max / 2, '+': max / 2}
+	counting, left := budget{max / 2, max / 2}, budget{max / 2, max / 2}
 	read = make([]textview.Hunk, 0, len(hs))
 	for _, h := range hs {
 		n := 0
 		for _, l := range h.Lines {
-			if keep(counting, l) {
+			if keep(&counting, l.Op) {
 				n++
 			}
 		}
 		cut := h
 		cut.Lines = make([]textview.HunkLine, 0, n)
 		for _, l := range h.Lines {
-			if !keep(budget, l) {
+			if !keep(&left, l.Op) {
 				unread++
 				continue
 			}
