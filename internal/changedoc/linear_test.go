@@ -230,3 +230,41 @@ func TestHeadingsSplitNoTextWithoutRows(t *testing.T) {
 		t.Errorf("figures %+v, want one under Rate", figs)
 	}
 }
+
+// The changed lines read are held in arrays sized once, not grown line by
+// line: lines without figures (so that reading them allocates nothing)
+// cost little more than their sides.
+func TestFigureChangesSizeTheirSidesOnce(t *testing.T) {
+	const n = 10_000
+	var lines []textview.HunkLine
+	for i := range n {
+		lines = append(lines, textview.HunkLine{Op: '-', Old: i + 1, Text: "The rate of tax is set by order."})
+	}
+	for i := range n {
+		lines = append(lines, textview.HunkLine{Op: '+', New: i + 1, Text: "The rate of the tax is set by order."})
+	}
+	hs := []textview.Hunk{{Lines: lines}}
+	tx := texts{newTextLines("", nil), newTextLines("", nil)}
+	var figs []Figure
+	got := allocated(func() { figs = figureChanges(hs, tx, 0) })
+	if len(figs) != 0 {
+		t.Fatalf("%d figures, want none", len(figs))
+	}
+	// Less what reading each line and pairing them allocate (their
+	// labels, their words), the same either way.
+	removed, added := make([]side, n), make([]side, n)
+	reading := allocated(func() {
+		for i, l := range lines {
+			if l.Op == '-' {
+				removed[i] = read(l.Old, l.Text, 0)
+			} else {
+				added[i-n] = read(l.New, l.Text, 0)
+			}
+		}
+	})
+	pairing := allocated(func() { pairLines(removed, added) })
+	sides := uint64(2*n) * uint64(unsafe.Sizeof(side{}))
+	if rest := got - reading - pairing; rest > sides*3/2 {
+		t.Errorf("figureChanges allocated %d bytes besides reading and pairing %d lines whose sides take %d: they are grown, not sized once", rest, 2*n, sides)
+	}
+}

@@ -317,7 +317,20 @@ type texts struct{ old, new *textLines }
 // text; of a table row only one side has (a row added or removed), each
 // figure on its own.
 func figureChanges(hs []textview.Hunk, t texts, dec byte) []Figure {
-	var removed, added []side
+	// Sized once: 10,000 lines a side are read from a text rewritten
+	// whole, and appending would copy them again and again as it grew.
+	nRemoved, nAdded := 0, 0
+	for _, h := range hs {
+		for _, l := range h.Lines {
+			switch l.Op {
+			case '-':
+				nRemoved++
+			case '+':
+				nAdded++
+			}
+		}
+	}
+	removed, added := make([]side, 0, nRemoved), make([]side, 0, nAdded)
 	run := 0
 	for _, h := range hs {
 		for k, l := range h.Lines {
