@@ -99,9 +99,12 @@ func skipDigits(s string, i int) int {
 // sign at floor or after, and returns it and the offset after its digits
 // (its unit, if any, ends at f.end).
 func number(line string, floor, i int, dec byte) (figure, int) {
-	// The groups of digits and the one-rune separators between them.
-	var groups []string
-	var seps []rune
+	// The groups of digits and the one-rune separators between them, on
+	// the stack for a figure of up to eight groups (most have one or
+	// two): a text's figures are read by the ten thousand.
+	var groupsOnStack [8]string
+	var sepsOnStack [8]rune
+	groups, seps := groupsOnStack[:0], sepsOnStack[:0]
 	j := skipDigits(line, i)
 	groups = append(groups, line[i:j])
 	for j < len(line) {

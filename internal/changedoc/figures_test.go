@@ -173,3 +173,16 @@ func TestAmbiguousPassesOverLinesOfPlainDecimals(t *testing.T) {
 		t.Errorf("ambiguous: %v, %v allocations, want false and none (no figure read)", amb, n)
 	}
 }
+
+// A figure is read without a heap allocation for its groups of digits,
+// only its value when grouped (12570 of 12,570): a text rewritten whole
+// has its figures read by the ten thousand.
+func TestNumberReadsOnTheStack(t *testing.T) {
+	for _, line := range []string{"The rate is 20 per cent", "up to £12,570", "1 000 000 EUR"} {
+		i := strings.IndexAny(line, "0123456789")
+		var f figure
+		if n := testing.AllocsPerRun(100, func() { f, _ = number(line, 0, i, 0) }); n > 1 {
+			t.Errorf("%q: %v allocations to read %q", line, n, f.text)
+		}
+	}
+}
