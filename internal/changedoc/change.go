@@ -60,18 +60,41 @@ func figureHunks(hs []textview.Hunk, max int) (read []textview.Hunk, unread int)
 	if removed+added <= max {
 		return hs, 0
 	}
-	budget := map[byte]int{'-': max / 2, '+': max / 2}
+	// Each hunk's lines kept are counted, then copied into a slice of
+	// that size: a text rewritten whole is one hunk of 400,000 lines, of
+	// which 20,000 are read, and a copy the size of the hunk would hold
+	// the other 380,000 in vain.
+	type budget struct{ removed, added int }
+	keep := func(b *budget, op byte) bool {
+		switch op {
+		case '-':
+			if b.removed == 0 {
+				return false
+			}
+			b.removed--
+		case '+':
+			if b.added == 0 {
+				return false
+			}
+			b.added--
+		}
+		return true
+	}
+	counting, left := budget{max / 2, max / 2}, budget{max / 2, max / 2}
 	read = make([]textview.Hunk, 0, len(hs))
 	for _, h := range hs {
-		cut := h
-		cut.Lines = make([]textview.HunkLine, 0, len(h.Lines))
+		n := 0
 		for _, l := range h.Lines {
-			if l.Op != ' ' {
-				if budget[l.Op] == 0 {
-					unread++
-					continue
-				}
-				budget[l.Op]--
+			if keep(&counting, l.Op) {
+				n++
+			}
+		}
+		cut := h
+		cut.Lines = make([]textview.HunkLine, 0, n)
+		for _, l := range h.Lines {
+			if !keep(&left, l.Op) {
+				unread++
+				continue
 			}
 			cut.Lines = append(cut.Lines, l)
 		}
@@ -319,7 +342,7 @@ func lines(s string) []string {
 func ambiguous(hs []textview.Hunk) bool {
 	for _, h := range hs {
 		for _, l := range h.Lines {
-			if l.Op == ' ' || !strings.ContainsAny(l.Text, ",.") {
+			if l.Op == ' ' || !mayShowNoMark(l.Text) {
 				continue
 			}
 			found := false

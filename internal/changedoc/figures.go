@@ -99,9 +99,12 @@ func skipDigits(s string, i int) int {
 // sign at floor or after, and returns it and the offset after its digits
 // (its unit, if any, ends at f.end).
 func number(line string, floor, i int, dec byte) (figure, int) {
-	// The groups of digits and the one-rune separators between them.
-	var groups []string
-	var seps []rune
+	// The groups of digits and the one-rune separators between them, on
+	// the stack for a figure of up to eight groups (most have one or
+	// two): a text's figures are read by the ten thousand.
+	var groupsOnStack [8]string
+	var sepsOnStack [8]rune
+	groups, seps := groupsOnStack[:0], sepsOnStack[:0]
 	j := skipDigits(line, i)
 	groups = append(groups, line[i:j])
 	for j < len(line) {
@@ -175,6 +178,27 @@ func leftBoundary(s string) bool {
 	}
 	r, _ := utf8.DecodeLastRuneInString(s)
 	return unicode.IsSpace(r) || r == '(' || r == '[' || r == '|' || r == ':'
+}
+
+// mayShowNoMark reports whether line may hold a figure with a comma or
+// point that shows no decimal mark (the figures ambiguous looks for), by
+// the digits around each comma and point only. parseGroups leaves the
+// mark untold only for one comma or point before exactly three digits
+// (1,000), or two of them in one figure (1,000,000; 2.1.3): a line
+// with neither ("12.5 per cent", "Section 3.") holds no such figure and
+// is not read figure by figure.
+func mayShowNoMark(line string) bool {
+	digit := func(i int) bool { return i < len(line) && line[i] >= '0' && line[i] <= '9' }
+	for i := 1; i+1 < len(line); i++ {
+		if c := line[i]; (c != ',' && c != '.') || !digit(i-1) || !digit(i+1) {
+			continue
+		}
+		j := skipDigits(line, i+1)
+		if j-(i+1) == 3 || j+1 < len(line) && (line[j] == ',' || line[j] == '.') && digit(j+1) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseGroups decides which groups of digits form one number and how:

@@ -2,9 +2,12 @@ package changedoc
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 func show(fs []figure) string {
@@ -119,4 +122,67 @@ func FuzzScan(f *testing.F) {
 		}
 		Of(Input{Source: "x", Date: "2026-11-01", OldText: a, NewText: b, TextOK: true})
 	})
+}
+
+// mayShowNoMark passes over no line that holds a figure with a comma or
+// point showing no decimal mark: random lines of digits, marks, spaces
+// and words, each read figure by figure as ambiguous did before.
+func TestMayShowNoMarkMissesNoAmbiguousFigure(t *testing.T) {
+	rng := rand.New(rand.NewPCG(40, 5))
+	pieces := []string{"0", "1", "2", "3", "5", "9", "12", "100", "000", "1234", ",", ".", " ", "'", "’", "\u00a0", "%", " per cent", "£", "€", "US$", "-", "a", "Section ", "EUR", "|", "("}
+	ambiguousLines := 0
+	for range 400_000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		line := b.String()
+		found := false
+		eachFigure(line, 0, func(f figure) bool {
+			found = f.decimal == 0 && strings.ContainsAny(f.text, ",.")
+			return !found
+		})
+		if found {
+			ambiguousLines++
+			if !mayShowNoMark(line) {
+				t.Fatalf("%q holds a figure that shows no decimal mark, and mayShowNoMark passes over it", line)
+			}
+		}
+	}
+	if ambiguousLines < 1000 {
+		t.Fatalf("only %d of the random lines hold such a figure: the test proves little", ambiguousLines)
+	}
+	for _, line := range []string{"1,000", "£1.000 a year", "2.1.3", "01.04.2026", "1,234.56.7", "Section 4.500"} {
+		if !mayShowNoMark(line) {
+			t.Errorf("mayShowNoMark(%q) = false", line)
+		}
+	}
+}
+
+// A text rewritten whole whose figures all show their mark (12.5 per
+// cent) is not read figure by figure to learn that none is ambiguous:
+// no figure is parsed, so nothing is allocated.
+func TestAmbiguousPassesOverLinesOfPlainDecimals(t *testing.T) {
+	var lines []textview.HunkLine
+	for i := range 10_000 {
+		lines = append(lines, textview.HunkLine{Op: '-', Old: i + 1, Text: fmt.Sprintf("Section %d (0). The rate is %d.%d per cent of £%d.", i, i%40, i%10, 100+i)})
+	}
+	hs := []textview.Hunk{{Lines: lines}}
+	var amb bool
+	if n := testing.AllocsPerRun(3, func() { amb = ambiguous(hs) }); n != 0 || amb {
+		t.Errorf("ambiguous: %v, %v allocations, want false and none (no figure read)", amb, n)
+	}
+}
+
+// A figure is read without a heap allocation for its groups of digits,
+// only its value when grouped (12570 of 12,570): a text rewritten whole
+// has its figures read by the ten thousand.
+func TestNumberReadsOnTheStack(t *testing.T) {
+	for _, line := range []string{"The rate is 20 per cent", "up to £12,570", "1 000 000 EUR"} {
+		i := strings.IndexAny(line, "0123456789")
+		var f figure
+		if n := testing.AllocsPerRun(100, func() { f, _ = number(line, 0, i, 0) }); n > 1 {
+			t.Errorf("%q: %v allocations to read %q", line, n, f.text)
+		}
+	}
 }

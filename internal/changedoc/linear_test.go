@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
@@ -174,5 +175,96 @@ func TestDecimalMarkReadsAtMostMaxRead(t *testing.T) {
 	}
 	if got := decimalMark("12,5\n" + text); got != ',' {
 		t.Errorf("decimal mark %q, want ','", got)
+	}
+}
+
+// The changed lines read for figures of a text rewritten whole (one hunk
+// of every line) are copied into a slice of their own size, not of the
+// hunk's: it held the lines not read as well.
+func TestFigureHunksHoldOnlyTheLinesRead(t *testing.T) {
+	const n = 100_000
+	h := textview.Hunk{Lines: make([]textview.HunkLine, 0, 2*n)}
+	for i := range n {
+		h.Lines = append(h.Lines, textview.HunkLine{Op: '-', Old: i + 1, Text: fmt.Sprintf("Section %d (0). 12.%d per cent", i, i%10)})
+	}
+	for i := range n {
+		h.Lines = append(h.Lines, textview.HunkLine{Op: '+', New: i + 1, Text: fmt.Sprintf("Section %d (1). 13.%d per cent", i, i%10)})
+	}
+	var read []textview.Hunk
+	var unread int
+	n2 := allocated(func() { read, unread = figureHunks([]textview.Hunk{h}, MaxFigureLines) })
+	if len(read) != 1 || len(read[0].Lines) != MaxFigureLines || unread != 2*n-MaxFigureLines {
+		t.Fatalf("%d hunks, %d unread, want 1 of %d lines and %d unread", len(read), unread, MaxFigureLines, 2*n-MaxFigureLines)
+	}
+	if r := read[0].Lines; r[0].Op != '-' || r[MaxFigureLines/2-1].Old != MaxFigureLines/2 || r[MaxFigureLines/2].Op != '+' || r[MaxFigureLines/2].New != 1 {
+		t.Errorf("lines read: %+v … %+v, want the first %d removed, then the first %d added", r[0], r[len(r)-1], MaxFigureLines/2, MaxFigureLines/2)
+	}
+	size := uint64(unsafe.Sizeof(textview.HunkLine{}))
+	if max := size * MaxFigureLines * 5 / 4; n2 > max {
+		t.Errorf("figureHunks allocated %d bytes for %d lines read (%d bytes): it copies the lines not read too", n2, MaxFigureLines, size*MaxFigureLines)
+	}
+}
+
+// A text rewritten whole with no table row is not split into lines to
+// look for column headings it has none of: the split of two texts of
+// 200,000 lines was a tenth of the change document's time.
+func TestHeadingsSplitNoTextWithoutRows(t *testing.T) {
+	var a, b strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&a, "Section %d (0). The rate is %d.5 per cent.\n", i, i%40)
+		fmt.Fprintf(&b, "Section %d (1). The rate is %d.5 per cent.\n", i, i%40+1)
+	}
+	hs := textview.Hunks(a.String(), b.String(), textview.DiffOptions{})
+	tx := texts{newTextLines(a.String(), nil), newTextLines(b.String(), nil)}
+	if figs := figureChanges(hs, tx, 0); len(figs) < 5000 {
+		t.Fatalf("%d figures changed, want at least 5000", len(figs))
+	}
+	if tx.old.isSplit || tx.new.isSplit {
+		t.Errorf("a text with no row was split into lines (old %v, new %v)", tx.old.isSplit, tx.new.isSplit)
+	}
+	// A row's heading is still found above it.
+	old, new := "Band | Rate\nBasic | 20%\n", "Band | Rate\nBasic | 21%\n"
+	tx = texts{newTextLines(old, nil), newTextLines(new, nil)}
+	figs := figureChanges(textview.Hunks(old, new, textview.DiffOptions{}), tx, 0)
+	if len(figs) != 1 || figs[0].Column != "Rate" {
+		t.Errorf("figures %+v, want one under Rate", figs)
+	}
+}
+
+// The changed lines read are held in arrays sized once, not grown line by
+// line: lines without figures (so that reading them allocates nothing)
+// cost little more than their sides.
+func TestFigureChangesSizeTheirSidesOnce(t *testing.T) {
+	const n = 10_000
+	var lines []textview.HunkLine
+	for i := range n {
+		lines = append(lines, textview.HunkLine{Op: '-', Old: i + 1, Text: "The rate of tax is set by order."})
+	}
+	for i := range n {
+		lines = append(lines, textview.HunkLine{Op: '+', New: i + 1, Text: "The rate of the tax is set by order."})
+	}
+	hs := []textview.Hunk{{Lines: lines}}
+	tx := texts{newTextLines("", nil), newTextLines("", nil)}
+	var figs []Figure
+	got := allocated(func() { figs = figureChanges(hs, tx, 0) })
+	if len(figs) != 0 {
+		t.Fatalf("%d figures, want none", len(figs))
+	}
+	// Less what reading each line and pairing them allocate (their
+	// labels, their words), the same either way.
+	removed, added := make([]side, n), make([]side, n)
+	reading := allocated(func() {
+		for i, l := range lines {
+			if l.Op == '-' {
+				removed[i] = read(l.Old, l.Text, 0)
+			} else {
+				added[i-n] = read(l.New, l.Text, 0)
+			}
+		}
+	})
+	pairing := allocated(func() { pairLines(removed, added) })
+	sides := uint64(2*n) * uint64(unsafe.Sizeof(side{}))
+	if rest := got - reading - pairing; rest > sides*3/2 {
+		t.Errorf("figureChanges allocated %d bytes besides reading and pairing %d lines whose sides take %d: they are grown, not sized once", rest, 2*n, sides)
 	}
 }

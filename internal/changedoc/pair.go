@@ -103,24 +103,37 @@ func cell(line string, seps []int, ci int) string {
 // headings read it: each line is split in cells once, and each heading
 // found once, however many figures of a long row ask for it.
 type textLines struct {
-	lines    []string
+	// text is split into lines only when a row's heading is looked for
+	// above it: the lines of a text of 200,000 lines with no table are
+	// never wanted.
+	text     string
+	split    []string
+	isSplit  bool
 	seps     map[int][]int     // line index → separators, for the lines split
 	headings map[[2]int]string // line index and cell → its heading
 	read     *int              // bytes of lines split in cells, for the tests
 }
 
 func newTextLines(text string, read *int) *textLines {
-	return &textLines{lines: lines(text), seps: map[int][]int{}, headings: map[[2]int]string{}, read: read}
+	return &textLines{text: text, seps: map[int][]int{}, headings: map[[2]int]string{}, read: read}
+}
+
+// lines is the text's lines, split on the first call.
+func (t *textLines) lines() []string {
+	if !t.isSplit {
+		t.split, t.isSplit = lines(t.text), true
+	}
+	return t.split
 }
 
 // separatorsOf is separators(lines[k]), split once.
 func (t *textLines) separatorsOf(k int) []int {
 	seps, ok := t.seps[k]
 	if !ok {
-		seps = separators(t.lines[k])
+		seps = separators(t.lines()[k])
 		t.seps[k] = seps
 		if t.read != nil {
-			*t.read += len(t.lines[k])
+			*t.read += len(t.lines()[k])
 		}
 	}
 	return seps
@@ -153,7 +166,7 @@ func (t *textLines) findHeading(i, ci int) string {
 		if len(seps) != n {
 			continue
 		}
-		c := strings.TrimSpace(cell(t.lines[k], seps, ci))
+		c := strings.TrimSpace(cell(t.lines()[k], seps, ci))
 		if hasLetter(c) && !strings.ContainsAny(c, "0123456789") {
 			return clip(c)
 		}
@@ -304,7 +317,20 @@ type texts struct{ old, new *textLines }
 // text; of a table row only one side has (a row added or removed), each
 // figure on its own.
 func figureChanges(hs []textview.Hunk, t texts, dec byte) []Figure {
-	var removed, added []side
+	// Sized once: 10,000 lines a side are read from a text rewritten
+	// whole, and appending would copy them again and again as it grew.
+	nRemoved, nAdded := 0, 0
+	for _, h := range hs {
+		for _, l := range h.Lines {
+			switch l.Op {
+			case '-':
+				nRemoved++
+			case '+':
+				nAdded++
+			}
+		}
+	}
+	removed, added := make([]side, 0, nRemoved), make([]side, 0, nAdded)
 	run := 0
 	for _, h := range hs {
 		for k, l := range h.Lines {
@@ -378,7 +404,7 @@ func oneSided(s side, lines *textLines, old bool) []Figure {
 }
 
 func heading(t *textLines, s side, f figure) string {
-	if s.line < 1 || s.line > len(t.lines) || len(s.seps) == 0 {
+	if len(s.seps) == 0 || s.line < 1 || s.line > len(t.lines()) {
 		return ""
 	}
 	return t.columnHeading(s.line-1, cellOf(s.seps, f.start))

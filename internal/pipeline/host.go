@@ -330,7 +330,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			keepValidators(s, resp)
 			view, ok := lastView(*s, string(prior.SHA256))
 			if !ok {
-				view = r.deriveText(ctx, src, string(prior.SHA256), prior.ContentType, nil)
+				view = r.deriveText(ctx, src, string(prior.SHA256), prior.ContentType, nil, "")
 			}
 			r.noteBlink(ctx, src, s, state.TextCheck{Raw: string(prior.SHA256), View: view}, now)
 		})
@@ -346,6 +346,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 	case code == 200:
 		held := prior.SHA256 != "" && r.o.Store.Has(prior.SHA256)
 		var extracted *textview.Result // the new bytes' text, when the comparison extracted it
+		var extractedView string       // and the hash of its default view, which it read
 		if held && string(prior.SHA256) != resp.SHA256 {
 			c, ok := r.compareText(ctx, src, prior, resp)
 			if ok && !c.Changed {
@@ -353,7 +354,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 				return nil, true
 			}
 			if res, done := c.NewExtracted(); ok && done {
-				extracted = &res
+				extracted, extractedView = &res, c.DefaultView
 			}
 		}
 		r.o.Index.Add(src.ID, store.Entry{
@@ -372,7 +373,7 @@ func (r *run) outcome(ctx context.Context, src manifest.Source, prior state.Sour
 			}
 			// Whenever a blob is indexed (or found held), its text is kept
 			// beside it.
-			view := r.deriveText(ctx, src, resp.SHA256, resp.ContentType, extracted)
+			view := r.deriveText(ctx, src, resp.SHA256, resp.ContentType, extracted, extractedView)
 			r.noteBlink(ctx, src, s, state.TextCheck{Raw: resp.SHA256, View: view}, now)
 		})
 		r.count(func(res *Result) { res.Checked++ })

@@ -74,9 +74,10 @@ func (r *run) compareText(ctx context.Context, src manifest.Source, prior state.
 // deriveText keeps the text of the indexed blob sum beside the blobs and
 // returns the hash of its default view, for the source's blink history;
 // extracted, when not nil, is its text as the comparison extracted it,
-// kept rather than extracted again. A failure is logged and leaves the
-// hash empty; it never fails the run.
-func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentType string, extracted *textview.Result) string {
+// kept rather than extracted again, and extractedView, when not "", the
+// hash of its default view that the comparison computed. A failure is
+// logged and leaves the hash empty; it never fails the run.
+func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentType string, extracted *textview.Result, extractedView string) string {
 	if res, ok, err := textview.Load(r.o.Store.Root(), sum); err == nil && ok {
 		return (*textview.View)(nil).NormalizedHash(res.Text) // kept: no need to read the blob
 	}
@@ -86,6 +87,9 @@ func (r *run) deriveText(ctx context.Context, src manifest.Source, sum, contentT
 		}
 		if extracted.Reason != "" {
 			r.log(src.Host, "%s: text of %.12s: %s", src.ID, sum, extracted.Reason)
+		}
+		if extractedView != "" {
+			return extractedView // the comparison read it: a 20 MB text is not read again
 		}
 		return (*textview.View)(nil).NormalizedHash(extracted.Text)
 	}

@@ -209,3 +209,25 @@ func TestChangeExtractsTheNewBytesOnce(t *testing.T) {
 		t.Errorf("history %+v, want the first capture and the change", h)
 	}
 }
+
+// A change reads the new bytes' text once for the hash of its default
+// view (the blink history's): the comparison's hash is the one recorded,
+// not computed again over a text of megabytes when it is kept.
+func TestChangeHashesTheNewTextOnce(t *testing.T) {
+	r := newTextRig(t, map[string]servedDoc{"act": {"text/plain", []byte("Section 1. The rate is 20%.\n")}})
+	before := textview.NormalizedHashes()
+	r.run()
+	if n := textview.NormalizedHashes() - before; n != 1 {
+		t.Errorf("the first capture hashed %d texts, want 1", n)
+	}
+	r.serve("act", servedDoc{"text/plain", []byte("Section 1. The rate is 21%.\n")})
+	before = textview.NormalizedHashes()
+	r.run()
+	if n := textview.NormalizedHashes() - before; n != 1 {
+		t.Errorf("the change hashed %d texts, want 1", n)
+	}
+	want := (*textview.View)(nil).NormalizedHash("Section 1. The rate is 21%.\n")
+	if s := r.sta.Source("xx-act"); len(s.TextChecks) == 0 || s.TextChecks[len(s.TextChecks)-1].View != want {
+		t.Errorf("the change's blink history: %+v, want its last view %s", s.TextChecks, want)
+	}
+}

@@ -96,7 +96,7 @@ func (opt DiffOptions) withDefaults() DiffOptions {
 func renderDiff(oldName, newName string, ops []op, opt DiffOptions) TextDiff {
 	var d TextDiff
 	for _, o := range ops {
-		switch o.kind {
+		switch o.Op {
 		case '-':
 			d.Removed++
 		case '+':
@@ -114,7 +114,7 @@ func renderDiff(oldName, newName string, ops []op, opt DiffOptions) TextDiff {
 			out = append(out, h.header())
 		}
 		for _, o := range h.ops[:max(0, min(len(h.ops), opt.MaxLines-lines-1))] {
-			out = append(out, string(o.kind)+clipShown(o.text))
+			out = append(out, string(o.Op)+clipShown(o.Text))
 		}
 		lines += 1 + len(h.ops)
 		if !opt.NoFigures {
@@ -181,12 +181,11 @@ func splitLines(s string) []string {
 }
 
 // op is one line of an edit script: ' ' kept, '-' removed, '+' added, with
-// its 1-based line numbers in the old and new text.
-type op struct {
-	kind       byte
-	text       string
-	aLine, bLn int
-}
+// its 1-based line numbers in the old and new text, 0 on the side that
+// lacks it. It is a HunkLine, so that the hunks as data are the script's
+// own lines, not a copy of them: a text rewritten whole is a script of
+// 400,000 lines, and one hunk of them all.
+type op = HunkLine
 
 // diffLines returns the edit script from a to b: the shortest one when it
 // has at most maxEdits edits, else the differing middle (all but the common
@@ -214,28 +213,28 @@ func diffLines(a, b []string, maxEdits int) []op {
 	}
 	ops := make([]op, 0, len(a)+added)
 	for i := 0; i < pre; i++ {
-		ops = append(ops, op{' ', a[i], i + 1, i + 1})
+		ops = append(ops, op{Op: ' ', Text: a[i], Old: i + 1, New: i + 1})
 	}
 	// Between two kept lines, the removed lines come before the added
 	// ones.
 	x, y := 0, 0
 	for x < len(ma) || y < len(mb) {
 		if x < len(ma) && y < len(mb) && !ca[x] && !cb[y] {
-			ops = append(ops, op{' ', ma[x], pre + x + 1, pre + y + 1})
+			ops = append(ops, op{Op: ' ', Text: ma[x], Old: pre + x + 1, New: pre + y + 1})
 			x++
 			y++
 			continue
 		}
 		for ; x < len(ma) && ca[x]; x++ {
-			ops = append(ops, op{'-', ma[x], pre + x + 1, pre + y})
+			ops = append(ops, op{Op: '-', Text: ma[x], Old: pre + x + 1})
 		}
 		for ; y < len(mb) && cb[y]; y++ {
-			ops = append(ops, op{'+', mb[y], pre + x, pre + y + 1})
+			ops = append(ops, op{Op: '+', Text: mb[y], New: pre + y + 1})
 		}
 	}
 	for i := 0; i < suf; i++ {
 		ai, bi := len(a)-suf+i, len(b)-suf+i
-		ops = append(ops, op{' ', a[ai], ai + 1, bi + 1})
+		ops = append(ops, op{Op: ' ', Text: a[ai], Old: ai + 1, New: bi + 1})
 	}
 	return ops
 }
@@ -581,26 +580,32 @@ func (s *search) split(xoff, xlim, yoff, ylim int, minimal bool, budget int) (pa
 
 const maxInt = int(^uint(0) >> 1)
 
-type hunk struct{ ops []op }
+// hunk is a group of an edit script's lines, and how many lines of each
+// text come before it (where a side with no line in it starts).
+type hunk struct {
+	ops                  []op
+	oldBefore, newBefore int
+}
 
 // hunks groups the changes with ctx kept lines around each; changes closer
 // than 2*ctx lines share a hunk.
 func hunks(ops []op, ctx int) []hunk {
 	var out []hunk
+	counted, oldBefore, newBefore := 0, 0, 0 // the lines of ops[:counted] on each side
 	for i := 0; i < len(ops); {
-		if ops[i].kind == ' ' {
+		if ops[i].Op == ' ' {
 			i++
 			continue
 		}
 		start := max(0, i-ctx)
 		end := i
 		for end < len(ops) {
-			if ops[end].kind != ' ' {
+			if ops[end].Op != ' ' {
 				end++
 				continue
 			}
 			run := end
-			for run < len(ops) && ops[run].kind == ' ' {
+			for run < len(ops) && ops[run].Op == ' ' {
 				run++
 			}
 			if run == len(ops) || run-end > 2*ctx {
@@ -609,7 +614,17 @@ func hunks(ops []op, ctx int) []hunk {
 			}
 			end = run
 		}
-		out = append(out, hunk{ops[start:end]})
+		// Hunks are more than 2*ctx lines apart: start is past the last
+		// hunk's end, and the lines before it are counted once in all.
+		for ; counted < start; counted++ {
+			if ops[counted].Op != '+' {
+				oldBefore++
+			}
+			if ops[counted].Op != '-' {
+				newBefore++
+			}
+		}
+		out = append(out, hunk{ops: ops[start:end:end], oldBefore: oldBefore, newBefore: newBefore})
 		i = end
 	}
 	return out
@@ -617,29 +632,30 @@ func hunks(ops []op, ctx int) []hunk {
 
 // header is the "@@ -a,n +b,m @@" line of a hunk.
 func (h hunk) header() string {
-	var na, nb int
-	aStart, bStart := 0, 0
+	oldStart, oldLines, newStart, newLines := h.span()
+	return fmt.Sprintf("@@ -%d,%d +%d,%d @@", oldStart, oldLines, newStart, newLines)
+}
+
+// span is where the hunk starts in each text and how many lines of each
+// it holds; a side with no line starts at the line before, as in a
+// unified diff's header.
+func (h hunk) span() (oldStart, oldLines, newStart, newLines int) {
+	oldStart, newStart = h.oldBefore, h.newBefore
 	for _, o := range h.ops {
-		if o.kind != '+' {
-			if na == 0 {
-				aStart = o.aLine
+		if o.Op != '+' {
+			if oldLines == 0 {
+				oldStart = o.Old
 			}
-			na++
+			oldLines++
 		}
-		if o.kind != '-' {
-			if nb == 0 {
-				bStart = o.bLn
+		if o.Op != '-' {
+			if newLines == 0 {
+				newStart = o.New
 			}
-			nb++
+			newLines++
 		}
 	}
-	if na == 0 {
-		aStart = h.ops[0].aLine
-	}
-	if nb == 0 {
-		bStart = h.ops[0].bLn
-	}
-	return fmt.Sprintf("@@ -%d,%d +%d,%d @@", aStart, na, bStart, nb)
+	return oldStart, oldLines, newStart, newLines
 }
 
 // nextFigure returns the bounds of the first figure in s at or after i, or
@@ -714,21 +730,21 @@ func figures(s string) []string {
 func figureChanges(ops []op) []FigureChange {
 	var out []FigureChange
 	for i := 0; i < len(ops); {
-		if ops[i].kind == ' ' {
+		if ops[i].Op == ' ' {
 			i++
 			continue
 		}
 		// A run of removed lines, then one of added lines.
 		removed := i
-		for i < len(ops) && ops[i].kind == '-' {
+		for i < len(ops) && ops[i].Op == '-' {
 			i++
 		}
 		added := i
-		for i < len(ops) && ops[i].kind == '+' {
+		for i < len(ops) && ops[i].Op == '+' {
 			i++
 		}
 		for k := range min(added-removed, i-added) {
-			out = append(out, lineFigures(ops[removed+k].text, ops[added+k].text)...)
+			out = append(out, lineFigures(ops[removed+k].Text, ops[added+k].Text)...)
 		}
 	}
 	return out

@@ -24,7 +24,7 @@ func refDiff(oldName, newName, oldText, newText string, opt DiffOptions) TextDif
 	ops := refDiffLines(a, b, opt.MaxEdits)
 	var d TextDiff
 	for _, o := range ops {
-		switch o.kind {
+		switch o.Op {
 		case '-':
 			d.Removed++
 		case '+':
@@ -38,7 +38,7 @@ func refDiff(oldName, newName, oldText, newText string, opt DiffOptions) TextDif
 	for _, h := range hunks(ops, opt.Context) {
 		out = append(out, h.header())
 		for _, o := range h.ops {
-			out = append(out, string(o.kind)+o.text)
+			out = append(out, string(o.Op)+o.Text)
 		}
 		d.Figures = append(d.Figures, refFigureChanges(h.ops)...)
 	}
@@ -85,14 +85,14 @@ func refFigureChanges(ops []op) []FigureChange {
 		removed, added = nil, nil
 	}
 	for _, o := range ops {
-		switch o.kind {
+		switch o.Op {
 		case '-':
 			if len(added) > 0 {
 				flush()
 			}
-			removed = append(removed, o.text)
+			removed = append(removed, o.Text)
 		case '+':
-			added = append(added, o.text)
+			added = append(added, o.Text)
 		default:
 			flush()
 		}
@@ -153,7 +153,7 @@ func refDiffLines(a, b []string, maxEdits int) []op {
 	}
 	var ops []op
 	for i := 0; i < pre; i++ {
-		ops = append(ops, op{' ', a[i], i + 1, i + 1})
+		ops = append(ops, op{Op: ' ', Text: a[i], Old: i + 1, New: i + 1})
 	}
 	ma, mb := a[pre:len(a)-suf], b[pre:len(b)-suf]
 	ids := map[string]int{}
@@ -183,20 +183,20 @@ func refDiffLines(a, b []string, maxEdits int) []op {
 	for _, k := range mid {
 		switch k {
 		case ' ':
-			ops = append(ops, op{' ', ma[x], pre + x + 1, pre + y + 1})
+			ops = append(ops, op{Op: ' ', Text: ma[x], Old: pre + x + 1, New: pre + y + 1})
 			x++
 			y++
 		case '-':
-			ops = append(ops, op{'-', ma[x], pre + x + 1, pre + y})
+			ops = append(ops, op{Op: '-', Text: ma[x], Old: pre + x + 1})
 			x++
 		case '+':
-			ops = append(ops, op{'+', mb[y], pre + x, pre + y + 1})
+			ops = append(ops, op{Op: '+', Text: mb[y], New: pre + y + 1})
 			y++
 		}
 	}
 	for i := 0; i < suf; i++ {
 		ai, bi := len(a)-suf+i, len(b)-suf+i
-		ops = append(ops, op{' ', a[ai], ai + 1, bi + 1})
+		ops = append(ops, op{Op: ' ', Text: a[ai], Old: ai + 1, New: bi + 1})
 	}
 	return ops
 }

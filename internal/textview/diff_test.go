@@ -88,13 +88,13 @@ func TestDiffApplies(t *testing.T) {
 			var gotA, gotB []string
 			edits := 0
 			for _, o := range ops {
-				if o.kind != '+' {
-					gotA = append(gotA, o.text)
+				if o.Op != '+' {
+					gotA = append(gotA, o.Text)
 				}
-				if o.kind != '-' {
-					gotB = append(gotB, o.text)
+				if o.Op != '-' {
+					gotB = append(gotB, o.Text)
 				}
-				if o.kind != ' ' {
+				if o.Op != ' ' {
 					edits++
 				}
 			}
@@ -153,33 +153,34 @@ func TestDiffFiguresOnce(t *testing.T) {
 }
 
 // checkScript fails unless ops turns a into b: kept lines equal on both
-// sides, every line of each side once and in order, with its line numbers.
+// sides, every line of each side once and in order, with its line numbers
+// (0 on the side that lacks it).
 // It returns the number of edits.
 func checkScript(t *testing.T, a, b []string, ops []op) int {
 	t.Helper()
 	x, y, edits := 0, 0, 0
 	for _, o := range ops {
-		switch o.kind {
+		switch o.Op {
 		case ' ':
-			if x >= len(a) || y >= len(b) || a[x] != o.text || b[y] != o.text || o.aLine != x+1 || o.bLn != y+1 {
-				t.Fatalf("kept %q at %d,%d does not stand at line %d of %q and %d of %q", o.text, o.aLine, o.bLn, x+1, a, y+1, b)
+			if x >= len(a) || y >= len(b) || a[x] != o.Text || b[y] != o.Text || o.Old != x+1 || o.New != y+1 {
+				t.Fatalf("kept %q at %d,%d does not stand at line %d of %q and %d of %q", o.Text, o.Old, o.New, x+1, a, y+1, b)
 			}
 			x++
 			y++
 		case '-':
-			if x >= len(a) || a[x] != o.text || o.aLine != x+1 || o.bLn != y {
-				t.Fatalf("removed %q at %d,%d is not line %d of %q", o.text, o.aLine, o.bLn, x+1, a)
+			if x >= len(a) || a[x] != o.Text || o.Old != x+1 || o.New != 0 {
+				t.Fatalf("removed %q at %d,%d is not line %d of %q", o.Text, o.Old, o.New, x+1, a)
 			}
 			x++
 			edits++
 		case '+':
-			if y >= len(b) || b[y] != o.text || o.aLine != x || o.bLn != y+1 {
-				t.Fatalf("added %q at %d,%d is not line %d of %q", o.text, o.aLine, o.bLn, y+1, b)
+			if y >= len(b) || b[y] != o.Text || o.Old != 0 || o.New != y+1 {
+				t.Fatalf("added %q at %d,%d is not line %d of %q", o.Text, o.Old, o.New, y+1, b)
 			}
 			y++
 			edits++
 		default:
-			t.Fatalf("op %q", o.kind)
+			t.Fatalf("op %q", o.Op)
 		}
 	}
 	if x != len(a) || y != len(b) {
@@ -305,7 +306,7 @@ func TestDiffRendersAsBefore(t *testing.T) {
 func script(ops []op) string {
 	var s strings.Builder
 	for _, o := range ops {
-		s.WriteByte(o.kind)
+		s.WriteByte(o.Op)
 	}
 	return s.String()
 }

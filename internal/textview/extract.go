@@ -235,7 +235,14 @@ func extract(ctx context.Context, d Doc, v *View, lim Limits) (res Result) {
 	case kind == KindPDF && pdftotext().path != "":
 		o = runPdftotext(ctx, pdftotext().path, body, lim)
 	case child:
-		o = runGoChild(ctx, childRequest{Mode: "go", Kind: kind, ContentType: d.ContentType, Drop: drop, Limits: lim}, body, lim)
+		// A plain text's text is about its bytes: held in one buffer
+		// of that size, not grown into it (a text of 20 MB grown line by
+		// line was copied five times over).
+		expect := 0
+		if kind == KindText {
+			expect = int(min(d.size(), int64(lim.MaxText)))
+		}
+		o = runGoChild(ctx, childRequest{Mode: "go", Kind: kind, ContentType: d.ContentType, Drop: drop, Limits: lim}, body, lim, expect)
 	default:
 		raw := d.Raw
 		if raw == nil {
@@ -330,13 +337,15 @@ func extractHere(ctx context.Context, kind Kind, raw []byte, contentType string,
 	}
 }
 
-// runGoChild extracts in a child process (see childEnv).
-func runGoChild(ctx context.Context, req childRequest, in io.Reader, lim Limits) outcome {
+// runGoChild extracts in a child process (see childEnv); expect is the
+// text's size when it is known beforehand, else 0.
+func runGoChild(ctx context.Context, req childRequest, in io.Reader, lim Limits, expect int) outcome {
 	js, err := json.Marshal(req)
 	if err != nil {
 		return outcome{err: err}
 	}
 	out := &lines{max: lim.MaxText}
+	out.buf.Grow(expect)
 	r := runChild(ctx, func(ctx context.Context) *exec.Cmd {
 		c := exec.CommandContext(ctx, self())
 		c.Env = append(parserEnv(), childEnv+"="+string(js))

@@ -3,6 +3,7 @@ package textview
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -269,5 +270,43 @@ func TestExtractPanicReasonIsShort(t *testing.T) {
 	res := Extract(t.Context(), []byte("<p>x</p>"), "text/html", Limits{})
 	if !strings.Contains(res.Reason, "malformed hex string") || len(res.Reason) > 600 || !utf8.ValidString(res.Reason) {
 		t.Errorf("reason of %d bytes (valid UTF-8: %v): %.300q", len(res.Reason), utf8.ValidString(res.Reason), res.Reason)
+	}
+}
+
+// A plain text extracted in a child process is collected in one buffer
+// of its size, not grown line by line into it (a text of 20 MB was copied
+// five times over): about twice its size, with the lines as read.
+func TestPlainTextFromTheChildIsHeldOnce(t *testing.T) {
+	var b strings.Builder
+	for i := 0; b.Len() < 4<<20; i++ {
+		fmt.Fprintf(&b, "Section %d. The rate of tax for the year is 20 per cent.\n", i)
+	}
+	raw := []byte(b.String())
+	var res Result
+	n := allocatedBy(func() {
+		res = ExtractDoc(context.Background(), Doc{Raw: raw, ContentType: "text/plain; charset=utf-8"}, Limits{})
+	})
+	if !res.OK() || len(res.Text) < len(raw)*9/10 {
+		t.Fatalf("extracted %d bytes (%s), want about %d", len(res.Text), res.Reason, len(raw))
+	}
+	if n > uint64(len(raw))*3 {
+		t.Errorf("allocated %d bytes to collect a text of %d bytes from the child", n, len(res.Text))
+	}
+}
+
+// Whether a text served as text/plain or XML is legislation is told from
+// its first bytes (sniffSize), not by reading the whole of a long text
+// with no markup as one run of character data.
+func TestKindOfReadsTheFirstBytesOnly(t *testing.T) {
+	raw := []byte(strings.Repeat("Section 1. The rate of tax for the year is 20 per cent.\n", 100_000))
+	for _, ct := range []string{"text/plain", "application/xml"} {
+		var kind Kind
+		n := allocatedBy(func() { kind, _ = kindOf(raw, ct) })
+		if kind != KindText {
+			t.Errorf("%s: kind %s, want %s", ct, kind, KindText)
+		}
+		if n > 16*sniffSize {
+			t.Errorf("%s: allocated %d bytes to tell the kind of %d bytes: it reads more than the first %d", ct, n, len(raw), sniffSize)
+		}
 	}
 }

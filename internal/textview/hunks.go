@@ -30,37 +30,19 @@ func Hunks(oldText, newText string, opt DiffOptions) []Hunk {
 	return hunkData(diffLines(splitLines(oldText), splitLines(newText), opt.MaxEdits), opt.Context)
 }
 
-// hunkData is the hunks of the edit script ops, as data.
+// hunkData is the hunks of the edit script ops, as data: each hunk's
+// lines are the script's own (capped, so that appending to one never
+// writes over the next).
 func hunkData(ops []op, context int) []Hunk {
-	var out []Hunk
-	for _, h := range hunks(ops, context) {
-		var oh Hunk
-		for _, o := range h.ops {
-			l := HunkLine{Op: o.kind, Text: o.text}
-			if o.kind != '+' {
-				l.Old = o.aLine
-				if oh.OldLines == 0 {
-					oh.OldStart = o.aLine
-				}
-				oh.OldLines++
-			}
-			if o.kind != '-' {
-				l.New = o.bLn
-				if oh.NewLines == 0 {
-					oh.NewStart = o.bLn
-				}
-				oh.NewLines++
-			}
-			oh.Lines = append(oh.Lines, l)
-		}
-		// A side with no line starts at the one before, as header says.
-		if oh.OldLines == 0 {
-			oh.OldStart = h.ops[0].aLine
-		}
-		if oh.NewLines == 0 {
-			oh.NewStart = h.ops[0].bLn
-		}
-		out = append(out, oh)
+	hs := hunks(ops, context)
+	if len(hs) == 0 {
+		return nil
+	}
+	out := make([]Hunk, len(hs))
+	for i, h := range hs {
+		oh := &out[i]
+		oh.OldStart, oh.OldLines, oh.NewStart, oh.NewLines = h.span()
+		oh.Lines = h.ops
 	}
 	return out
 }

@@ -99,3 +99,41 @@ func TestDiffHunksIsDiffAndHunks(t *testing.T) {
 		}
 	}
 }
+
+// TestHunksOfATextRewrittenWholeAreTheScriptsLines: a text whose every
+// line changed is one hunk of every line of both texts; its lines are the
+// edit script's own, not a copy (appending copied them again and again as
+// they grew: five times their size for 400,000 lines), and appending to a
+// hunk's lines writes over no other's.
+func TestHunksOfATextRewrittenWholeAreTheScriptsLines(t *testing.T) {
+	var a, b strings.Builder
+	const n = 20_000
+	for i := range n {
+		fmt.Fprintf(&a, "Section %d (old). The rate is %d per cent.\n", i, i%40)
+		fmt.Fprintf(&b, "Section %d (new). The rate is %d per cent.\n", i, i%40)
+	}
+	ops := diffLines(splitLines(a.String()), splitLines(b.String()), 5000)
+	var hs []Hunk
+	allocated := allocatedBy(func() { hs = hunkData(ops, 2) })
+	if len(hs) != 1 || len(hs[0].Lines) != 2*n {
+		t.Fatalf("%d hunks, want 1 of %d lines", len(hs), 2*n)
+	}
+	if allocated > 4<<10 {
+		t.Errorf("hunkData allocated %d bytes for a hunk of %d lines, want its lines to be the script's", allocated, 2*n)
+	}
+	if hs := hunkData(diffLines(splitLines("a\n"), splitLines("a\n"), 5000), 2); hs != nil {
+		t.Errorf("equal texts: %#v, want no hunk (nil)", hs)
+	}
+	// Two hunks: the first's lines, appended to, leave the second's.
+	x := "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"
+	y := "one\n2\n3\n4\n5\n6\n7\n8\n9\nten\n"
+	hs = Hunks(x, y, DiffOptions{})
+	if len(hs) != 2 {
+		t.Fatalf("%d hunks, want 2", len(hs))
+	}
+	second := hs[1].Lines[0]
+	_ = append(hs[0].Lines, HunkLine{Op: '+', Text: "appended"})
+	if hs[1].Lines[0] != second {
+		t.Errorf("appending to the first hunk's lines wrote over the second's: %+v, was %+v", hs[1].Lines[0], second)
+	}
+}

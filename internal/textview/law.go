@@ -40,8 +40,12 @@ func extractLaw(ctx context.Context, raw []byte, lim Limits, out *lines) error {
 // legislation law reads, by their root element and namespace: a
 // consolidated Act served as application/xml, or as text/plain from a
 // mirror, is read as law whatever its address.
+//
+// Only the first sniffSize bytes are read, however many head holds: a
+// plain text with no markup is one run of character data to the XML
+// decoder, which read the whole of a 20 MB text to find no element.
 func isLaw(head []byte) bool {
-	return law.Sniff(head) != ""
+	return law.Sniff(head[:min(len(head), sniffSize)]) != ""
 }
 
 // gesetze-im-internet.de serves each law's XML in a ZIP archive of its

@@ -140,8 +140,8 @@ func Suggest(ctx context.Context, docs []Doc, lim Limits) (view.Spec, bool) {
 		ta := extract(ctx, a, nil, lim)
 		tb := extract(ctx, b, nil, lim)
 		for _, o := range diffLines(splitLines((*View)(nil).NormalizeText(ta.Text)), splitLines((*View)(nil).NormalizeText(tb.Text)), 5000) {
-			if o.kind == '+' && hasDigit(o.text) {
-				addIgnore(generalize(o.text))
+			if o.Op == '+' && hasDigit(o.Text) {
+				addIgnore(generalize(o.Text))
 			}
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // normalizeRef is the rule as written first: every line's fields joined
@@ -85,6 +86,32 @@ func TestNormalizeTakesNonASCIILettersAsTheyAre(t *testing.T) {
 	for _, sp := range []string{"\u00a0", "\u2007", "\u202f", "\u200b", "\ufeff"} {
 		if _, ok := collapsed("a" + sp + "b\n"); ok {
 			t.Errorf("%q is taken as collapsed", "a"+sp+"b")
+		}
+	}
+}
+
+// A text normalised already (a kept text, the extraction of a plain text)
+// is returned as it is, not copied: a change to a 20 MB text normalised
+// both sides into copies of 20 MB. A text that needs the rules from some
+// line on is copied from there, and reads as the rule writes it.
+func TestNormalizeTextTakesANormalisedTextAsItIs(t *testing.T) {
+	var b strings.Builder
+	for i := range 50_000 {
+		b.WriteString("Section " + strings.Repeat("§", 1+i%3) + " The rate of tax is 20 per cent.\n")
+	}
+	text := b.String()
+	var got string
+	n := allocatedBy(func() { got = (*View)(nil).NormalizeText(text) })
+	if got != text || unsafe.StringData(got) != unsafe.StringData(text) {
+		t.Fatal("a normalised text is not returned as it is")
+	}
+	if n > 1<<10 {
+		t.Errorf("allocated %d bytes to normalise a text of %d bytes normalised already", n, len(text))
+	}
+	v := &View{ignore: []*regexp.Regexp{regexp.MustCompile(`^Updated`)}}
+	for _, tail := range []string{"Updated 1 May\nlast\n", "a  b\n", "\n\nlast", "last"} {
+		if got, want := v.NormalizeText(text+tail), normalizeRef(v, text+tail); got != want {
+			t.Errorf("with %q at the end: %d bytes, want %d", tail, len(got), len(want))
 		}
 	}
 }

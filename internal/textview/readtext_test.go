@@ -31,3 +31,12 @@ func TestReadText(t *testing.T) {
 		t.Errorf("ReadText of %d bytes allocated %d bytes, want about one copy", len(want), n)
 	}
 }
+
+// allocatedBy is the bytes f allocates.
+func allocatedBy(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}

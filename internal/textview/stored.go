@@ -108,7 +108,8 @@ func Load(root, rawSum string) (Result, bool, error) {
 	if !current(line) {
 		return Result{}, false, nil // another engine's: derived again
 	}
-	text, err := os.ReadFile(p)
+	// Read into the string itself: a text of 20 MB is not held twice.
+	text, err := ReadText(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Result{}, false, nil
 	}
@@ -116,7 +117,7 @@ func Load(root, rawSum string) (Result, bool, error) {
 		return Result{}, false, fmt.Errorf("text view: %w", err)
 	}
 	kind, eng, _ := strings.Cut(line, ": ")
-	res := Result{Text: string(text), Kind: Kind(kind), Engine: eng}
+	res := Result{Text: text, Kind: Kind(kind), Engine: eng}
 	reason, err := os.ReadFile(ReasonPath(p))
 	switch {
 	case err == nil:

@@ -53,6 +53,26 @@ func TestSaveLoad(t *testing.T) {
 	}
 }
 
+// TestLoadHoldsTheTextOnce: a kept text of megabytes (the held side of a
+// change to a long text) is read into its string once, not read whole and
+// then copied.
+func TestLoadHoldsTheTextOnce(t *testing.T) {
+	root := t.TempDir()
+	sum := strings.Repeat("ef", 32)
+	text := strings.Repeat("Section 1. The rate is 20 per cent.\n", 100_000)
+	if _, err := Save(root, sum, Result{Kind: KindText, Text: text}); err != nil {
+		t.Fatal(err)
+	}
+	var got Result
+	n := allocatedBy(func() { got, _, _ = Load(root, sum) })
+	if got.Text != text {
+		t.Fatalf("Load: %d bytes, want %d", len(got.Text), len(text))
+	}
+	if n > uint64(len(text))*5/4 {
+		t.Errorf("Load of a text of %d bytes allocated %d bytes, want about one copy", len(text), n)
+	}
+}
+
 // TestSaveLoadOtherEngine: a text another engine derived (pdftotext of
 // another version, or the built-in extractor) is not this process's
 // text: Load does not return it, and Save replaces it, reason and all.
