@@ -29,6 +29,7 @@ func todaysSources(tb testing.TB) []manifest.Source {
 	set, diags := manifest.Load(filepath.Join(repoRoot, "manifests"))
 	if set == nil {
 		tb.Fatalf("manifests: %v", diags)
+		return nil
 	}
 	return set.Sources
 }
