@@ -2,6 +2,7 @@ package law
 
 import (
 	"bytes"
+	"reflect"
 	"compress/gzip"
 	"io"
 	"os"
@@ -108,5 +109,29 @@ func TestCovers(t *testing.T) {
 		if got := Covers(tc.id, tc.cited); got != tc.want {
 			t.Errorf("Covers(%q, %q) = %v, want %v", tc.id, tc.cited, got, tc.want)
 		}
+	}
+}
+
+// readRows reads an Act and lists its provisions as "ID | heading |
+// address", the form the format tests compare.
+func readRows(t *testing.T, act string) ([]Provision, []string) {
+	t.Helper()
+	ps, err := Read(strings.NewReader(act))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, p := range ps {
+		rows = append(rows, p.ID+" | "+p.Heading+" | "+p.Address)
+	}
+	return ps, rows
+}
+
+// segmentsAsRead checks that Segment of an Act's view, with the
+// publisher's address as its hint, gives the provisions Read gave.
+func segmentsAsRead(t *testing.T, view, hint string, read []Provision) {
+	t.Helper()
+	if seg := Segment(view, hint); !reflect.DeepEqual(seg, read) {
+		t.Errorf("Segment of the view:\n%+v\nRead:\n%+v\nview:\n%s", seg, read, view)
 	}
 }

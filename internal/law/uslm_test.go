@@ -32,14 +32,7 @@ const uscTitle = `<?xml version="1.0" encoding="UTF-8"?>
 // the editors' notes and publication metadata; a section quoted in an
 // amendment is none of the title's; Segment of the view agrees.
 func TestUSCodeTitle(t *testing.T) {
-	ps, err := Read(strings.NewReader(uscTitle))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, p := range ps {
-		got = append(got, p.ID+" | "+p.Heading+" | "+p.Address)
-	}
+	ps, got := readRows(t, uscTitle)
 	want := []string{
 		"§ 3401 | Definitions | https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title26-section3401&num=0&edition=prelim",
 		"§ 3402 | Income tax collected at source | https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title26-section3402&num=0&edition=prelim",
@@ -61,7 +54,5 @@ func TestUSCodeTitle(t *testing.T) {
 	if !strings.Contains(view, "\n(1) Every employer making payment of wages shall deduct and withhold upon such wages a tax of 22 percent.\n") {
 		t.Errorf("the view:\n%s", view)
 	}
-	if seg := Segment(view, "https://uscode.house.gov/download/releasepoints/us/pl/119/46/xml_usc26@119-46.zip"); !reflect.DeepEqual(seg, ps) {
-		t.Errorf("Segment of the view:\n%+v\nRead:\n%+v\nview:\n%s", seg, ps, view)
-	}
+	segmentsAsRead(t, view, "https://uscode.house.gov/download/releasepoints/us/pl/119/46/xml_usc26@119-46.zip", ps)
 }
