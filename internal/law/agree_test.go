@@ -2,11 +2,11 @@ package law
 
 import (
 	"bytes"
-	"reflect"
 	"compress/gzip"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
