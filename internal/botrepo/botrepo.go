@@ -59,6 +59,14 @@ const (
 	PendingIndex = PendingDir + "/index.json"
 )
 
+// CacheBlobsDir is where the cache branch keeps, when the bytes are in
+// stores, each blob that left pending/: a copy of its own, by its hash.
+const CacheBlobsDir = "blobs"
+
+// CacheBlobPath is where the cache branch keeps blob sum once it has left
+// pending/: blobs/sha256/<2 hex>/<hash>.
+func CacheBlobPath(sum store.Sum) string { return CacheBlobsDir + "/" + sum.Path() }
+
 // PendingPath is where a file of the repository's snapshots/ (a blob or a
 // derived text) waits on the cache branch.
 func PendingPath(repoPath string) string {

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/github/githubtest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -100,5 +102,41 @@ func TestCitePrintsWhereAnyoneDownloadsTheBytes(t *testing.T) {
 	code, stdout, _ = runMain(t, nil, append([]string{"cite", "t-rates", "--json"}, flags...)...)
 	if code != ExitOK || !strings.Contains(stdout, `"bytes_url": "`+link+`"`) {
 		t.Errorf("cite --json: exit %d, want bytes_url\n%s", code, stdout)
+	}
+}
+
+// TestVerifyStoresCountsTheCacheBranchsCopy: after the fetch job's
+// cycles, every cited hash is held twice, by the release assets and by the
+// cache branch as the runner's git store holds it, and verify --stores
+// --copies 2 says so; without the cache branch's copy it names each hash
+// held once.
+func TestVerifyStoresCountsTheCacheBranchsCopy(t *testing.T) {
+	a := newAuthority(t, map[string]http.HandlerFunc{"/robots.txt": status(404), "/rates": text("income tax rates 2026")})
+	p := newPipelineRepo(t)
+	w := newWorkspace(t, testPolicy, "", src{"t-rates", a.url("/rates"), ""})
+	if code := p.ci(w, "100-1"); code != ExitOK {
+		t.Fatalf("first ci: exit %d\n%s", code, w.out.String())
+	}
+	// The next run finds the bytes in the release assets: they leave
+	// pending/ for the cache branch's blobs/.
+	if code := p.ci(w, "101-1"); code != ExitOK {
+		t.Fatalf("second ci: exit %d\n%s", code, w.out.String())
+	}
+	sum := w.report()["t-rates"].SHA256
+	if p.file(t, botrepo.CacheBranch, botrepo.CacheBlobPath(store.Sum(sum))) != "income tax rates 2026" {
+		t.Fatalf("the cache branch keeps no copy of %.12s under blobs/", sum)
+	}
+	empty := t.TempDir() // a checkout of main: no blob of its own
+	data, err := os.ReadFile(w.indexPath())
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(empty, "index.json"), data, 0o644))
+	args := []string{"verify", "--stores", "--copies", "2", "--manifests", w.Manifests, "--snapshots", empty}
+	code, stdout, stderr := runMain(t, p.env, append(args, "--state", w.State)...)
+	if code != ExitOK || !strings.Contains(stdout, "fetch-cache:acme/tax") {
+		t.Errorf("verify --stores --copies 2 with the cache branch: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = runMain(t, p.env, append(args, "--state", t.TempDir())...)
+	if code != ExitFailures || !strings.Contains(stdout, "held by 1 of the 2 store(s)") {
+		t.Errorf("verify --stores --copies 2 without the cache branch's copy: exit %d, want each hash named as held once\n%s", code, stdout)
 	}
 }

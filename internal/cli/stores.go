@@ -2,14 +2,19 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/blobs"
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/github"
+	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 )
@@ -105,4 +110,33 @@ func verifyStores(ctx context.Context, ss blobs.Stores, ix *store.Index, want in
 		}
 	}
 	return problems, nil
+}
+
+// cacheBranchStore is the cache branch's copy of the bytes (its blobs/
+// and pending/) as the runner's git store under state holds it, brought up
+// to date, when the environment names the repository and its token, as
+// GitHub Actions does after a cycle; nil otherwise. done closes it.
+func cacheBranchStore(ctx context.Context, state string, io IO) (blobs.Backend, func(), error) {
+	dir := filepath.Join(state, ".gitstore")
+	if _, err := os.Stat(dir); err != nil || io.getenv("GITHUB_REPOSITORY") == "" || io.getenv("GITHUB_TOKEN") == "" {
+		return nil, nil, nil
+	}
+	cfg, err := github.ConfigFromEnv(io.Getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	repo, err := gitstore.Open(dir, gitstore.Remote{URL: cfg.GitURL(), Username: "x-access-token", Password: cfg.Token})
+	if err != nil {
+		return nil, nil, err
+	}
+	_, tree, err := repo.Read(ctx, botrepo.CacheBranch)
+	if err != nil {
+		repo.Close()
+		if errors.Is(err, gitstore.ErrNoBranch) {
+			return nil, nil, nil
+		}
+		return nil, nil, fmt.Errorf("the cache branch's copy of the bytes: %w", botrepo.ExplainGit(err))
+	}
+	name := botrepo.CacheBranch + ":" + cfg.Owner + "/" + cfg.Repo
+	return blobs.NewTree(name, tree, botrepo.CacheBlobsDir, botrepo.PendingDir), func() { repo.Close() }, nil
 }

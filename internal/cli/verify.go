@@ -33,13 +33,13 @@ type verifyOptions struct {
 func cmdVerify(ctx context.Context, io IO, args []string) error {
 	opts := verifyOptions{IO: io}
 	fs := newFlags("verify", "[flags] | --dataset DIR | --attestation FILE [--directory FILE | --public JWK-FILE]", io)
-	opts.register(fs, "snapshots")
+	opts.register(fs, "snapshots", "state")
 	fs.StringVar(&opts.Dataset, "dataset", "", "verify the dataset in `DIR` offline instead (SHA256SUMS, every index entry in the WARC, the texts, the change documents)")
 	fs.BoolVar(&opts.JSON, "json", false, "print the result as one JSON document (see below)")
 	fs.StringVar(&opts.Attestation, "attestation", "", "check the statement `FILE` that cite --attest wrote instead, offline: its signature, by a key the key directory lists and that was valid when it was signed")
 	fs.StringVar(&opts.KeyDirectory, "directory", filepath.Join(".well-known", "http-message-signatures-directory"), "the key directory (`FILE`, as published) to check --attestation against")
 	fs.StringVar(&opts.Public, "public", "", "check --attestation against this one public key (`JWK-FILE`) instead of --directory")
-	fs.BoolVar(&opts.Stores, "stores", false, "check the stores that hold the bytes instead (snapshots/, the repository's release assets under GitHub Actions, policy.yaml's stores): every cited hash held by --copies of them, and --sample hashes downloaded from each and re-hashed")
+	fs.BoolVar(&opts.Stores, "stores", false, "check the stores that hold the bytes instead (snapshots/, the repository's release assets under GitHub Actions, policy.yaml's stores, and the cache branch's copy when --state holds the runner's git store): every cited hash held by --copies of them, and --sample hashes downloaded from each and re-hashed")
 	fs.IntVar(&opts.Copies, "copies", 2, "with --stores: how many stores must hold each cited hash, `N`")
 	fs.IntVar(&opts.Sample, "sample", -1, "with --stores: download and re-hash `N` hashes (a rotating sample; -1: all)")
 	fs.IntVar(&opts.Turn, "turn", 0, "with --stores --sample: which turn of the rotation, `K` (a scheduled run passes its run number)")
@@ -121,6 +121,14 @@ func runVerifyStores(ctx context.Context, opts verifyOptions) error {
 	ss, err := configuredStores(opts.Snapshots, set, opts.IO, nil)
 	if err != nil {
 		return cannotRun("%w", err)
+	}
+	cache, done, err := cacheBranchStore(ctx, opts.State, opts.IO)
+	if err != nil {
+		return cannotRun("%w", err)
+	}
+	if cache != nil {
+		defer done()
+		ss = append(ss, cache)
 	}
 	if len(ss) < opts.Copies {
 		return cannotRun("%d store(s) to hold each hash %d times (%s): add a store to policy.yaml's stores, or run where GitHub Actions names the repository and its token (its release assets), or ask for fewer --copies", len(ss), opts.Copies, ss[0].Name())

@@ -211,7 +211,16 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 					continue
 				}
 				dropped[sum] = true
-				out = append(out, gitstore.Change{Path: botrepo.PendingPath("snapshots/" + sum.Path())})
+				pending := botrepo.PendingPath("snapshots/" + sum.Path())
+				if len(c.o.Stores) > 0 && !onTip(botrepo.CacheBlobPath(sum)) {
+					// main holds no bytes: the cache branch keeps its copy, a
+					// store of its own beside the others (the same git
+					// object, so the move adds nothing to the branch).
+					if data, err := fs.ReadFile(tip, pending); err == nil {
+						out = append(out, gitstore.Change{Path: botrepo.CacheBlobPath(sum), Data: data})
+					}
+				}
+				out = append(out, gitstore.Change{Path: pending})
 				if _, waits := beyondSums[sum]; waits {
 					continue // stored: its texts still wait for main
 				}

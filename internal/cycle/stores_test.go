@@ -177,6 +177,14 @@ func TestBytesInStoresTheRecordInMain(t *testing.T) {
 	if texts == 0 {
 		t.Error("the texts of t-b's new version, which main does not record yet, left pending/")
 	}
+	// The cache branch keeps a copy of every blob that left pending/, a
+	// store beside the others.
+	onCache := r.files(botrepo.CacheBranch)
+	for _, sum := range citedBy(t, r, botrepo.BaseBranch) {
+		if p := botrepo.CacheBlobPath(store.Sum(sum)); !onCache[p] && !onCache[botrepo.PendingPath("snapshots/"+store.BlobPath(sum))] {
+			t.Errorf("the cache branch keeps no copy of %.12s, which main cites", sum)
+		}
+	}
 }
 
 func sumOf(b []byte) store.Sum {
