@@ -127,10 +127,7 @@ func (pub *Publisher) proposed(ctx context.Context, v *view, cache fs.FS, local 
 	if v.proposed != nil {
 		return v.proposed, nil
 	}
-	if err := v.mainTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
-		return nil, err
-	}
-	mainIx, err := botrepo.IndexAt(v.mainTree, botrepo.IndexJSON, botrepo.BaseBranch)
+	mainIx, err := v.mainIndex(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +135,22 @@ func (pub *Publisher) proposed(ctx context.Context, v *view, cache fs.FS, local 
 		return nil, err
 	}
 	return v.proposed, nil
+}
+
+// mainIndex is main's hash index, read once per view.
+func (v *view) mainIndex(ctx context.Context) (*store.Index, error) {
+	if v.mainIx != nil {
+		return v.mainIx, nil
+	}
+	if err := v.mainTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
+		return nil, err
+	}
+	ix, err := botrepo.IndexAt(v.mainTree, botrepo.IndexJSON, botrepo.BaseBranch)
+	if err != nil {
+		return nil, err
+	}
+	v.mainIx = ix
+	return ix, nil
 }
 
 // botIndex is the bot branch's hash index, read once per view (empty

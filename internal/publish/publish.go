@@ -61,8 +61,8 @@ type view struct {
 	onMain   *report.Report
 	botTip   string
 	botTree  *gitstore.Tree // nil when the branch does not exist
-	// Read or made once, on first use (botIndex, proposed).
-	botIx, proposed *store.Index
+	// Read or made once, on first use (mainIndex, botIndex, proposed).
+	mainIx, botIx, proposed *store.Index
 }
 
 func (pub *Publisher) read(ctx context.Context) (*view, error) {

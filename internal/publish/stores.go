@@ -233,10 +233,7 @@ func (pub *Publisher) moves(ctx context.Context, v *view, bot fs.FS) ([]string, 
 	if !pub.inStores() {
 		return nil, nil
 	}
-	if err := v.mainTree.Fetch(ctx, botrepo.IndexJSON); err != nil {
-		return nil, err
-	}
-	mainIx, err := botrepo.IndexAt(v.mainTree, botrepo.IndexJSON, botrepo.BaseBranch)
+	mainIx, err := v.mainIndex(ctx)
 	if err != nil {
 		return nil, err
 	}
