@@ -34,7 +34,7 @@ func (ss Stores) Load(ctx context.Context, sum store.Sum) (io.ReadCloser, string
 	}
 	err := errors.Join(errs...)
 	if all(errs, IsNotFound) {
-		err = fmt.Errorf("%w: %s is held by none of %s", ErrNotFound, sum.Short(), ss.names())
+		err = fmt.Errorf("%w: %s is held by none of %s", ErrNotFound, sum.Short(), strings.Join(ss.Names(), ", "))
 	}
 	return nil, "", err
 }
@@ -124,12 +124,13 @@ func sortedSums(m map[store.Sum][]string) []store.Sum {
 	return out
 }
 
-func (ss Stores) names() string {
+// Names are the stores' names, in order.
+func (ss Stores) Names() []string {
 	n := make([]string, len(ss))
 	for i, b := range ss {
 		n[i] = b.Name()
 	}
-	return strings.Join(n, ", ")
+	return n
 }
 
 func all(errs []error, f func(error) bool) bool {
@@ -164,7 +165,7 @@ func (ss Stores) CopyTo(ctx context.Context, sum store.Sum, dst Backend, tmpDir 
 		return "", fmt.Errorf("%w: no store but %s to copy %s from", ErrNotFound, dst.Name(), sum.Short())
 	}
 	if all(errs, IsNotFound) {
-		return "", fmt.Errorf("%w: %s is held by none of %s", ErrNotFound, sum.Short(), ss.names())
+		return "", fmt.Errorf("%w: %s is held by none of %s", ErrNotFound, sum.Short(), strings.Join(ss.Names(), ", "))
 	}
 	return "", errors.Join(errs...)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/blobs"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -103,19 +104,11 @@ func runMigrate(ctx context.Context, opts migrateOptions) error {
 		}
 	}
 	held := len(sums) - absent
-	fmt.Fprintf(w, "migrate: %d upload(s), %d bytes, to %s\n", uploads, moved, names(remote))
+	fmt.Fprintf(w, "migrate: %d upload(s), %d bytes, to %s\n", uploads, moved, strings.Join(remote.Names(), ", "))
 	if done < held {
 		fmt.Fprintf(w, "migrate: %d of the %d blob(s) snapshots/ holds are in every store; run migrate again for the other %d (at most --max %d uploads a run keeps under GitHub's limits)\n", done, held, held-done, opts.Max)
 		return nil
 	}
 	fmt.Fprintf(w, "migrate: every one of the %d blob(s) snapshots/ holds is in every store: the bot's next pull request deletes snapshots/sha256/ from main. The history keeps them until you rewrite it (docs/setup.md: git filter-repo).\n", held)
 	return nil
-}
-
-func names(ss blobs.Stores) string {
-	var out []string
-	for _, b := range ss {
-		out = append(out, b.Name())
-	}
-	return fmt.Sprint(out)
 }

@@ -142,10 +142,7 @@ func runVerifyStores(ctx context.Context, opts verifyOptions) error {
 	if err != nil {
 		return cannotRun("%w", err)
 	}
-	names := make([]string, len(ss))
-	for i, b := range ss {
-		names[i] = b.Name()
-	}
+	names := ss.Names()
 	if opts.JSON {
 		rep := struct {
 			Stores   []string `json:"stores"`
