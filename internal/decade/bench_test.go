@@ -25,7 +25,7 @@ var (
 //
 //	go test -run '^$' -bench BenchmarkDecade -benchtime 1x -timeout 150m ./internal/decade/ -args -decade.merge-days 7
 func BenchmarkDecade(b *testing.B) {
-	for _, mode := range []Mode{RecordOnly, RecordOnlyTextBySource, RecordOnlyTextInFolder, BytesInMain} {
+	for _, mode := range []Mode{RecordOnly, RecordOnlyTextBySource, RecordOnlyTextEndsInSource, RecordOnlyTextInFolder, BytesInMain} {
 		if !slices.Contains(strings.Split(*benchModes, ","), mode.Name) {
 			continue
 		}
@@ -125,7 +125,7 @@ func BenchmarkDecadeRuns(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, mode := range []Mode{RecordOnly, RecordOnlyTextBySource, RecordOnlyTextInFolder, BytesInMain} {
+	for _, mode := range []Mode{RecordOnly, RecordOnlyTextBySource, RecordOnlyTextEndsInSource, RecordOnlyTextInFolder, BytesInMain} {
 		b.Run(mode.Name, func(b *testing.B) {
 			for range b.N {
 				plan, err := NewPlan(Config{Start: start, Hours: *benchHours, Seed: 1, SizeScale: *benchScale, MergeEveryDays: *benchMerge}, todaysSources(b))
