@@ -93,8 +93,10 @@ func ProvisionOfURL(raw string) (id string, ok bool) {
 // ProvisionAddress is the publisher's own address of provision id of the
 // whole text at whole (its XML, PDF, full text or contents page), the
 // reverse of ProvisionOfURL, for the publishers whose provision pages are
-// named by the label: Justice Canada, legislation.gov.uk, eCFR and
-// gesetze-im-internet.de. ok is false for another publisher or an id its
+// named by the label: Justice Canada, legislation.gov.uk,
+// uscode.house.gov, eCFR and gesetze-im-internet.de. Segment gives each
+// provision this address, so a reference to the page and the provision
+// found in a whole text meet. ok is false for another publisher or an id its
 // pages do not name.
 func ProvisionAddress(whole, id string) (string, bool) {
 	u, err := url.Parse(strings.TrimSpace(whole))
@@ -146,6 +148,10 @@ func ProvisionAddress(whole, id string) (string, bool) {
 				return base + "/" + seg + "/" + label, true
 			}
 		}
+	case "uscode.house.gov":
+		if m := usTitle.FindStringSubmatch(whole); m != nil && kind == "§" {
+			return uscodeAddress(m[1], label), true
+		}
 	case "ecfr.gov":
 		if m := ecfrTitle.FindStringSubmatch(p); m != nil && kind == "§" {
 			return "https://www.ecfr.gov/current/title-" + m[1] + "/section-" + label, true
@@ -180,6 +186,7 @@ var (
 	govinfoLink       = regexp.MustCompile(`^/link/uscode/\d+[A-Za-z]?/([0-9A-Za-z\-]+)$`)
 	ecfrSection       = regexp.MustCompile(`^/(?:current|on/\d{4}-\d{2}-\d{2})/title-\d+(?:/.*)?/section-([0-9A-Za-z.()\-]+)$`)
 	ecfrTitle         = regexp.MustCompile(`(?:^|/)title-(\d+)`)
+	usTitle           = regexp.MustCompile(`(?:title|usc)([0-9]+[a-zA-Z]?)\b`) // in uscode.house.gov's query or file name
 	giiPage           = regexp.MustCompile(`^/[a-z0-9_]+/(__|art_)([0-9]+[a-z]*)\.html$`)
 )
 

@@ -80,6 +80,8 @@ func TestProvisionAddress(t *testing.T) {
 		{"https://www.legislation.gov.uk/ukpga/2003/1/data.xml", "Sch. 2 para. 3", "https://www.legislation.gov.uk/ukpga/2003/1/schedule/2/paragraph/3"},
 		{"https://www.ecfr.gov/api/versioner/v1/full/2026-01-01/title-26.xml?part=31", "§ 31.3402(f)(1)-1", "https://www.ecfr.gov/current/title-26/section-31.3402(f)(1)-1"},
 		{"https://www.gesetze-im-internet.de/estg/xml.zip", "§ 32a", "https://www.gesetze-im-internet.de/estg/__32a.html"},
+		{"https://uscode.house.gov/download/releasepoints/us/pl/119/103/xml_usc26@119-103.zip", "§ 3402", "https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title26-section3402&num=0&edition=prelim"},
+		{"https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title26-section3401&num=0&edition=prelim", "§ 3402", "https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title26-section3402&num=0&edition=prelim"},
 	} {
 		got, ok := ProvisionAddress(tc.whole, tc.id)
 		if !ok || got != tc.want {

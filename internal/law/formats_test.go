@@ -41,9 +41,10 @@ var samples = []struct {
 	hint   string
 	// first provisions expected: ID, heading, address.
 	want [][3]string
-	// segmentKnowsAddress: the address is in the text's publisher's
-	// address scheme (not for New Zealand, whose provision pages are
-	// named by ids the text does not hold, nor Germany).
+	// segmentKnowsAddress: Read's address is one Segment can make of the
+	// text (not for New Zealand, whose provision pages are named by ids
+	// the text does not hold, nor Germany, whose XML does not name the
+	// law's pages: Segment makes those of the source's address).
 	segmentKnowsAddress bool
 }{
 	{"uksi-2023-1148-excerpt.xml", CLML, "https://www.legislation.gov.uk/uksi/2023/1148/data.xml", [][3]string{
@@ -104,8 +105,21 @@ func TestFormats(t *testing.T) {
 		}
 		seg := Segment(view, s.hint)
 		if !s.segmentKnowsAddress {
+			// Read has no address to give; Segment gives the one the
+			// publisher's pages have, from the source's address, and a
+			// reference to that page reads back as the provision.
 			for i := range read {
 				read[i].Address = ""
+			}
+			for i, p := range seg {
+				want, _ := ProvisionAddress(s.hint, p.ID)
+				if p.Address != want {
+					t.Errorf("%s: %s is at %q by Segment, at %q by ProvisionAddress", s.file, p.ID, p.Address, want)
+				}
+				if id, ok := ProvisionOfURL(p.Address); p.Address != "" && (!ok || !Covers(p.ID, id)) {
+					t.Errorf("%s: %s's address %s reads back as %q", s.file, p.ID, p.Address, id)
+				}
+				seg[i].Address = ""
 			}
 		}
 		if !reflect.DeepEqual(read, seg) {
@@ -288,7 +302,7 @@ func TestSegmentPublishersPages(t *testing.T) {
 			[]string{"§ 3402 https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title26-section3402&num=0&edition=prelim", "§ 3403 https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title26-section3403&num=0&edition=prelim"}},
 		{"https://www.gesetze-im-internet.de/estg/__32a.html",
 			"§ 32 Kinder, Freibeträge für Kinder\n(1) Text.\n§ 3 gilt entsprechend.\n§ 32a Einkommensteuertarif\n(1) Die tarifliche Einkommensteuer.\n",
-			[]string{"§ 32 ", "§ 32a "}},
+			[]string{"§ 32 https://www.gesetze-im-internet.de/estg/__32.html", "§ 32a https://www.gesetze-im-internet.de/estg/__32a.html"}},
 		{"https://www.legislation.govt.nz/act/public/2007/0097/latest/DLM1512301.html",
 			"RD 10 Amount of tax for PAYE income payment\n(1) The amount.\nRD 11 Repealed\n[Repealed]\n",
 			[]string{"s. RD 10 ", "s. RD 11 "}},

@@ -140,7 +140,7 @@ func Segment(text, hint string) []Provision {
 			s.id = "reg. " + strings.TrimPrefix(s.id, "s. ")
 		}
 		if !(apart && pub == PubJusticeCanada) {
-			s.address = addressOf(pub, hint, s, schedule)
+			s.address, _ = ProvisionAddress(hint, s.id)
 		}
 		c := candidate{s: s, first: s.id, final: s.id}
 		if pub == PubJusticeCanada {
@@ -389,52 +389,8 @@ func canadaAfter(a, b string) bool {
 	return af > bf
 }
 
-// addressOf is the publisher's own address of a provision, from the
-// source's address: Justice Laws' …/section-117.html,
-// legislation.gov.uk's …/section/10, uscode.house.gov's and ecfr.gov's
-// section pages.
-func addressOf(pub Publisher, hint string, s start, schedule string) string {
-	u, err := url.Parse(hint)
-	if err != nil {
-		return ""
-	}
-	num := strings.TrimPrefix(strings.TrimPrefix(s.id, "s. "), "reg. ")
-	switch pub {
-	case PubJusticeCanada:
-		if m := canadaDoc.FindStringSubmatch(u.Path); m != nil {
-			num, _, _ = strings.Cut(num, " ")
-			return canadaAddress(m[2] == "regulations" || m[2] == "reglements" || strings.HasPrefix(m[3], "SOR") || strings.HasPrefix(m[3], "C.R.C") || strings.HasPrefix(m[3], "SI-"), m[1] == "fra", m[3], num)
-		}
-	case PubUK:
-		m := ukDoc.FindStringSubmatch(u.Path)
-		if m == nil {
-			return ""
-		}
-		base := "https://www.legislation.gov.uk/" + m[1] + "/" + m[2] + "/" + m[3]
-		if schedule != "" {
-			return base + "/schedule/" + schedule + "/paragraph/" + strings.TrimPrefix(s.id, "Sch. "+schedule+" para. ")
-		}
-		return base + "/" + ukWord(m[1]) + "/" + num
-	case PubUSCode:
-		if m := usTitle.FindStringSubmatch(hint); m != nil {
-			return uscodeAddress(m[1], strings.TrimPrefix(s.id, "§ "))
-		}
-	case PubECFR:
-		if m := ecfrTitleIn.FindStringSubmatch(hint); m != nil {
-			return ecfrAddress(m[1], s.id)
-		}
-	}
-	return ""
-}
-
-var (
-	// …/eng/XML/O-9.xml, …/eng/acts/O-9/FullText.html,
-	// …/eng/regulations/SOR-2000-1/…, …/PDF/O-9.pdf.
-	canadaDoc   = regexp.MustCompile(`^/(eng|fra)/(acts|lois|regulations|reglements|XML|PDF)/([^/]+?)(?:\.xml|\.pdf)?(?:/|$)`)
-	ukDoc       = regexp.MustCompile(`^/([a-z]+)/([0-9]{4}|[A-Za-z0-9]+/[0-9]+)/([0-9]+)(?:/|$)`)
-	usTitle     = regexp.MustCompile(`(?:title|usc)([0-9]+[a-zA-Z]?)\b`)
-	ecfrTitleIn = regexp.MustCompile(`title-([0-9]+)`)
-)
+// ukDoc is a legislation.gov.uk work's path: /ukpga/2007/3/….
+var ukDoc = regexp.MustCompile(`^/([a-z]+)/([0-9]{4}|[A-Za-z0-9]+/[0-9]+)/([0-9]+)(?:/|$)`)
 
 // regulations reports whether a legislation.gov.uk address is of an
 // instrument made of regulations.
