@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
-	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -168,25 +167,6 @@ func (v *view) botIndex(ctx context.Context) (*store.Index, error) {
 	}
 	v.botIx = ix
 	return ix, nil
-}
-
-// pendingTexts are the derived-text files of blob sum that wait on the
-// cache branch and main lacks, at their repository paths.
-func pendingTexts(cache fs.FS, sum string, onBase func(string) bool) []gitstore.Change {
-	tp := botrepo.TextPath(sum)
-	if tp == "" {
-		return nil
-	}
-	var out []gitstore.Change
-	for _, p := range botrepo.TextFiles(tp) {
-		if onBase(p) {
-			continue
-		}
-		if data, err := botrepo.PendingBlob(cache, p); err == nil {
-			out = append(out, gitstore.Change{Path: p, Data: data})
-		}
-	}
-	return out
 }
 
 // holder returns a test of whether some place the bot publishes from holds
