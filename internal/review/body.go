@@ -180,7 +180,7 @@ const DiffViewFiles = 300
 // TextChange is what a changed document says differently: the diff of its
 // normalised texts (old → new) and where both texts are on the branch.
 type TextChange struct {
-	Diff             textview.TextDiff
+	Diff textview.TextDiff
 	// Where the texts are on the branch, slash-separated: the new one at
 	// its source's path (snapshots/text/v3/<id>.txt), the old one only when
 	// it is at a path of its own ("" when it is that file's earlier
