@@ -156,16 +156,23 @@ func (t Text) Changes(sourceID string, sum store.Sum) []gitstore.Change {
 	}
 }
 
-// NoText are the changes that take source id's text out of main: it is of
-// bytes the source no longer serves, and the text of the bytes it serves
-// now is held nowhere yet.
-func NoText(sourceID string) []gitstore.Change {
-	var out []gitstore.Change
-	for _, f := range TextFiles(TextPath(sourceID)) {
-		out = append(out, gitstore.Change{Path: f})
+// NoText are the changes that say, in main, that source id's text of
+// blob sum (the bytes it serves now) is held nowhere yet: the text of
+// other bytes is deleted, and a .reason says why there is none, beside
+// an .engine naming sum. The bot writes the text once a runner that
+// holds the bytes derives it.
+func NoText(sourceID string, sum store.Sum) []gitstore.Change {
+	files := TextFiles(TextPath(sourceID))
+	return []gitstore.Change{
+		{Path: files[0]},
+		{Path: files[1], Data: []byte(NoTextReason + "\n")},
+		{Path: files[2], Data: []byte("none\n" + fromLine + string(sum) + "\n")},
 	}
-	return out
 }
+
+// NoTextReason is the reason main keeps for a source whose text of the
+// bytes it serves now was held nowhere when the bot wrote its record.
+const NoTextReason = "not derived yet: the bytes' text was held nowhere when this was written; the bot's next pull request brings it once a runner that holds them derives it"
 
 // SourceTextFrom reads the hash of the bytes source id's text in tree was
 // derived from, from its .engine ("" when the tree keeps no text for id,

@@ -15,7 +15,11 @@ package cycle
 // push drops it from pending/ (a deletion in a new commit, never a
 // rewrite; git keeps one copy of a blob that main and the cache branch
 // share). With stores (Options.Stores), a blob leaves pending/ once every
-// store holds it; its entry and texts wait there until main records them.
+// store holds it; its entry waits there until main records it. A text
+// waits there, by its bytes' hash, while a source serves those bytes now
+// and main's text of that source (one file per source) is of other bytes:
+// it leaves once main holds it, or once its source has moved on to other
+// bytes (superseded).
 
 import (
 	"context"

@@ -30,10 +30,10 @@ type textNeed struct {
 // (a main of the older layout). Main's text of a source is of its current
 // bytes when main's index names the same current bytes and main has the
 // file: the bot writes a source's text in the commit that changes its
-// current bytes, or deletes it (NoText) when the new text is held
-// nowhere yet, so main never shows a text of other bytes. A text held
-// nowhere is said in the log, and derived by the runner that next holds
-// the bytes.
+// current bytes, or, when the new text is held nowhere yet, deletes it
+// and says so in a .reason naming the bytes (NoText), so that main never
+// shows a text of other bytes; the log says so too, and the next bot
+// commit writes the text once a runner that holds the bytes derives it.
 func (pub *Publisher) textChanges(ctx context.Context, base, cache fs.FS, onBase func(string) bool, mainIx, ix *store.Index, v *view) ([]gitstore.Change, error) {
 	var need []textNeed
 	for _, id := range ix.IDs() {
@@ -96,9 +96,7 @@ func (pub *Publisher) textChanges(ctx context.Context, base, cache fs.FS, onBase
 		}
 	}
 	for _, n := range later {
-		if onBase(botrepo.TextPath(n.id)) || onBase(botrepo.TextFiles(botrepo.TextPath(n.id))[2]) {
-			out = append(out, botrepo.NoText(n.id)...)
-		}
+		out = append(out, botrepo.NoText(n.id, n.sum)...)
 		pub.logf("publish: the text of %s's %.12s is held neither here, on %s's pending/, on %s nor on %s: %s keeps no text of %s until a runner that holds its bytes derives it",
 			n.id, n.sum, botrepo.CacheBranch, botrepo.BotBranch, botrepo.BaseBranch, botrepo.BaseBranch, n.id)
 	}
