@@ -185,6 +185,10 @@ func SourceTextFrom(tree fs.FS, sourceID string) store.Sum {
 	return fromOf(data)
 }
 
+// EngineFrom is the hash of the bytes a main .engine file says its text
+// is of ("" when it does not say).
+func EngineFrom(engine []byte) store.Sum { return fromOf(engine) }
+
 func fromOf(engine []byte) store.Sum {
 	sc := bufio.NewScanner(bytes.NewReader(engine))
 	for sc.Scan() {

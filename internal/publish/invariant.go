@@ -72,6 +72,36 @@ func checkRecord(mainIx, ix *store.Index, onMain, rep *report.Report, held func(
 	return fmt.Errorf("%w: %s%s. Nothing was pushed; the cache branch keeps what was fetched", ErrBrokenRecord, strings.Join(problems, "; "), more)
 }
 
+// checkTexts is the last look at a bot commit's texts: every source of ix
+// has, at its path, the text of the bytes it serves now (store.Index.Current)
+// or a reason naming those bytes. textOf says which bytes the source's
+// text is of once the commit is applied (false: it has none).
+func checkTexts(ix *store.Index, textOf func(id string) (store.Sum, bool)) error {
+	var problems []string
+	for _, id := range ix.IDs() {
+		e, ok := ix.Current(id)
+		if !ok {
+			continue
+		}
+		switch sum, ok := textOf(id); {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s would have no text and no reason at %s for the %.12s it serves now", id, botrepo.TextPath(id), e.SHA256))
+		case sum != e.SHA256:
+			problems = append(problems, fmt.Sprintf("%s's text at %s would be of %.12s, not of the %.12s it serves now", id, botrepo.TextPath(id), sum, e.SHA256))
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	const most = 10
+	more := ""
+	if len(problems) > most {
+		more = fmt.Sprintf("; and %d more", len(problems)-most)
+		problems = problems[:most]
+	}
+	return fmt.Errorf("%w: %s%s. Nothing was pushed; the cache branch keeps what was fetched", ErrBrokenRecord, strings.Join(problems, "; "), more)
+}
+
 // unitedIndex is the index a bot commit proposes: main's, the bot
 // branch's, the cache branch's pending entries and this runner's, united:
 // nothing served is ever dropped.

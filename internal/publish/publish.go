@@ -24,6 +24,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // publishAttempts bounds how often a cycle starts its publishing over
@@ -638,6 +639,22 @@ func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view
 		return onBase(p)
 	}
 	if err := checkRecord(mainIx, ix, onMain, rep, held); err != nil {
+		return nil, err
+	}
+	engines := map[string][]byte{}
+	for _, ch := range out {
+		if strings.HasPrefix(ch.Path, botrepo.TextsDir+"/") {
+			engines[ch.Path] = ch.Data
+		}
+	}
+	textOf := func(id string) (store.Sum, bool) {
+		if data, ok := engines[textview.EnginePath(botrepo.TextPath(id))]; ok {
+			return botrepo.EngineFrom(data), data != nil
+		}
+		m, ok := mainIx.Current(id)
+		return m.SHA256, ok && onBase(botrepo.TextPath(id)) // main's rule (textChanges)
+	}
+	if err := checkTexts(ix, textOf); err != nil {
 		return nil, err
 	}
 	idx, err := ix.Marshal()
