@@ -13,7 +13,6 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/store"
-	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // The branches the bot reads and writes.
@@ -80,44 +79,6 @@ func PendingBlob(cache fs.FS, repoPath string) ([]byte, error) {
 		return nil, fmt.Errorf("no %s: %w", CacheBranch, fs.ErrNotExist)
 	}
 	return fs.ReadFile(cache, PendingPath(repoPath))
-}
-
-// TextPath is where the text derived from blob sum is in the repository,
-// slash-separated: snapshots/text/<version>/<2 hex>/<sum>.txt ("" when sum
-// is not a hash).
-func TextPath(sum string) string {
-	p, err := textview.TextPath("snapshots", sum)
-	if err != nil {
-		return ""
-	}
-	return filepath.ToSlash(p)
-}
-
-// TextFiles are the files of the derived text at a text path: the .txt,
-// the .reason when the text is missing or partial, and the .engine that
-// says what derived it (so that a runner that gets them need not derive
-// them again).
-func TextFiles(textPath string) []string {
-	return []string{textPath, textview.ReasonPath(textPath), textview.EnginePath(textPath)}
-}
-
-// DerivedTexts are the files of the text derived from blob sum that the
-// local store holds (the .txt, and the .reason when there is one), keyed
-// by their repository path.
-func DerivedTexts(snapshots, sum string) map[string][]byte {
-	out := map[string][]byte{}
-	rel := TextPath(sum)
-	local, err := textview.TextPath(snapshots, sum)
-	if rel == "" || err != nil {
-		return out
-	}
-	locals := TextFiles(local)
-	for i, r := range TextFiles(rel) {
-		if data, err := os.ReadFile(locals[i]); err == nil {
-			out[r] = data
-		}
-	}
-	return out
 }
 
 // ReadLocal reads a file of the local store (its bytes as served).

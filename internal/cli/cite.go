@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
@@ -255,11 +257,29 @@ func cite(opts citeOptions, src manifest.Source, history []store.Change, cur sta
 	case err != nil:
 		return citation{}, cannotRun("%w", err)
 	case !ok:
-		c.TextMissing = fmt.Sprintf("no text view of these bytes for extractor %s yet", textview.Version)
+		c.Text, c.TextReason, c.TextMissing = textInRepository(opts.Snapshots, src.ID, e.SHA256)
 	default:
 		p, _ := textview.TextPath(opts.Snapshots, e.SHA256.String())
 		c.Text = filepath.ToSlash(p)
 		c.TextReason = text.Reason
 	}
 	return c, nil
+}
+
+// textInRepository finds the text of bytes sum of source id in a
+// checkout's snapshots/, which keeps each source's text of the bytes it
+// serves now at one path (botrepo.TextPath): that file when it is of sum,
+// else why not and where the text is (the file's history, for bytes the
+// source served before).
+func textInRepository(snapshots, id string, sum store.Sum) (path, reason, missing string) {
+	local := filepath.Join(snapshots, filepath.FromSlash(strings.TrimPrefix(botrepo.TextPath(id), "snapshots/")))
+	t, from, ok := botrepo.SourceTextIn(botrepo.SnapshotsFS(snapshots), id)
+	switch {
+	case ok && from == sum:
+		return filepath.ToSlash(local), strings.TrimSuffix(string(t.Reason), "\n"), ""
+	case ok:
+		return "", "", fmt.Sprintf("%s is the text of the bytes %s serves now (%.12s); the text of these bytes is in its history: "+
+			"`git log -p -- %s` shows every version, the .engine beside each naming its bytes (sha256 %s)", filepath.ToSlash(local), id, from, filepath.ToSlash(local), sum)
+	}
+	return "", "", fmt.Sprintf("no text view of these bytes for extractor %s yet", textview.Version)
 }

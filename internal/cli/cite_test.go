@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/clock"
 
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -159,5 +161,41 @@ func TestCiteNamesTheJurisdiction(t *testing.T) {
 	var c citation
 	if err := json.Unmarshal([]byte(stdout), &c); code != ExitOK || err != nil || c.JurisdictionName != "Test" || c.Jurisdiction != "test" {
 		t.Errorf("cite --json: exit %d, %v: jurisdiction %q, jurisdiction_name %q; want test and Test\n%s", code, err, c.Jurisdiction, c.JurisdictionName, stdout)
+	}
+}
+
+// TestCiteInACheckoutFindsTheSourcesText: in a checkout of main, which
+// keeps each source's text of what it serves now at one path, cite names
+// that file for the current bytes; for earlier bytes (cite --at) it says
+// the text is in that file's history, and how to read it.
+func TestCiteInACheckoutFindsTheSourcesText(t *testing.T) {
+	w := newWorkspace(t, testPolicy, "", src{"t-rates", "http://127.0.0.1:1/rates", ""})
+	oldSum, newSum := strings.Repeat("a1", 32), strings.Repeat("b2", 32)
+	ix := store.NewIndex()
+	ix.Add("t-rates", store.Entry{SHA256: store.Sum(oldSum), Size: 10, ContentType: "text/html", FinalURL: "http://127.0.0.1:1/rates", FirstSeen: "2026-10-01"}, "")
+	ix.Add("t-rates", store.Entry{SHA256: store.Sum(newSum), Size: 12, ContentType: "text/html", FinalURL: "http://127.0.0.1:1/rates", FirstSeen: "2026-11-15"}, "")
+	must(t, ix.Save(filepath.Join(w.Snapshots, "index.json")))
+	for _, ch := range (botrepo.Text{Text: []byte("Basic rate 20%\n"), Reason: []byte("cut short\n"), Engine: "html: builtin"}).Changes("t-rates", store.Sum(newSum)) {
+		p := filepath.Join(w.Snapshots, filepath.FromSlash(strings.TrimPrefix(ch.Path, "snapshots/")))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, ch.Data, 0o644))
+	}
+	local := filepath.ToSlash(filepath.Join(w.Snapshots, "text", textview.Version, "t-rates.txt"))
+	flags := []string{"--manifests", w.Manifests, "--snapshots", w.Snapshots, "--state", w.State, "--json"}
+	cite := func(args ...string) citation {
+		t.Helper()
+		code, stdout, stderr := runMain(t, nil, append(append([]string{"cite"}, flags...), args...)...)
+		var c citation
+		if code != ExitOK || json.Unmarshal([]byte(stdout), &c) != nil {
+			t.Fatalf("cite %v: exit %d\n%s%s", args, code, stdout, stderr)
+		}
+		return c
+	}
+	if c := cite("t-rates"); c.Text != local || c.TextReason != "cut short" || c.TextMissing != "" {
+		t.Errorf("cite of the current bytes: text %q, reason %q, missing %q; want %s, its reason", c.Text, c.TextReason, c.TextMissing, local)
+	}
+	c := cite("t-rates", "--at", "2026-11-14")
+	if c.Text != "" || !strings.Contains(c.TextMissing, "git log -p -- "+local) || !strings.Contains(c.TextMissing, "sha256 "+oldSum) {
+		t.Errorf("cite --at of earlier bytes: text %q, missing %q; want where the history keeps it", c.Text, c.TextMissing)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/changedoc"
 	"github.com/taxkernel/taxkernelbot/internal/escape/terminal"
 	"github.com/taxkernel/taxkernelbot/internal/github"
@@ -129,11 +130,13 @@ func runRefs(ctx context.Context, opts refsOptions) error {
 				s.Checked = cur.LastGood.UTC().Format("2006-01-02")
 			}
 			s.Text = func() (string, bool) {
-				r, ok, err := textview.Load(opts.Snapshots, newest)
-				if err != nil || !ok {
-					return "", false
+				if r, ok, err := textview.Load(opts.Snapshots, newest); err == nil && ok {
+					return r.Text, true
 				}
-				return r.Text, true
+				// A checkout keeps the text of what the source serves now
+				// at the source's path.
+				t, from, ok := botrepo.SourceTextIn(botrepo.SnapshotsFS(opts.Snapshots), src.ID)
+				return string(t.Text), ok && from.String() == newest
 			}
 		}
 		id := src.ID

@@ -554,8 +554,8 @@ func (c *Cycle) keepPending() error {
 					return err
 				}
 			}
-			for p, text := range botrepo.DerivedTexts(c.o.Snapshots, string(e.SHA256)) {
-				if err := writeUnder(c.o.State, botrepo.PendingPath(p), text); err != nil {
+			for p, text := range botrepo.StoreTexts(c.o.Snapshots, e.SHA256) {
+				if err := writeUnder(c.o.State, botrepo.PendingDir+"/"+p, text); err != nil {
 					return err
 				}
 			}
@@ -576,9 +576,9 @@ func (c *Cycle) restoreKept(ctx context.Context) error {
 	for _, id := range kept.IDs() {
 		for _, e := range kept.Entries(id) {
 			sums = append(sums, e.Blobs()...)
-			for _, tp := range botrepo.TextFiles(botrepo.TextPath(string(e.SHA256))) {
-				if data, err := os.ReadFile(filepath.Join(c.o.State, filepath.FromSlash(botrepo.PendingPath(tp)))); err == nil {
-					if err := writeUnder(c.o.Snapshots, strings.TrimPrefix(tp, "snapshots/"), data); err != nil {
+			for _, f := range botrepo.StoreTextFiles(e.SHA256) {
+				if data, err := os.ReadFile(filepath.Join(c.o.State, botrepo.PendingDir, filepath.FromSlash(f))); err == nil {
+					if err := writeUnder(c.o.Snapshots, f, data); err != nil {
 						return err
 					}
 				}

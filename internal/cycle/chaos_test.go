@@ -419,6 +419,13 @@ func (w *chaos) check() {
 		}
 	}
 	w.cacheHeld()
+	// Every source's current bytes have their text on each branch, at the
+	// source's path, or a reason naming them.
+	for _, branch := range []string{botrepo.BotBranch, botrepo.BaseBranch} {
+		if r.tip(branch) != "" {
+			textsCurrent(w.t, r, branch, true)
+		}
+	}
 	w.noLineLost()
 	for key, n := range r.sent {
 		if n > r.dailyCap {

@@ -183,7 +183,7 @@ func (r *repo) runner(o *Options) Runner {
 					must(r.t, err)
 					e.Sent = &store.Sent{SHA256: sent, Size: n, Encoding: "gzip"}
 				}
-				ix.Add(src.ID, e, "")
+				ix.Add(src.ID, e, ss.SHA256) // a return to earlier bytes is one
 				ss.SetStatus(state.Fresh, now)
 				ss.HTTPStatus, ss.Detail, ss.SHA256, ss.Size, ss.ContentType, ss.FinalURL, ss.LastGood = 200, "", sum, size, ct, src.URL, now
 			}

@@ -15,7 +15,11 @@ package cycle
 // push drops it from pending/ (a deletion in a new commit, never a
 // rewrite; git keeps one copy of a blob that main and the cache branch
 // share). With stores (Options.Stores), a blob leaves pending/ once every
-// store holds it; its entry and texts wait there until main records them.
+// store holds it; its entry waits there until main records it. A text
+// waits there, by its bytes' hash, while a source serves those bytes now
+// and main's text of that source (one file per source) is of other bytes:
+// it leaves once main holds it, or once its source has moved on to other
+// bytes (superseded).
 
 import (
 	"context"
@@ -23,12 +27,15 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // MaxPushBytes bounds the bytes of files one push carries: GitHub refuses a
@@ -94,7 +101,9 @@ func (c *Cycle) readMain(ctx context.Context) (*mainRecord, error) {
 			return err
 		}
 		has := botrepo.Lister(tree)
-		// The listings are read now, while the reader is open.
+		// The listings are read now, while the reader is open: the blobs',
+		// and the folder of the sources' texts.
+		has(botrepo.TextPath("-"))
 		for _, id := range ix.IDs() {
 			for _, e := range ix.Entries(id) {
 				for _, sum := range e.Blobs() {
@@ -147,18 +156,12 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 	needed := map[store.Sum]bool{}
 	var out []gitstore.Change
 	beyond := all.Beyond(main.ix)
-	beyondSums := map[store.Sum]struct{}{}
-	for _, id := range beyond.IDs() {
-		for _, e := range beyond.Entries(id) {
-			beyondSums[e.SHA256] = struct{}{}
-		}
-	}
 	for _, id := range beyond.IDs() {
 	entries:
 		for _, e := range beyond.Entries(id) {
-			// The document's blob and texts, and the bytes it was sent as
-			// when it came under a Content-Encoding: all, or the entry
-			// waits for none of them.
+			// The document's blob, and the bytes it was sent as when it
+			// came under a Content-Encoding: both, or the entry waits for
+			// neither.
 			var adds []gitstore.Change
 			for _, sum := range e.Blobs() {
 				p := "snapshots/" + sum.Path()
@@ -166,14 +169,7 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 					continue
 				}
 				if c.stored(sum) {
-					// The stores keep the bytes; the texts wait here for main.
-					if tp := botrepo.TextPath(string(sum)); sum == e.SHA256 && tp != "" && !main.has(tp) && !onTip(botrepo.PendingPath(tp)) {
-						texts := botrepo.DerivedTexts(c.o.Snapshots, string(sum))
-						for _, f := range slices.Sorted(maps.Keys(texts)) {
-							adds = append(adds, gitstore.Change{Path: botrepo.PendingPath(f), Data: texts[f]})
-						}
-					}
-					continue
+					continue // the stores keep the bytes
 				}
 				data, err := botrepo.ReadLocal(c.o.Snapshots, sum)
 				if errors.Is(err, fs.ErrNotExist) {
@@ -184,13 +180,6 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 					return nil, err
 				}
 				adds = append(adds, gitstore.Change{Path: botrepo.PendingPath(p), Data: data})
-				if sum != e.SHA256 {
-					continue // bytes as sent have no text
-				}
-				texts := botrepo.DerivedTexts(c.o.Snapshots, string(sum))
-				for _, tp := range slices.Sorted(maps.Keys(texts)) {
-					adds = append(adds, gitstore.Change{Path: botrepo.PendingPath(tp), Data: texts[tp]})
-				}
 			}
 			out = append(out, adds...)
 			for _, sum := range e.Blobs() {
@@ -201,8 +190,9 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 			want.Unite(single(id, e))
 		}
 	}
+	out = append(out, c.pendingTexts(tip, main, all)...)
 	// What main now holds leaves pending/; so do the bytes every store
-	// holds, while their entries and texts wait for main.
+	// holds, while their entries wait for main.
 	dropped := map[store.Sum]bool{} // two sources may have served the same bytes
 	for _, id := range held.IDs() {
 		for _, e := range held.Entries(id) {
@@ -221,14 +211,6 @@ func (c *Cycle) pendingChanges(tip fs.FS, main *mainRecord) ([]gitstore.Change, 
 					}
 				}
 				out = append(out, gitstore.Change{Path: pending})
-				if _, waits := beyondSums[sum]; waits {
-					continue // stored: its texts still wait for main
-				}
-				if tp := botrepo.TextPath(string(sum)); tp != "" && sum == e.SHA256 {
-					for _, f := range botrepo.TextFiles(tp) {
-						out = append(out, gitstore.Change{Path: botrepo.PendingPath(f)})
-					}
-				}
 			}
 		}
 	}
@@ -272,4 +254,63 @@ func single(id string, e store.Entry) *store.Index {
 	ix := store.NewIndex()
 	ix.Add(id, e, "")
 	return ix
+}
+
+// pendingTexts are the changes that bring the tip's pending/text/ to the
+// texts main lacks: for each source whose current bytes (in main's index
+// and what waits, united) main's text of it is not of, the text of those
+// bytes (by hash: two sources that serve the same bytes wait for one
+// text), from the tip or else this runner's store. Every other text
+// leaves pending/: main holds it at its source's path, or its source has
+// moved on to other bytes (superseded; main's history or the bytes give
+// it back to whoever needs it).
+func (c *Cycle) pendingTexts(tip fs.FS, main *mainRecord, waiting *store.Index) []gitstore.Change {
+	cur := store.NewIndex()
+	cur.Unite(main.ix)
+	cur.Unite(waiting)
+	want := map[store.Sum]bool{}
+	for _, id := range cur.IDs() {
+		e, ok := cur.Current(id)
+		if !ok {
+			continue
+		}
+		if m, ok := main.ix.Current(id); ok && m.SHA256 == e.SHA256 && main.has(botrepo.TextPath(id)) {
+			continue
+		}
+		want[e.SHA256] = true
+	}
+	var out []gitstore.Change
+	onTip := botrepo.Lister(tip)
+	for _, sum := range slices.Sorted(maps.Keys(want)) {
+		files := botrepo.PendingTextFiles(sum)
+		if onTip(files[0]) && onTip(files[2]) {
+			continue
+		}
+		texts := botrepo.StoreTexts(c.o.Snapshots, sum)
+		for _, f := range slices.Sorted(maps.Keys(texts)) {
+			out = append(out, gitstore.Change{Path: botrepo.PendingDir + "/" + f, Data: texts[f]})
+		}
+	}
+	// What waits and is no longer wanted leaves: the folders of other
+	// text versions whole, the files of other texts one by one.
+	root := botrepo.PendingDir + "/" + textview.TextDir
+	versions, _ := fs.ReadDir(tip, root)
+	for _, v := range versions {
+		dir := path.Join(root, v.Name())
+		if v.Name() != textview.Version {
+			out = append(out, gitstore.Change{Path: dir})
+			continue
+		}
+		_ = fs.WalkDir(tip, dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return nil
+			}
+			name := path.Base(p)
+			if sum := store.Sum(name[:strings.IndexByte(name+".", '.')]); !want[sum] {
+				out = append(out, gitstore.Change{Path: p})
+			}
+			return nil
+		})
+	}
+	return out
 }

@@ -97,8 +97,8 @@ func TestBytesInStoresTheRecordInMain(t *testing.T) {
 				t.Errorf("%s's entry: held %+v, want the release assets and the bucket", id, e.Held)
 				continue
 			}
-			if tp := botrepo.TextPath(string(e.SHA256)); !r.files(botrepo.BotBranch)[tp] {
-				t.Errorf("%s: the bot branch lacks the derived text %s", id, tp)
+			if tp := botrepo.TextPath(id); !r.files(botrepo.BotBranch)[tp] || textFrom(r, botrepo.BotBranch, id) != e.SHA256 {
+				t.Errorf("%s: the bot branch lacks the derived text of %.12s at %s", id, e.SHA256, tp)
 			}
 			resp, err := http.Get(e.Held[0].URL) // no token: anyone
 			must(t, err)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/taxkernel/taxkernelbot/internal/atomicfile"
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -308,12 +309,30 @@ func (w *writer) wacz(p Period, recs []warc.Located) error {
 	return nil
 }
 
+// putText writes t as the text of blob sum, in the store's layout.
+func (w *writer) putText(sum store.Sum, t botrepo.Text) error {
+	files := botrepo.StoreTextFiles(sum)
+	if err := w.put(files[0], t.Text); err != nil {
+		return err
+	}
+	if t.Reason != nil {
+		if err := w.put(files[1], t.Reason); err != nil {
+			return err
+		}
+	}
+	return w.put(files[2], []byte(t.Engine+"\n"))
+}
+
 // texts copies the kept texts of each document (every extractor version
 // the record has, with its .engine and .reason), and derives, for the
 // dataset only, the text of a document the record keeps none of.
 func (w *writer) texts(ctx context.Context, in Input, ix *store.Index) (int, error) {
 	derived := 0
 	seen := map[store.Sum]bool{}
+	// A checkout's snapshots/ keeps each source's text of the bytes it
+	// serves now, by source; the texts of earlier bytes are derived again.
+	repo := botrepo.SnapshotsFS(in.Snapshots)
+	var bySum map[store.Sum]string
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
 			if seen[e.SHA256] {
@@ -351,6 +370,21 @@ func (w *writer) texts(ctx context.Context, in Input, ix *store.Index) (int, err
 			}
 			if whole {
 				continue
+			}
+			if bySum == nil {
+				bySum = botrepo.TextsBySum(repo)
+			}
+			if tp, ok := bySum[e.SHA256]; ok {
+				// The repository's text of a source that serves these
+				// bytes now, laid out by hash as the dataset keeps texts.
+				if id, ok := strings.CutSuffix(path.Base(tp), ".txt"); ok {
+					if t, from, ok := botrepo.SourceTextIn(repo, id); ok && from == e.SHA256 {
+						if err := w.putText(e.SHA256, t); err != nil {
+							return derived, err
+						}
+						continue
+					}
+				}
 			}
 			res := extractHeld(ctx, in, e)
 			if err := ctx.Err(); err != nil {

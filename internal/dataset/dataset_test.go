@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/ledger"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
@@ -373,5 +374,36 @@ func TestAnEarlierListNeverLeadsOut(t *testing.T) {
 		if _, err := os.Stat(victim); err != nil {
 			t.Fatalf("%s listing %q: the file outside the dataset is gone: %v", SumsName, name, err)
 		}
+	}
+}
+
+// TestTextsFromACheckoutKeptBySource: a checkout of main keeps each
+// source's text of what it serves now at one path; the dataset takes it
+// from there, under its bytes' hash, instead of deriving it again, and
+// derives the earlier version's text from its bytes; the build verifies.
+func TestTextsFromACheckoutKeptBySource(t *testing.T) {
+	f := newFixture(t)
+	v2 := f.sums["<html><p>Basic rate 19%</p></html>\n"]
+	for _, ch := range (botrepo.Text{Text: []byte("Basic rate 19% (main's text)\n"), Engine: "html: builtin " + textview.Version}).Changes("uk-rates", v2) {
+		if ch.Data == nil {
+			continue
+		}
+		p := filepath.Join(f.in.Snapshots, filepath.FromSlash(strings.TrimPrefix(ch.Path, "snapshots/")))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, ch.Data, 0o644))
+	}
+	dir, s := build(t, f.in)
+	if s.Derived != 1 {
+		t.Errorf("%d texts derived, want 1: uk-rates' first version (its current one is main's)", s.Derived)
+	}
+	files := botrepo.StoreTextFiles(v2)
+	if text, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(files[0]))); err != nil || string(text) != "Basic rate 19% (main's text)\n" {
+		t.Errorf("the dataset's text of uk-rates' current bytes: %q, %v; want main's", text, err)
+	}
+	if engine, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(files[2]))); err != nil || string(engine) != "html: builtin "+textview.Version+"\n" {
+		t.Errorf("its .engine: %q, %v; want the engine line alone, as the store keeps it", engine, err)
+	}
+	if probs := verify(t, dir); len(probs) > 0 {
+		t.Fatalf("the build does not verify: %v", probs)
 	}
 }

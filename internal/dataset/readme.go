@@ -24,7 +24,7 @@ func readme(p Period, ix *store.Index, n warc.Counts, frbr bool) []byte {
 	if frbr {
 		fmt.Fprintf(&b, "- `%s`: for each source whose manifest names its work or edition, and each of its documents in `%s` in the same order, the document in FRBR's levels: `work` (the law's own identifier: `scheme`, `id`), `expression` (`edition`: current, as-enacted or point-in-time, with its `date`), `manifestation` (`media_type`) and `item` (`sha256`).\n", FRBRName, IndexName)
 	}
-	fmt.Fprintf(&b, "- `%s/<version>/<first two hex>/<sha256>.txt`: the text derived from each document; `.engine` beside it names the extractor, `.reason` says why a text is missing or partial.\n", TextDir)
+	fmt.Fprintf(&b, "- `%s/<version>/<first two hex>/<sha256>.txt`: the text derived from each document, by its hash (the repository keeps one file per source, the text of what it serves now, whose git history holds the earlier ones; here every document of the period has its own); `.engine` beside it names the extractor, `.reason` says why a text is missing or partial.\n", TextDir)
 	fmt.Fprintf(&b, "- `%s/<source>/<date>_<old sha256, 12 hex>..<new sha256, 12 hex>.json`: each change in the period as data: the two versions, the text hunks with their line numbers, and each changed figure old → new with its row (the format of the feeds' change documents, `schemas/change.schema.json`).\n", ChangeDir)
 	fmt.Fprintf(&b, "- `%s`: the SHA-256 of every other file.\n\n", SumsName)
 	b.WriteString("## Verify\n\n")

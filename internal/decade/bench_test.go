@@ -15,7 +15,7 @@ var (
 	benchHours = flag.Int("decade.hours", Decade, "hourly runs BenchmarkDecade simulates (a decade: 87,660)")
 	benchScale = flag.Float64("decade.scale", 1, "BenchmarkDecade's factor on every document's size")
 	benchMerge = flag.Int("decade.merge-days", 1, "BenchmarkDecade's days between two merges of the bot's pull request")
-	benchModes = flag.String("decade.modes", "before,after,after-text-by-source", "the layouts BenchmarkDecade measures, comma-separated")
+	benchModes = flag.String("decade.modes", "before,after", "the layouts BenchmarkDecade measures, comma-separated")
 )
 
 // BenchmarkDecade simulates a decade of hourly runs over today's manifests
@@ -25,7 +25,7 @@ var (
 //
 //	go test -run '^$' -bench BenchmarkDecade -benchtime 1x -timeout 150m ./internal/decade/ -args -decade.merge-days 7
 func BenchmarkDecade(b *testing.B) {
-	for _, mode := range []Mode{RecordOnly, RecordOnlyTextBySource, RecordOnlyTextEndsInSource, RecordOnlyTextInFolder, BytesInMain} {
+	for _, mode := range []Mode{RecordOnly, RecordOnlyTextByHash, BytesInMain} {
 		if !slices.Contains(strings.Split(*benchModes, ","), mode.Name) {
 			continue
 		}
@@ -125,7 +125,7 @@ func BenchmarkDecadeRuns(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, mode := range []Mode{RecordOnly, RecordOnlyTextBySource, RecordOnlyTextEndsInSource, RecordOnlyTextInFolder, BytesInMain} {
+	for _, mode := range []Mode{RecordOnly, RecordOnlyTextByHash, BytesInMain} {
 		b.Run(mode.Name, func(b *testing.B) {
 			for range b.N {
 				plan, err := NewPlan(Config{Start: start, Hours: *benchHours, Seed: 1, SizeScale: *benchScale, MergeEveryDays: *benchMerge}, todaysSources(b))

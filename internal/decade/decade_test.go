@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/cli"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore/gittest"
 	"github.com/taxkernel/taxkernelbot/internal/manifest"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // repoRoot is the repository this package is in: its manifests are the
@@ -163,16 +165,24 @@ func TestQuarterAtReducedScaleCrossesNoLimit(t *testing.T) {
 	if blobs := s.srv.Git(t, s.repo, "ls-tree", "-r", "--name-only", "main", "snapshots/sha256"); blobs != "" {
 		t.Errorf("main carries blobs in record-only mode:\n%s", firstLines(blobs, 3))
 	}
-	texts := strings.Count(s.srv.Git(t, s.repo, "ls-tree", "-r", "--name-only", "main", "snapshots/text"), ".txt")
-	if texts != res.Fetched {
-		t.Errorf("main holds %d derived texts for %d versions fetched", texts, res.Fetched)
-	}
 	ix, err := store.ParseIndex([]byte(s.srv.Git(t, s.repo, "show", "main:snapshots/index.json") + "\n"))
 	if err != nil {
 		t.Fatalf("main's index.json: %v", err)
 	}
 	if ix.Len() != res.Fetched {
 		t.Errorf("main's index has %d entries for %d versions fetched", ix.Len(), res.Fetched)
+	}
+	// One text per source, of the bytes it serves now: the tree holds no
+	// other version's.
+	texts := strings.Count(s.srv.Git(t, s.repo, "ls-tree", "-r", "--name-only", "main", "snapshots/text"), ".txt")
+	if texts != len(ix.IDs()) {
+		t.Errorf("main holds %d derived texts for %d sources", texts, len(ix.IDs()))
+	}
+	for _, id := range ix.IDs()[:min(5, len(ix.IDs()))] {
+		e, _ := ix.Current(id)
+		if engine := s.srv.Git(t, s.repo, "show", "main:"+textview.EnginePath(botrepo.TextPath(id))); !strings.Contains(engine, "sha256 "+string(e.SHA256)) {
+			t.Errorf("%s's text in main names %q, not its current bytes %.12s", id, engine, e.SHA256)
+		}
 	}
 	dir, packed := cloneMain(t, s)
 	validateClone(t, dir)

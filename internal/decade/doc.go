@@ -29,8 +29,9 @@
 //
 // Whether two versions of a text are stored as a delta is git's packer's
 // call, and it pairs candidates by the end of their path: texts named by
-// their bytes' hash (snapshots/text/<version>/<2 hex>/<hash>.txt) are
-// packed whole at scale, each version costing its deflated size, while a
-// text kept at one path per source (RecordOnlyTextBySource) costs the few
-// lines that changed. The benchmark measures both.
+// their bytes' hash (snapshots/text/<version>/<2 hex>/<hash>.txt,
+// RecordOnlyTextByHash) are packed whole at scale, each version costing
+// its deflated size, while a text kept at one path per source (main's
+// layout, botrepo.TextPath) costs the few lines that changed. The
+// benchmark measures both.
 package decade

@@ -245,7 +245,7 @@ func (s *sim) fetchRun(run Run) {
 		}
 		textPath := s.mode.textPath(d.Source.ID, sum)
 		carry(textPath, v.Text)
-		carry(textview.EnginePath(textPath), []byte(string(d.Source.Kind)+" pdftotext 24.02.0\n"))
+		carry(textview.EnginePath(textPath), []byte(string(d.Source.Kind)+": pdftotext 24.02.0\nsha256 "+string(sum)+"\n"))
 
 		s.record[d] = append(s.record[d], store.Entry{
 			SHA256: sum, Size: v.Size, ContentType: contentType(d.Form), FinalURL: d.Source.URL,

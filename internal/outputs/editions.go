@@ -35,11 +35,10 @@ func Editions(ctx context.Context, set *manifest.Set, ix *store.Index, open Open
 		if !hosts[src.Host] || ctx.Err() != nil {
 			continue
 		}
-		hist := ix.History(src.ID)
-		if len(hist) == 0 {
+		e, ok := ix.Current(src.ID)
+		if !ok {
 			continue
 		}
-		e := hist[len(hist)-1].Entry
 		page := edition.Page{Source: src.ID, SHA256: string(e.SHA256), Date: e.FirstSeen}
 		if mt, _, _ := mime.ParseMediaType(e.ContentType); mt == "text/html" || mt == "application/xhtml+xml" {
 			base, err := url.Parse(e.FinalURL)

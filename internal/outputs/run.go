@@ -88,7 +88,7 @@ func Start(d Dirs, getenv func(string) string, set *manifest.Set, st *state.Stat
 }
 
 func newRun(d Dirs, getenv func(string) string, set *manifest.Set, st *state.State, ix *store.Index) *Run {
-	in := Input{Set: set, Index: ix, Texts: Derived{Snapshots: d.Snapshots}, Blob: BlobLinks(getenv)}
+	in := Input{Set: set, Index: ix, Texts: Derived{Snapshots: d.Snapshots}.Memoized(), Blob: BlobLinks(getenv)}
 	r := &Run{
 		d: d, set: set, st: st, ix: ix,
 		in: in.feedInput(context.Background()), rules: public.RulesOf(set),
@@ -240,7 +240,7 @@ func (r *Run) End(now time.Time) error {
 	// The new editions as the held pages stand now: a source's feed the
 	// writer wrote with those of the run's start is written again when
 	// they differ for it.
-	texts := Derived{Snapshots: r.d.Snapshots}
+	texts := Derived{Snapshots: r.d.Snapshots}.Memoized()
 	in.Editions = editionsByID(Editions(context.Background(), r.set, r.ix, texts.Held(context.Background()), texts))
 	in.Done = func(id string) bool { return stop()(id) && sameEdition(r.in.Editions, in.Editions, id) }
 	feeds, err := r.rules.Feeds(in)

@@ -7,6 +7,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
+	"sync"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -102,19 +104,60 @@ func BlobDoc(open OpenBlob, sum, contentType string) (textview.Doc, error) {
 }
 
 // Derived reads a blob's derived text from the first place that holds
-// it — the local store, then each tree in order — and derives it from the
+// it — the local store, the cache branch's pending/, then each tree's
+// file of a source whose current bytes it is of — and derives it from the
 // bytes when none does (a first copy's text is kept only once it is
-// compared), as the next comparison would.
+// compared; an older version's text is in the repository's history, not
+// its tree), as the next comparison would.
 type Derived struct {
-	// Snapshots is the local store's directory, "" for none.
+	// Snapshots is the local store's directory, "" for none. It is read
+	// as a store (texts by hash) and as a checkout's snapshots/ (texts
+	// by source).
 	Snapshots string
+	// Pending is the cache branch's tree, whose pending/ keeps texts by
+	// hash until main has them; nil for none.
+	Pending fs.FS
 	// Trees are repository trees (main's, the bot branch's) holding texts
-	// at TextPath; the caller fetches what a partial tree should hold
-	// beforehand.
+	// at botrepo.TextPath; the caller fetches what a partial tree should
+	// hold beforehand.
 	Trees []fs.FS
 	// Blob opens the bytes to derive a text from; nil: the local store's,
-	// else the trees' (Blobs).
+	// else the trees'.
 	Blob OpenBlob
+
+	bySum *textsBySum // nil: each tree's texts are looked up at each read
+}
+
+// textsBySum is, per tree that keeps texts by source, which text is of
+// which bytes (botrepo.TextsBySum), read once.
+type textsBySum struct {
+	mu    sync.Mutex
+	trees map[int]map[store.Sum]string
+}
+
+// Memoized is d reading each tree's list of which text is of which bytes
+// once, for the many texts of one rendering; the trees must not change
+// meanwhile.
+func (d Derived) Memoized() Derived {
+	d.bySum = &textsBySum{trees: map[int]map[store.Sum]string{}}
+	return d
+}
+
+// textIn is the path of sum's text in the i-th of the source trees t.
+func (d Derived) textIn(i int, t fs.FS, sum store.Sum) (string, bool) {
+	if d.bySum == nil {
+		p, ok := botrepo.TextsBySum(t)[sum]
+		return p, ok
+	}
+	d.bySum.mu.Lock()
+	defer d.bySum.mu.Unlock()
+	m, ok := d.bySum.trees[i]
+	if !ok {
+		m = botrepo.TextsBySum(t)
+		d.bySum.trees[i] = m
+	}
+	p, ok := m[sum]
+	return p, ok
 }
 
 // heldBytes is a Texts that opens the held bytes too, whose links tell
@@ -141,9 +184,12 @@ func (d Derived) Text(ctx context.Context, sum, contentType string) (string, boo
 			}
 		}
 	}
-	if rel := botrepo.TextPath(sum); rel != "" {
-		for _, t := range d.Trees {
-			if text, err := readText(t, rel); err == nil {
+	if t, ok := botrepo.PendingText(d.Pending, store.Sum(sum)); ok {
+		return string(t.Text), true
+	}
+	for i, t := range d.sourceTrees() {
+		if p, ok := d.textIn(i, t, store.Sum(sum)); ok {
+			if text, err := readText(t, p); err == nil {
 				return text, true
 			}
 		}
@@ -154,6 +200,15 @@ func (d Derived) Text(ctx context.Context, sum, contentType string) (string, boo
 	}
 	res := textview.ExtractDoc(ctx, doc, textview.Limits{})
 	return res.Text, res.OK()
+}
+
+// sourceTrees are the trees that keep texts by source: the trees, and
+// the local directory read as a checkout's snapshots/.
+func (d Derived) sourceTrees() []fs.FS {
+	if d.Snapshots == "" {
+		return d.Trees
+	}
+	return append(slices.Clip(d.Trees), botrepo.SnapshotsFS(d.Snapshots))
 }
 
 // readText reads a text file of fsys into a string, copying it once.

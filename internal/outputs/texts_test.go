@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -15,7 +18,9 @@ import (
 )
 
 // TestDerivedReadsTheFirstPlaceThatHoldsAText: a text kept in the local
-// store is read there; else from the first tree that holds it; else it is
+// store is read there; else from the cache branch's pending/; else from
+// the first tree whose file of a source is of those bytes (its .engine
+// names them), and never from a source's file of other bytes; else it is
 // derived from the bytes, local or opened through Blob; a blob held
 // nowhere has no text.
 func TestDerivedReadsTheFirstPlaceThatHoldsAText(t *testing.T) {
@@ -28,27 +33,51 @@ func TestDerivedReadsTheFirstPlaceThatHoldsAText(t *testing.T) {
 		must(t, err)
 		return string(sum)
 	}
-	kept, inTree, raw := put("kept locally\n"), put("kept on a branch\n"), put("only the bytes\n")
+	kept, inTree, raw, older := put("kept locally\n"), put("kept on a branch\n"), put("only the bytes\n"), put("an older version\n")
+	pending := strings.Repeat("d", 64)
 	_, err = textview.Save(dir, kept, textview.Result{Text: "the local text\n", Kind: textview.KindText})
 	must(t, err)
-	tree := fstest.MapFS{
-		botrepo.TextPath(kept):   {Data: []byte("the tree's text, not read\n")},
-		botrepo.TextPath(inTree): {Data: []byte("the tree's text\n")},
+	source := func(id, sum, text string) fstest.MapFS {
+		out := fstest.MapFS{}
+		for _, ch := range (botrepo.Text{Text: []byte(text), Engine: "text: utf-8"}).Changes(id, store.Sum(sum)) {
+			if ch.Data != nil {
+				out[ch.Path] = &fstest.MapFile{Data: ch.Data}
+			}
+		}
+		return out
+	}
+	tree := fstest.MapFS{}
+	for _, f := range []fstest.MapFS{
+		source("s-kept", kept, "the tree's text, not read\n"),
+		source("s-branch", inTree, "the tree's text\n"),
+		source("s-now", put("what s-now serves now\n"), "s-now's text now\n"),
+	} {
+		maps.Copy(tree, f)
+	}
+	cache := fstest.MapFS{}
+	for i, f := range botrepo.PendingTextFiles(store.Sum(pending)) {
+		if i != 1 {
+			cache[f] = &fstest.MapFile{Data: []byte("waiting on the cache branch\n")}
+		}
 	}
 	elsewhere := strings.Repeat("e", 64)
-	d := Derived{Snapshots: dir, Trees: []fs.FS{fstest.MapFS{}, tree}}
+	d := Derived{Snapshots: dir, Trees: []fs.FS{fstest.MapFS{}, tree}, Pending: cache}
 	for _, c := range []struct {
 		sum, want string
 		ok        bool
 	}{
 		{kept, "the local text\n", true},
+		{pending, "waiting on the cache branch\n", true},
 		{inTree, "the tree's text\n", true},
 		{raw, "only the bytes\n", true},
+		{older, "an older version\n", true}, // s-now's file is of other bytes: derived from these
 		{elsewhere, "", false},
 	} {
-		got, ok := d.Text(ctx, c.sum, "text/plain; charset=utf-8")
-		if got != c.want || ok != c.ok {
-			t.Errorf("Text(%.8s) = %q, %v; want %q, %v", c.sum, got, ok, c.want, c.ok)
+		for _, d := range []Derived{d, d.Memoized()} {
+			got, ok := d.Text(ctx, c.sum, "text/plain; charset=utf-8")
+			if got != c.want || ok != c.ok {
+				t.Errorf("Text(%.8s) = %q, %v; want %q, %v", c.sum, got, ok, c.want, c.ok)
+			}
 		}
 	}
 	// Bytes held only elsewhere are derived through Blob.
@@ -60,6 +89,25 @@ func TestDerivedReadsTheFirstPlaceThatHoldsAText(t *testing.T) {
 	}
 	if got, ok := d.Text(ctx, elsewhere, "text/plain"); got != "from a branch\n" || !ok {
 		t.Errorf("Text through Blob = %q, %v", got, ok)
+	}
+}
+
+// TestDerivedReadsACheckoutsTexts: a checkout's snapshots/ (report,
+// run in a clone) keeps texts by source; its text of what a source serves
+// now is read from there, with no bytes to derive it from.
+func TestDerivedReadsACheckoutsTexts(t *testing.T) {
+	dir := t.TempDir()
+	sum := store.Sum(strings.Repeat("a", 64))
+	for _, ch := range (botrepo.Text{Text: []byte("the checkout's text\n"), Engine: "text: utf-8"}).Changes("s-a", sum) {
+		if ch.Data == nil {
+			continue
+		}
+		p := filepath.Join(dir, filepath.FromSlash(strings.TrimPrefix(ch.Path, "snapshots/")))
+		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		must(t, os.WriteFile(p, ch.Data, 0o644))
+	}
+	if got, ok := (Derived{Snapshots: dir}).Text(context.Background(), string(sum), "text/plain"); got != "the checkout's text\n" || !ok {
+		t.Errorf("Text = %q, %v; want the checkout's text of s-a", got, ok)
 	}
 }
 

@@ -11,9 +11,11 @@
 // One bot commit on main: the branch is the bot's, and each publication
 // rebuilds it as main plus one commit (the hash index united from main,
 // the bot branch, the cache branch's pending/ and this runner's store;
-// the blobs and derived texts main lacks; the reports, public pages and
-// feeds, rendered by internal/outputs as a run's end renders them, the
-// texts read from this runner, main's tree or the bot branch's)
+// the blobs main lacks; each source's text of the bytes it serves now, at
+// the source's one path, where main's is of other bytes; the reports,
+// public pages and feeds, rendered by internal/outputs as a run's end
+// renders them, the texts read from this runner, pending/, main's tree or
+// the bot branch's, an older version's derived again from its bytes)
 // and moves it with an expected-old-value push, so a merge, a squash or a
 // rebase-merge of the pull request never conflicts with the next one.
 // Shards publish in any order: a publisher whose push lost the race

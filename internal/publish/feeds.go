@@ -1,7 +1,10 @@
 package publish
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"io"
 	"io/fs"
 	"path"
 
@@ -14,8 +17,12 @@ import (
 
 // feedsInput is what the feeds are rendered from: the index the bot
 // commit proposes (main's, the bot branch's, the cache branch's and this
-// runner's, united), and the derived texts, read here or else from main
-// or the bot branch (fetched in one go), or else derived from the bytes.
+// runner's, united), and the derived texts: read here, else from the
+// cache branch's pending/, else from main's or the bot branch's file of a
+// source whose current bytes they are of (fetched in one go), else
+// derived again from the bytes, read from this runner, pending/, the bot
+// branch or the stores (an older version's text is in main's history
+// only).
 func (pub *Publisher) feedsInput(ctx context.Context, cache fs.FS, v *view, local *store.Index) (*store.Index, outputs.Derived, error) {
 	ix, err := pub.proposed(ctx, v, cache, local)
 	if err != nil {
@@ -23,18 +30,40 @@ func (pub *Publisher) feedsInput(ctx context.Context, cache fs.FS, v *view, loca
 	}
 	var paths []string
 	for _, id := range ix.IDs() {
-		for _, e := range ix.Entries(id) {
-			if p := botrepo.TextPath(string(e.SHA256)); p != "" {
-				paths = append(paths, p)
-			}
-		}
+		paths = append(paths, botrepo.TextFiles(botrepo.TextPath(id))...)
 	}
 	for _, t := range []*gitstore.Tree{v.mainTree, v.botTree} {
 		if t != nil {
 			_ = t.Fetch(ctx, paths...) // a text not fetched is derived from the bytes
 		}
 	}
-	return ix, outputs.Derived{Snapshots: pub.o.Snapshots, Trees: trees(v.mainTree, v.botTree)}, nil
+	d := outputs.Derived{Snapshots: pub.o.Snapshots, Trees: trees(v.mainTree, v.botTree), Pending: cache, Blob: pub.heldBlobs(ctx, cache, v)}.Memoized()
+	return ix, d, nil
+}
+
+// heldBlobs opens a blob from wherever the bot reads the bytes it
+// publishes (bytesOf: this runner's store, the cache branch's pending/,
+// the bot branch), else main, else the first store that holds it.
+func (pub *Publisher) heldBlobs(ctx context.Context, cache fs.FS, v *view) outputs.OpenBlob {
+	inRepo := outputs.Blobs(ctx, pub.o.Snapshots, trees(v.mainTree, v.botTree)...)
+	return func(sum string) (io.ReadCloser, int64, error) {
+		rc, size, err := inRepo(sum)
+		if err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return rc, size, err
+		}
+		if data, perr := botrepo.PendingBlob(cache, "snapshots/"+store.BlobPath(sum)); perr == nil {
+			return io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
+		}
+		for _, b := range pub.o.Stores {
+			if size, serr := b.Stat(ctx, store.Sum(sum)); serr == nil {
+				rc, lerr := b.Load(ctx, store.Sum(sum))
+				if lerr == nil {
+					return rc, size, nil
+				}
+			}
+		}
+		return nil, 0, err
+	}
 }
 
 // changeDocsIn lists the change documents a tree holds under reports/

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
-	"github.com/taxkernel/taxkernelbot/internal/gitstore"
 	"github.com/taxkernel/taxkernelbot/internal/report"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
@@ -59,6 +58,36 @@ func checkRecord(mainIx, ix *store.Index, onMain, rep *report.Report, held func(
 			if p, ok := proposed[m.ID]; ok && m.Status != state.Pending && p.Status == state.Pending && p.URL == m.URL {
 				problems = append(problems, fmt.Sprintf("%s would set %s back from %s to pending", botrepo.CoverageJSON, m.ID, m.Status))
 			}
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	const most = 10
+	more := ""
+	if len(problems) > most {
+		more = fmt.Sprintf("; and %d more", len(problems)-most)
+		problems = problems[:most]
+	}
+	return fmt.Errorf("%w: %s%s. Nothing was pushed; the cache branch keeps what was fetched", ErrBrokenRecord, strings.Join(problems, "; "), more)
+}
+
+// checkTexts is the last look at a bot commit's texts: every source of ix
+// has, at its path, the text of the bytes it serves now (store.Index.Current)
+// or a reason naming those bytes. textOf says which bytes the source's
+// text is of once the commit is applied (false: it has none).
+func checkTexts(ix *store.Index, textOf func(id string) (store.Sum, bool)) error {
+	var problems []string
+	for _, id := range ix.IDs() {
+		e, ok := ix.Current(id)
+		if !ok {
+			continue
+		}
+		switch sum, ok := textOf(id); {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s would have no text and no reason at %s for the %.12s it serves now", id, botrepo.TextPath(id), e.SHA256))
+		case sum != e.SHA256:
+			problems = append(problems, fmt.Sprintf("%s's text at %s would be of %.12s, not of the %.12s it serves now", id, botrepo.TextPath(id), sum, e.SHA256))
 		}
 	}
 	if len(problems) == 0 {
@@ -168,25 +197,6 @@ func (v *view) botIndex(ctx context.Context) (*store.Index, error) {
 	}
 	v.botIx = ix
 	return ix, nil
-}
-
-// pendingTexts are the derived-text files of blob sum that wait on the
-// cache branch and main lacks, at their repository paths.
-func pendingTexts(cache fs.FS, sum string, onBase func(string) bool) []gitstore.Change {
-	tp := botrepo.TextPath(sum)
-	if tp == "" {
-		return nil
-	}
-	var out []gitstore.Change
-	for _, p := range botrepo.TextFiles(tp) {
-		if onBase(p) {
-			continue
-		}
-		if data, err := botrepo.PendingBlob(cache, p); err == nil {
-			out = append(out, gitstore.Change{Path: p, Data: data})
-		}
-	}
-	return out
 }
 
 // holder returns a test of whether some place the bot publishes from holds

@@ -83,3 +83,38 @@ func single(id string, e store.Entry) *store.Index {
 	ix.Add(id, e, "")
 	return ix
 }
+
+// TestCheckTextsRefuses: a bot commit whose source would keep the text
+// of other bytes than those it serves now, or no text and no reason, is
+// refused, naming the source; one whose every source has its current
+// text (or a reason naming its bytes) passes.
+func TestCheckTextsRefuses(t *testing.T) {
+	t.Parallel()
+	a, b := sumOf("a"), sumOf("b")
+	ix := store.NewIndex()
+	ix.Add("s1", store.Entry{SHA256: a, FirstSeen: "2026-11-01"}, "")
+	ix.Add("s1", store.Entry{SHA256: b, FirstSeen: "2026-11-02"}, a)
+	ix.Add("s2", store.Entry{SHA256: a, FirstSeen: "2026-11-01"}, "")
+	texts := func(of map[string]store.Sum) func(string) (store.Sum, bool) {
+		return func(id string) (store.Sum, bool) {
+			sum, ok := of[id]
+			return sum, ok
+		}
+	}
+	if err := checkTexts(ix, texts(map[string]store.Sum{"s1": b, "s2": a})); err != nil {
+		t.Errorf("every source's current text: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		of   map[string]store.Sum
+		want string
+	}{
+		{"an earlier version's text", map[string]store.Sum{"s1": a, "s2": a}, "s1's text at snapshots/text/"},
+		{"no text", map[string]store.Sum{"s1": b}, "s2 would have no text and no reason"},
+	} {
+		err := checkTexts(ix, texts(c.of))
+		if !errors.Is(err, ErrBrokenRecord) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrBrokenRecord saying %q", c.name, err, c.want)
+		}
+	}
+}

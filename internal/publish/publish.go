@@ -24,6 +24,7 @@ import (
 	"github.com/taxkernel/taxkernelbot/internal/review"
 	"github.com/taxkernel/taxkernelbot/internal/state"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // publishAttempts bounds how often a cycle starts its publishing over
@@ -552,12 +553,6 @@ func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view
 	var out []gitstore.Change
 	var fromBranch []string // blobs only the bot branch holds
 	added := map[string]bool{}
-	docs := map[store.Sum]bool{} // blobs that are documents, which have texts
-	for _, id := range ix.IDs() {
-		for _, e := range ix.Entries(id) {
-			docs[e.SHA256] = true
-		}
-	}
 	stored := map[store.Sum]bool{} // blobs every store holds
 	if pub.inStores() {
 		if out, err = pub.recordChanges(ctx, ix, onBase, cache, v, stored); err != nil {
@@ -581,9 +576,6 @@ func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view
 				if errors.Is(err, fs.ErrNotExist) {
 					if data, err = botrepo.PendingBlob(cache, p); err == nil {
 						out = append(out, gitstore.Change{Path: p, Data: data})
-						if docs[sum] {
-							out = append(out, pendingTexts(cache, string(sum), onBase)...)
-						}
 						continue
 					}
 					fromBranch = append(fromBranch, p)
@@ -593,17 +585,6 @@ func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view
 					return nil, err
 				}
 				out = append(out, gitstore.Change{Path: p, Data: data})
-				if !docs[sum] {
-					continue
-				}
-				// The text derived from it goes with it, for readers of the
-				// repository (a rules engine) and the pull request's links.
-				texts := botrepo.DerivedTexts(pub.o.Snapshots, string(sum))
-				for _, tp := range slices.Sorted(maps.Keys(texts)) {
-					if !onBase(tp) {
-						out = append(out, gitstore.Change{Path: tp, Data: texts[tp]})
-					}
-				}
 			}
 		}
 	}
@@ -614,33 +595,22 @@ func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view
 		if err := v.botTree.Fetch(ctx, fromBranch...); err != nil {
 			return nil, err
 		}
-		// Their texts, when the branch has them (a blob kept before texts
-		// were derived has none: it is derived when next held here), in one
-		// fetch too; one that fails leaves those texts out.
-		var texts []string
-		for _, p := range fromBranch {
-			if tp := botrepo.TextPath(path.Base(p)); tp != "" && !onBase(tp) && docs[store.Sum(path.Base(p))] {
-				texts = append(texts, botrepo.TextFiles(tp)...)
-			}
-		}
-		textsFetched := v.botTree.Fetch(ctx, texts...) == nil
 		for _, p := range fromBranch {
 			data, err := fs.ReadFile(v.botTree, p)
 			if err != nil {
 				return nil, fmt.Errorf("the hash index names %s, which neither %s, %s nor this runner holds: %w", p, botrepo.BaseBranch, botrepo.BotBranch, err)
 			}
 			out = append(out, gitstore.Change{Path: p, Data: data})
-			tp := botrepo.TextPath(path.Base(p))
-			if tp == "" || onBase(tp) || !textsFetched || !docs[store.Sum(path.Base(p))] {
-				continue
-			}
-			for _, f := range botrepo.TextFiles(tp) {
-				if data, err := fs.ReadFile(v.botTree, f); err == nil {
-					out = append(out, gitstore.Change{Path: f, Data: data})
-				}
-			}
 		}
 	}
+	// The text of what each source serves now, at the source's own path,
+	// for readers of the repository (a rules engine) and the pull
+	// request's diff.
+	texts, err := pub.textChanges(ctx, base, cache, onBase, mainIx, ix, v)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, texts...)
 	// What waits under pending/ is on the server already: named, not sent,
 	// so the bot branch's push carries only the reports and the index.
 	if cache != nil {
@@ -669,6 +639,22 @@ func (pub *Publisher) botChanges(ctx context.Context, base, cache fs.FS, v *view
 		return onBase(p)
 	}
 	if err := checkRecord(mainIx, ix, onMain, rep, held); err != nil {
+		return nil, err
+	}
+	engines := map[string][]byte{}
+	for _, ch := range out {
+		if strings.HasPrefix(ch.Path, botrepo.TextsDir+"/") {
+			engines[ch.Path] = ch.Data
+		}
+	}
+	textOf := func(id string) (store.Sum, bool) {
+		if data, ok := engines[textview.EnginePath(botrepo.TextPath(id))]; ok {
+			return botrepo.EngineFrom(data), data != nil
+		}
+		m, ok := mainIx.Current(id)
+		return m.SHA256, ok && onBase(botrepo.TextPath(id)) // main's rule (textChanges)
+	}
+	if err := checkTexts(ix, textOf); err != nil {
 		return nil, err
 	}
 	idx, err := ix.Marshal()

@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"slices"
 
 	"github.com/taxkernel/taxkernelbot/internal/blobs"
@@ -147,14 +146,12 @@ func (pub *Publisher) bytesOf(ctx context.Context, sum store.Sum, cache fs.FS, v
 }
 
 // recordChanges are a bot commit's changes under snapshots/ when the
-// bytes are in stores: the derived texts main lacks of each document, and
-// the deletion of each blob main carries that every store now holds.
+// bytes are in stores, beside the texts (textChanges): the deletion of each blob main carries that every store now holds.
 // stored gets the blobs every store holds. A blob neither main nor every
 // store holds fails the commit: it is not pushed.
 func (pub *Publisher) recordChanges(ctx context.Context, ix *store.Index, onBase func(string) bool, cache fs.FS, v *view, stored map[store.Sum]bool) ([]gitstore.Change, error) {
 	var out []gitstore.Change
 	seen := map[store.Sum]bool{}
-	var fromBranch []string // texts only the bot branch holds
 	for _, id := range ix.IDs() {
 		for _, e := range ix.Entries(id) {
 			for _, sum := range e.Blobs() {
@@ -174,33 +171,6 @@ func (pub *Publisher) recordChanges(ctx context.Context, ix *store.Index, onBase
 					return nil, fmt.Errorf("%s's %.12s is held neither by %s nor by every store", id, sum, botrepo.BaseBranch)
 				}
 				stored[sum] = all
-				if sum != e.SHA256 {
-					continue // bytes as sent have no text
-				}
-				tp := botrepo.TextPath(string(sum))
-				if tp == "" || onBase(tp) {
-					continue
-				}
-				if texts := botrepo.DerivedTexts(pub.o.Snapshots, string(sum)); len(texts) > 0 {
-					for _, f := range slices.Sorted(maps.Keys(texts)) {
-						out = append(out, gitstore.Change{Path: f, Data: texts[f]})
-					}
-					continue
-				}
-				if pending := pendingTexts(cache, string(sum), onBase); len(pending) > 0 {
-					out = append(out, pending...)
-					continue
-				}
-				fromBranch = append(fromBranch, botrepo.TextFiles(tp)...)
-			}
-		}
-	}
-	// Texts of blobs a shard long gone published: from the bot branch,
-	// in one fetch; one it lacks is derived when next held here.
-	if len(fromBranch) > 0 && v.botTree != nil && v.botTree.Fetch(ctx, fromBranch...) == nil {
-		for _, f := range fromBranch {
-			if data, err := fs.ReadFile(v.botTree, f); err == nil {
-				out = append(out, gitstore.Change{Path: f, Data: data})
 			}
 		}
 	}
@@ -228,10 +198,12 @@ func (pub *Publisher) blobLink(file func(path string) string) func(sha256 string
 // moves are the proposal's keys of main's blobs leaving it: with bot nil,
 // one per blob main carries that every store holds (the bot commit
 // deletes it); with a tree of the bot branch, one per blob main carries
-// that the tree no longer does. None without stores.
+// that the tree no longer does (none without stores); and the folders of
+// texts named by their bytes' hash leaving main (textMoves).
 func (pub *Publisher) moves(ctx context.Context, v *view, bot fs.FS) ([]string, error) {
+	texts := textMoves(v.mainTree, bot)
 	if !pub.inStores() {
-		return nil, nil
+		return texts, nil
 	}
 	mainIx, err := v.mainIndex(ctx)
 	if err != nil {
@@ -242,7 +214,7 @@ func (pub *Publisher) moves(ctx context.Context, v *view, bot fs.FS) ([]string, 
 	if bot != nil {
 		onBot = botrepo.Lister(bot)
 	}
-	var keys []string
+	keys := texts
 	seen := map[store.Sum]bool{}
 	for _, id := range mainIx.IDs() {
 		for _, e := range mainIx.Entries(id) {

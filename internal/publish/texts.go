@@ -33,7 +33,9 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 		if c.Kind != report.KindChanged || c.Old.SHA256 == "" || c.New.SHA256 == "" {
 			continue
 		}
-		tc := review.TextChange{OldPath: botrepo.TextPath(c.Old.SHA256), NewPath: botrepo.TextPath(c.New.SHA256)}
+		// One file per source: its history is the text's, and the old
+		// text is main's file as the diff reads it.
+		tc := review.TextChange{NewPath: botrepo.TextPath(c.ID)}
 		var view *textview.View
 		url := c.New.URL
 		if src, ok := set.Source(c.ID); ok {
@@ -47,7 +49,7 @@ func BodyDetails(ctx context.Context, set *manifest.Set, st *state.State, change
 			d.Texts[c.ID] = tc
 			continue
 		}
-		cmp := textview.Compare(ctx, view, old, cur, tc.OldPath, tc.NewPath, textview.Limits{}, textview.DiffOptions{})
+		cmp := textview.Compare(ctx, view, old, cur, "a/"+tc.NewPath, "b/"+tc.NewPath, textview.Limits{}, textview.DiffOptions{})
 		tc.Diff = cmp.Diff
 		if tc.Diff.Markdown == "" {
 			tc.Why = "no text diff: " + cmp.Why

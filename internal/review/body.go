@@ -180,8 +180,12 @@ const DiffViewFiles = 300
 // TextChange is what a changed document says differently: the diff of its
 // normalised texts (old → new) and where both texts are on the branch.
 type TextChange struct {
-	Diff             textview.TextDiff
-	OldPath, NewPath string // slash-separated, e.g. snapshots/text/v1/ab/<sum>.txt
+	Diff textview.TextDiff
+	// Where the texts are on the branch, slash-separated: the new one at
+	// its source's path (snapshots/text/v3/<id>.txt), the old one only when
+	// it is at a path of its own ("" when it is that file's earlier
+	// version, in main).
+	OldPath, NewPath string
 	// Why says, when the texts did not differ (only the bytes did, or
 	// the source has no text to compare by), why not: Diff is then empty.
 	Why string
@@ -436,8 +440,11 @@ func changedDetail(c report.Change, d Details, fileURL func(string) string) stri
 	}
 	tc, ok := d.Texts[c.ID]
 	if ok {
-		if o, n := fileURL(tc.OldPath), fileURL(tc.NewPath); o != "" && n != "" {
+		switch o, n := fileURL(tc.OldPath), fileURL(tc.NewPath); {
+		case o != "" && n != "":
 			parts = append(parts, "full text: [old]("+dest(o)+") → [new]("+dest(n)+")")
+		case n != "":
+			parts = append(parts, "full text: [new]("+dest(n)+")")
 		}
 	}
 	s := ""

@@ -318,6 +318,17 @@ func (ix *Index) History(id string) []Change {
 	return history(es)
 }
 
+// Current is the entry of the bytes source id serves now, as far as the
+// index knows: the last of its History (a return to earlier bytes makes
+// them current again). False when id has served no document.
+func (ix *Index) Current(id string) (Entry, bool) {
+	h := ix.History(id)
+	if len(h) == 0 {
+		return Entry{}, false
+	}
+	return h[len(h)-1].Entry, true
+}
+
 // history orders es's changes by date. On the same date a first sight
 // comes before a return, which can only follow other bytes.
 func history(es []Entry) []Change {

@@ -17,8 +17,11 @@
 // normalised texts for a pull request, with changed numbers highlighted;
 // Noisy tells a source that blinks (new bytes at every fetch, same text).
 //
-// Derived text is kept beside the raw blobs, content-addressed by the raw
-// hash and the extractor's Version: <root>/text/<version>/<2 hex>/<hash>.txt,
-// with the Engine that derived it in a .engine file beside it: a text of
-// another engine is derived again, never compared.
+// Derived text is kept beside the raw blobs in a store, content-addressed
+// by the raw hash and the extractor's Version:
+// <root>/text/<version>/<2 hex>/<hash>.txt, with the Engine that derived it
+// in a .engine file beside it: a text of another engine is derived again,
+// never compared. The repository's main keeps texts by source instead,
+// the text of what each source serves now at one path whose git history
+// holds the earlier ones (botrepo.TextPath says where, and why).
 package textview
