@@ -195,7 +195,7 @@ func reportBasis(opts reportOptions, set *manifest.Set, ix *store.Index, now tim
 func renderReports(ctx context.Context, opts reportOptions, set *manifest.Set, st *state.State, rep *report.Report, ix *store.Index, now time.Time) ([]public.File, error) {
 	in := outputs.Input{
 		Set: set, Report: rep, State: st, Index: ix, Now: now,
-		Texts: outputs.Derived{Snapshots: opts.Snapshots, Blob: storedBytes(ctx, opts.Snapshots, set, opts.IO)}.Memoized(), Blob: outputs.BlobLinks(opts.IO.Getenv),
+		Texts: outputs.Derived{Snapshots: opts.Snapshots, Blob: storedBytes(ctx, opts.Snapshots, set, ix, opts.IO)}.Memoized(), Blob: outputs.BlobLinks(opts.IO.Getenv),
 	}
 	if st != nil {
 		count, closeLedgers, err := outputs.LedgerCounts(opts.ledgerDir())

@@ -91,4 +91,29 @@ func TestReportDerivesAnOlderTextFromTheStores(t *testing.T) {
 	if code != ExitOK || !strings.Contains(stderr, "the bytes of "+old.Short()) || !strings.Contains(stderr, "shows no text diff") || !strings.Contains(string(got), "No text diff") {
 		t.Errorf("report with no store to ask: exit %d, want the older bytes named and no diff shown:\n%s\n%s%s", code, got, stdout, stderr)
 	}
+
+	// A pull request's check has no token, but the index says where
+	// anyone downloads the older bytes: the release asset's link, asked
+	// with no credentials and re-hashed. An address that serves other
+	// bytes is refused.
+	link, err := rel.URL(ctx, old)
+	must(t, err)
+	for _, tc := range []struct {
+		name, url string
+		diff      bool
+	}{
+		{"the release asset's public link", link, true},
+		{"a link serving other bytes", a.url("/rates"), false},
+	} {
+		ix, err := store.LoadIndex(w.indexPath())
+		must(t, err)
+		ix.SetHeld(old, []store.Holding{{Store: "releases", URL: tc.url}})
+		must(t, ix.Save(w.indexPath()))
+		code, stdout, stderr = runMain(t, nil, args...)
+		got, _ = os.ReadFile(feed)
+		shown := strings.Contains(string(got), "-Basic rate 20%") && strings.Contains(string(got), "#43;Basic rate 19%")
+		if code != ExitOK || shown != tc.diff || !tc.diff && !strings.Contains(stderr, "the bytes of "+old.Short()) {
+			t.Errorf("report with no token and %s: exit %d, diff shown %t, want %t:\n%s\n%s%s", tc.name, code, shown, tc.diff, got, stdout, stderr)
+		}
+	}
 }
