@@ -59,7 +59,9 @@ const (
 )
 
 // CacheBlobsDir is where the cache branch keeps, when the bytes are in
-// stores, each blob that left pending/: a copy of its own, by its hash.
+// stores, each blob that left pending/: a copy of its own, by its hash,
+// and beside them, in a store's layout (text/<version>/…), the texts that
+// left pending/, which main keeps only while a source serves their bytes.
 const CacheBlobsDir = "blobs"
 
 // CacheBlobPath is where the cache branch keeps blob sum once it has left

@@ -97,10 +97,31 @@ func LocalText(snapshots string, sum store.Sum) (Text, bool) {
 // PendingText is blob sum's text waiting on the cache branch's tree
 // cache; false when none does.
 func PendingText(cache fs.FS, sum store.Sum) (Text, bool) {
+	return textUnder(cache, PendingTextFiles(sum))
+}
+
+// CacheTextFiles are where the cache branch keeps blob sum's text once it
+// has left pending/: blobs/text/<version>/<2 hex>/<sum>.txt and its
+// sidecars.
+func CacheTextFiles(sum store.Sum) []string {
+	fs := StoreTextFiles(sum)
+	for i, f := range fs {
+		fs[i] = CacheBlobsDir + "/" + f
+	}
+	return fs
+}
+
+// CachedText is blob sum's text as the cache branch's tree cache keeps it
+// once it left pending/ (an older version's, which main no longer has in
+// its tree); false when it keeps none.
+func CachedText(cache fs.FS, sum store.Sum) (Text, bool) {
+	return textUnder(cache, CacheTextFiles(sum))
+}
+
+func textUnder(cache fs.FS, files []string) (Text, bool) {
 	if cache == nil {
 		return Text{}, false
 	}
-	files := PendingTextFiles(sum)
 	got := map[string][]byte{}
 	for _, f := range files {
 		if data, err := fs.ReadFile(cache, f); err == nil {

@@ -292,7 +292,12 @@ func (c *Cycle) pendingTexts(tip fs.FS, main *mainRecord, waiting *store.Index) 
 		}
 	}
 	// What waits and is no longer wanted leaves: the folders of other
-	// text versions whole, the files of other texts one by one.
+	// text versions whole, the files of other texts one by one. With the
+	// bytes in stores, a text that leaves is kept under blobs/ beside its
+	// bytes' copy (the same git objects, so the branch grows by nothing):
+	// main's tree keeps only what each source serves now, and the feeds
+	// and the site compare older versions too, whose texts a runner would
+	// otherwise derive again from bytes downloaded from the stores.
 	root := botrepo.PendingDir + "/" + textview.TextDir
 	versions, _ := fs.ReadDir(tip, root)
 	for _, v := range versions {
@@ -307,10 +312,23 @@ func (c *Cycle) pendingTexts(tip fs.FS, main *mainRecord, waiting *store.Index) 
 			}
 			name := path.Base(p)
 			if sum := store.Sum(name[:strings.IndexByte(name+".", '.')]); !want[sum] {
+				kept := botrepo.CacheBlobsDir + "/" + strings.TrimPrefix(p, botrepo.PendingDir+"/")
+				if len(c.o.Stores) > 0 && !onTip(kept) {
+					if data, err := fs.ReadFile(tip, p); err == nil {
+						out = append(out, gitstore.Change{Path: kept, Data: data})
+					}
+				}
 				out = append(out, gitstore.Change{Path: p})
 			}
 			return nil
 		})
+	}
+	// Texts of another extractor's version are derived again, never read.
+	kept, _ := fs.ReadDir(tip, botrepo.CacheBlobsDir+"/"+textview.TextDir)
+	for _, v := range kept {
+		if v.Name() != textview.Version {
+			out = append(out, gitstore.Change{Path: botrepo.CacheBlobsDir + "/" + textview.TextDir + "/" + v.Name()})
+		}
 	}
 	return out
 }

@@ -1,15 +1,20 @@
 package cycle
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/taxkernel/taxkernelbot/internal/blobs"
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
+	"github.com/taxkernel/taxkernelbot/internal/clock"
 	"github.com/taxkernel/taxkernelbot/internal/store"
 	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
@@ -254,4 +259,72 @@ func TestMainsHashNamedTextsMoveToTheirSources(t *testing.T) {
 	if prs := r.gh.PRs(); len(prs) != 2 {
 		t.Errorf("after the move was merged, a pull request opened again: %+v", prs[len(prs)-1])
 	}
+}
+
+// loadCounting counts, per hash, the blobs a store is asked to load.
+type loadCounting struct {
+	blobs.Backend
+	mu    *sync.Mutex
+	loads map[store.Sum]int
+}
+
+func (c loadCounting) Load(ctx context.Context, sum store.Sum) (io.ReadCloser, error) {
+	c.mu.Lock()
+	c.loads[sum]++
+	c.mu.Unlock()
+	return c.Backend.Load(ctx, sum)
+}
+
+// URL keeps the release assets' links in the pull request and the pages.
+func (c loadCounting) URL(ctx context.Context, sum store.Sum) (string, error) {
+	if l, ok := c.Backend.(blobs.Linker); ok {
+		return l.URL(ctx, sum)
+	}
+	return "", nil
+}
+
+// TestOlderTextsStayOnTheCacheBranch: with the bytes in stores, main's
+// tree keeps only each source's current text, while a source's feed
+// compares its older versions too. A text that leaves pending/ is kept on
+// the cache branch under blobs/, so a fresh runner reads the older text
+// there and downloads no bytes from the stores to derive it again.
+func TestOlderTextsStayOnTheCacheBranch(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, "t-a")
+	withStores(t, r, nil)
+	var mu sync.Mutex
+	loads := map[store.Sum]int{}
+	stores := r.stores
+	r.stores = func(clk clock.Clock) blobs.Stores {
+		ss := stores(clk)
+		for i := range ss {
+			ss[i] = loadCounting{ss[i], &mu, loads}
+		}
+		return ss
+	}
+	r.docs["t-a"] = "a table\n"
+	first := sumOf([]byte(r.docs["t-a"]))
+	r.cycle()
+	r.squashMerge(1)
+	r.docs["t-a"] = "a table\nwith a second row\n"
+	r.cycle()
+	r.squashMerge(2)
+	r.cycle() // main holds the second text: it leaves pending/
+	kept := botrepo.CacheTextFiles(first)
+	if files := r.files(botrepo.CacheBranch); !files[kept[0]] || !files[kept[2]] {
+		t.Fatalf("the cache branch does not keep the first version's text at %s once it left pending/", kept[0])
+	}
+	r.docs["t-a"] = "a table\nwith a second row\nand a third\n"
+	clear(loads)
+	r.cycle()
+	// The feed shows the first change's diff: the first version's text,
+	// in neither main's tree, the runner's store nor pending/.
+	if feed := r.show(botrepo.BotBranch, "reports/feeds/sources/t-a.atom"); strings.Contains(feed, "No text diff") || !strings.Contains(feed, "-a table&#xA;") || !strings.Contains(feed, "a table with a second row and a third&#xA;") {
+		t.Errorf("t-a's feed does not show both changes' diffs:\n%s", feed)
+	}
+	if n := loads[first]; n != 0 {
+		t.Errorf("the stores were asked %d time(s) for the first version's bytes, whose text the cache branch keeps", n)
+	}
+	assertTextsCurrent(t, r, botrepo.BotBranch)
+	assertHeld(t, r)
 }

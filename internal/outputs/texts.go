@@ -104,8 +104,8 @@ func BlobDoc(open OpenBlob, sum, contentType string) (textview.Doc, error) {
 }
 
 // Derived reads a blob's derived text from the first place that holds
-// it — the local store, the cache branch's pending/, then each tree's
-// file of a source whose current bytes it is of — and derives it from the
+// it — the local store, the cache branch's pending/ and blobs/, then each
+// tree's file of a source whose current bytes it is of — and derives it from the
 // bytes when none does (a first copy's text is kept only once it is
 // compared; an older version's text is in the repository's history, not
 // its tree), as the next comparison would.
@@ -115,7 +115,8 @@ type Derived struct {
 	// by source).
 	Snapshots string
 	// Pending is the cache branch's tree, whose pending/ keeps texts by
-	// hash until main has them; nil for none.
+	// hash until main has them, and whose blobs/ keeps them after (with
+	// the bytes in stores); nil for none.
 	Pending fs.FS
 	// Trees are repository trees (main's, the bot branch's) holding texts
 	// at botrepo.TextPath; the caller fetches what a partial tree should
@@ -185,6 +186,9 @@ func (d Derived) Text(ctx context.Context, sum, contentType string) (string, boo
 		}
 	}
 	if t, ok := botrepo.PendingText(d.Pending, store.Sum(sum)); ok {
+		return string(t.Text), true
+	}
+	if t, ok := botrepo.CachedText(d.Pending, store.Sum(sum)); ok {
 		return string(t.Text), true
 	}
 	for i, t := range d.sourceTrees() {

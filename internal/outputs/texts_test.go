@@ -18,7 +18,7 @@ import (
 )
 
 // TestDerivedReadsTheFirstPlaceThatHoldsAText: a text kept in the local
-// store is read there; else from the cache branch's pending/; else from
+// store is read there; else from the cache branch's pending/ or blobs/; else from
 // the first tree whose file of a source is of those bytes (its .engine
 // names them), and never from a source's file of other bytes; else it is
 // derived from the bytes, local or opened through Blob; a blob held
@@ -60,6 +60,12 @@ func TestDerivedReadsTheFirstPlaceThatHoldsAText(t *testing.T) {
 			cache[f] = &fstest.MapFile{Data: []byte("waiting on the cache branch\n")}
 		}
 	}
+	left := strings.Repeat("c", 64) // an older version's, kept once it left pending/
+	for i, f := range botrepo.CacheTextFiles(store.Sum(left)) {
+		if i != 1 {
+			cache[f] = &fstest.MapFile{Data: []byte("kept on the cache branch\n")}
+		}
+	}
 	elsewhere := strings.Repeat("e", 64)
 	d := Derived{Snapshots: dir, Trees: []fs.FS{fstest.MapFS{}, tree}, Pending: cache}
 	for _, c := range []struct {
@@ -68,6 +74,7 @@ func TestDerivedReadsTheFirstPlaceThatHoldsAText(t *testing.T) {
 	}{
 		{kept, "the local text\n", true},
 		{pending, "waiting on the cache branch\n", true},
+		{left, "kept on the cache branch\n", true},
 		{inTree, "the tree's text\n", true},
 		{raw, "only the bytes\n", true},
 		{older, "an older version\n", true}, // s-now's file is of other bytes: derived from these

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 
+	"github.com/taxkernel/taxkernelbot/internal/blobs"
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/changedoc"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
@@ -43,7 +44,8 @@ func (pub *Publisher) feedsInput(ctx context.Context, cache fs.FS, v *view, loca
 
 // heldBlobs opens a blob from wherever the bot reads the bytes it
 // publishes (bytesOf: this runner's store, the cache branch's pending/,
-// the bot branch), else main, else the first store that holds it.
+// the bot branch), else main, else the cache branch's copy under blobs/,
+// else the first store that holds it.
 func (pub *Publisher) heldBlobs(ctx context.Context, cache fs.FS, v *view) outputs.OpenBlob {
 	inRepo := outputs.Blobs(ctx, pub.o.Snapshots, trees(v.mainTree, v.botTree)...)
 	return func(sum string) (io.ReadCloser, int64, error) {
@@ -53,6 +55,12 @@ func (pub *Publisher) heldBlobs(ctx context.Context, cache fs.FS, v *view) outpu
 		}
 		if data, perr := botrepo.PendingBlob(cache, "snapshots/"+store.BlobPath(sum)); perr == nil {
 			return io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
+		}
+		if cache != nil && store.Sum(sum).Valid() {
+			// The cache branch's own copy, a store that needs no download.
+			if data, perr := fs.ReadFile(cache, botrepo.CacheBlobPath(store.Sum(sum))); perr == nil {
+				return blobs.Verified(io.NopCloser(bytes.NewReader(data)), store.Sum(sum), int64(len(data)), botrepo.CacheBranch), int64(len(data)), nil
+			}
 		}
 		for _, b := range pub.o.Stores {
 			if size, serr := b.Stat(ctx, store.Sum(sum)); serr == nil {
