@@ -60,6 +60,12 @@ func checkRecord(mainIx, ix *store.Index, onMain, rep *report.Report, held func(
 			}
 		}
 	}
+	return brokenRecord(problems)
+}
+
+// brokenRecord is ErrBrokenRecord naming the first ten problems, nil for
+// none.
+func brokenRecord(problems []string) error {
 	if len(problems) == 0 {
 		return nil
 	}
@@ -90,16 +96,7 @@ func checkTexts(ix *store.Index, textOf func(id string) (store.Sum, bool)) error
 			problems = append(problems, fmt.Sprintf("%s's text at %s would be of %.12s, not of the %.12s it serves now", id, botrepo.TextPath(id), sum, e.SHA256))
 		}
 	}
-	if len(problems) == 0 {
-		return nil
-	}
-	const most = 10
-	more := ""
-	if len(problems) > most {
-		more = fmt.Sprintf("; and %d more", len(problems)-most)
-		problems = problems[:most]
-	}
-	return fmt.Errorf("%w: %s%s. Nothing was pushed; the cache branch keeps what was fetched", ErrBrokenRecord, strings.Join(problems, "; "), more)
+	return brokenRecord(problems)
 }
 
 // unitedIndex is the index a bot commit proposes: main's, the bot
