@@ -95,19 +95,20 @@ func TestReportDerivesAnOlderTextFromTheStores(t *testing.T) {
 	// A pull request's check has no token, but the index says where
 	// anyone downloads the older bytes: the release asset's link, asked
 	// with no credentials and re-hashed. An address that serves other
-	// bytes is refused.
+	// bytes is refused, and the next address the index records is asked.
 	link, err := rel.URL(ctx, old)
 	must(t, err)
 	for _, tc := range []struct {
-		name, url string
-		diff      bool
+		name string
+		held store.Holding
+		diff bool
 	}{
-		{"the release asset's public link", link, true},
-		{"a link serving other bytes", a.url("/rates"), false},
+		{"a link serving other bytes", store.Holding{Store: "a-mirror", URL: a.url("/rates")}, false},
+		{"the release asset's public link after it", store.Holding{Store: "releases", URL: link}, true},
 	} {
 		ix, err := store.LoadIndex(w.indexPath())
 		must(t, err)
-		ix.SetHeld(old, []store.Holding{{Store: "releases", URL: tc.url}})
+		ix.SetHeld(old, []store.Holding{tc.held})
 		must(t, ix.Save(w.indexPath()))
 		code, stdout, stderr = runMain(t, nil, args...)
 		got, _ = os.ReadFile(feed)
