@@ -118,17 +118,22 @@ func CachedText(cache fs.FS, sum store.Sum) (Text, bool) {
 	return textUnder(cache, CacheTextFiles(sum))
 }
 
-func textUnder(cache fs.FS, files []string) (Text, bool) {
-	if cache == nil {
+func textUnder(tree fs.FS, files []string) (Text, bool) {
+	if tree == nil {
 		return Text{}, false
 	}
+	return textOf(readFiles(tree, files), files)
+}
+
+// readFiles reads those of files tree holds, keyed by name.
+func readFiles(tree fs.FS, files []string) map[string][]byte {
 	got := map[string][]byte{}
 	for _, f := range files {
-		if data, err := fs.ReadFile(cache, f); err == nil {
+		if data, err := fs.ReadFile(tree, f); err == nil {
 			got[f] = data
 		}
 	}
-	return textOf(got, files)
+	return got
 }
 
 // StoredTextIn is blob sum's text in a tree that keeps texts by hash under
@@ -136,14 +141,10 @@ func textUnder(cache fs.FS, files []string) (Text, bool) {
 // keeps none.
 func StoredTextIn(tree fs.FS, sum store.Sum) (Text, bool) {
 	files := StoreTextFiles(sum)
-	got := map[string][]byte{}
 	for i, f := range files {
 		files[i] = "snapshots/" + f
-		if data, err := fs.ReadFile(tree, files[i]); err == nil {
-			got[files[i]] = data
-		}
 	}
-	return textOf(got, files)
+	return textUnder(tree, files)
 }
 
 func textOf(got map[string][]byte, files []string) (Text, bool) {
@@ -203,14 +204,12 @@ func SourceTextFrom(tree fs.FS, sourceID string) store.Sum {
 	if err != nil {
 		return ""
 	}
-	return fromOf(data)
+	return EngineFrom(data)
 }
 
 // EngineFrom is the hash of the bytes a main .engine file says its text
 // is of ("" when it does not say).
-func EngineFrom(engine []byte) store.Sum { return fromOf(engine) }
-
-func fromOf(engine []byte) store.Sum {
+func EngineFrom(engine []byte) store.Sum {
 	sc := bufio.NewScanner(bytes.NewReader(engine))
 	for sc.Scan() {
 		if rest, ok := strings.CutPrefix(sc.Text(), fromLine); ok && store.Sum(rest).Valid() {
@@ -225,24 +224,19 @@ func fromOf(engine []byte) store.Sum {
 // which bytes it is of.
 func SourceTextIn(tree fs.FS, sourceID string) (Text, store.Sum, bool) {
 	files := TextFiles(TextPath(sourceID))
-	got := map[string][]byte{}
-	for _, f := range files {
-		if data, err := fs.ReadFile(tree, f); err == nil {
-			got[f] = data
-		}
-	}
+	got := readFiles(tree, files)
 	t, ok := textOf(got, files)
 	if !ok {
 		return Text{}, "", false
 	}
-	sum := fromOf(got[files[2]])
+	sum := EngineFrom(got[files[2]])
 	return t, sum, sum != ""
 }
 
 // TextsBySum maps, for a tree holding main's texts, each hash a source's
 // text was derived from to that text's path: the reader of a version's
 // text finds it in main when it is what a source serves now. The .engine
-// files are read (a partial tree fetches them first: EngineFiles).
+// files are read (a partial tree fetches them first).
 func TextsBySum(tree fs.FS) map[store.Sum]string {
 	out := map[store.Sum]string{}
 	ents, err := fs.ReadDir(tree, TextsDir)
@@ -258,19 +252,6 @@ func TextsBySum(tree fs.FS) map[store.Sum]string {
 			if _, seen := out[sum]; !seen {
 				out[sum] = TextPath(id)
 			}
-		}
-	}
-	return out
-}
-
-// EngineFiles are the .engine files of main's texts in tree (from its
-// listing alone), for a partial tree to fetch before TextsBySum.
-func EngineFiles(tree fs.FS) []string {
-	ents, _ := fs.ReadDir(tree, TextsDir)
-	var out []string
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".engine") && !e.IsDir() {
-			out = append(out, path.Join(TextsDir, e.Name()))
 		}
 	}
 	return out
