@@ -257,12 +257,13 @@ func TextsBySum(tree fs.FS) map[store.Sum]string {
 	return out
 }
 
-// HashNamedTextDirs are the folders of a tree that keep texts by their
-// bytes' hash under snapshots/text/<version>/<2 hex>/ (main before its
-// texts were kept per source), found from listings alone: the bot's next
-// pull request deletes them, having written each source's current text
-// at its own path.
-func HashNamedTextDirs(tree fs.FS) []string {
+// StaleTextDirs are the folders of main's texts that the bot's next pull
+// request deletes, found from listings alone: those that keep texts by
+// their bytes' hash under snapshots/text/<version>/<2 hex>/ (main before
+// its texts were kept per source), and every folder of another text
+// version, whose texts another extractor derived. That pull request
+// writes each source's text of this version at its own path.
+func StaleTextDirs(tree fs.FS) []string {
 	root := "snapshots/" + textview.TextDir
 	versions, err := fs.ReadDir(tree, root)
 	if err != nil {
@@ -271,6 +272,10 @@ func HashNamedTextDirs(tree fs.FS) []string {
 	var out []string
 	for _, v := range versions {
 		if !v.IsDir() {
+			continue
+		}
+		if v.Name() != textview.Version {
+			out = append(out, path.Join(root, v.Name()))
 			continue
 		}
 		ents, _ := fs.ReadDir(tree, path.Join(root, v.Name()))

@@ -52,21 +52,22 @@ func TestATextPerSourceSaysItsBytes(t *testing.T) {
 	}
 }
 
-// TestHashNamedTextDirs: the folders of texts named by their bytes' hash
-// (main's older layout) are found from listings, whatever the text
-// version, and a source's file is not one.
-func TestHashNamedTextDirs(t *testing.T) {
+// TestStaleTextDirs: the folders of texts named by their bytes' hash
+// (main's older layout) and the folders of another text version are found
+// from listings; a source's file of this version is not one.
+func TestStaleTextDirs(t *testing.T) {
 	sum := strings.Repeat("ab", 32)
 	tree := fstest.MapFS{
 		"snapshots/text/v2/ab/" + sum + ".txt": {},
+		"snapshots/text/v2/t-a.txt":            {},
 		"snapshots/text/v3/ab/" + sum + ".txt": {},
 		"snapshots/text/v3/cd/" + sum + ".txt": {},
 		TextPath("ab"):                         {},
 		"snapshots/text/v3/notes/x.txt":        {},
 	}
-	got := strings.Join(HashNamedTextDirs(tree), " ")
-	if want := "snapshots/text/v2/ab snapshots/text/v3/ab snapshots/text/v3/cd"; got != want {
-		t.Errorf("HashNamedTextDirs = %s, want %s", got, want)
+	got := strings.Join(StaleTextDirs(tree), " ")
+	if want := "snapshots/text/v2 snapshots/text/v3/ab snapshots/text/v3/cd"; got != want {
+		t.Errorf("StaleTextDirs = %s, want %s", got, want)
 	}
 	if t2, ok := StoredTextIn(fstest.MapFS{
 		"snapshots/text/" + textview.Version + "/ab/" + sum + ".txt":    {Data: []byte("old layout")},

@@ -328,3 +328,44 @@ func TestOlderTextsStayOnTheCacheBranch(t *testing.T) {
 	assertTextsCurrent(t, r, botrepo.BotBranch)
 	assertHeld(t, r)
 }
+
+// TestTextsOfAnotherVersionAreDerivedAgain: main keeps texts another
+// extractor version derived (snapshots/text/<older>/<id>.txt). The bot's
+// next pull request deletes that folder and writes each source's text of
+// this version, derived again from the bytes where the runner did not
+// fetch them this run (a source that is gone), not a reason saying it is
+// held nowhere.
+func TestTextsOfAnotherVersionAreDerivedAgain(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t, "t-a", "t-b")
+	withStores(t, r, nil)
+	r.cycle()
+	r.squashMerge(1)
+	r.cycle() // main holds the texts: none waits under pending/
+	const older = "snapshots/" + textview.TextDir + "/v2"
+	work := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", work, "-c", "user.name=Maintainer", "-c", "user.email=m@example.com"}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("clone", "--quiet", "--branch", "main", r.git.Dir(repoName), ".")
+	git("mv", botrepo.TextsDir, older)
+	git("commit", "-q", "-m", "texts as an older extractor left them")
+	git("push", "-q", "origin", "main")
+
+	tb := r.docs["t-b"]
+	r.docs["t-b"] = "" // gone: this run holds neither its bytes nor its text
+	r.cycle()
+	files := r.files(botrepo.BotBranch)
+	for p := range files {
+		if strings.HasPrefix(p, older+"/") {
+			t.Errorf("the bot branch keeps %s, a text of another version", p)
+		}
+	}
+	if got := r.show(botrepo.BotBranch, botrepo.TextPath("t-b")); !strings.Contains(got, strings.TrimSpace(tb)) || files[textview.ReasonPath(botrepo.TextPath("t-b"))] {
+		t.Errorf("t-b's text of this version: %q (a reason: %t); want its bytes' text, derived again", got, files[textview.ReasonPath(botrepo.TextPath("t-b"))])
+	}
+	assertTextsCurrent(t, r, botrepo.BotBranch)
+}

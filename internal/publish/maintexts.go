@@ -3,8 +3,9 @@ package publish
 // main's derived texts, one file per source (botrepo.TextPath): the bot
 // commit writes the text of the bytes each source serves now wherever
 // main's is of other bytes, and deletes the folders of texts named by
-// their bytes' hash that an older main kept (the migration: their texts
-// are rewritten at the sources' paths in the same commit).
+// their bytes' hash that an older main kept, and those of another text
+// version (their texts are rewritten at the sources' paths in the same
+// commit).
 
 import (
 	"context"
@@ -13,13 +14,16 @@ import (
 
 	"github.com/taxkernel/taxkernelbot/internal/botrepo"
 	"github.com/taxkernel/taxkernelbot/internal/gitstore"
+	"github.com/taxkernel/taxkernelbot/internal/outputs"
 	"github.com/taxkernel/taxkernelbot/internal/store"
+	"github.com/taxkernel/taxkernelbot/internal/textview"
 )
 
 // textNeed is a source whose text main lacks: the bytes it serves now.
 type textNeed struct {
-	id  string
-	sum store.Sum
+	id          string
+	sum         store.Sum
+	contentType string
 }
 
 // textChanges are the bot commit's changes to main's texts. For each source
@@ -27,11 +31,12 @@ type textNeed struct {
 // text of it is of, the text of those bytes at the source's path, read
 // from this runner's store, else the cache branch's pending/, else the bot
 // branch's file of that source, else main's text under the bytes' hash
-// (a main of the older layout). Main's text of a source is of its current
-// bytes when main's index names the same current bytes and main has the
-// file: the bot writes a source's text in the commit that changes its
-// current bytes, or, when the new text is held nowhere yet, deletes it
-// and says so in a .reason naming the bytes (NoText), so that main never
+// (a main of the older layout), else derived from the bytes wherever they
+// are held. Main's text of a source is of its current bytes when main's
+// index names the same current bytes and main has the file: the bot
+// writes a source's text in the commit that changes its current bytes,
+// or, when neither the text nor the bytes are to be had, deletes it and
+// says so in a .reason naming the bytes (NoText), so that main never
 // shows a text of other bytes; the log says so too, and the next bot
 // commit writes the text once a runner that holds the bytes derives it.
 func (pub *Publisher) textChanges(ctx context.Context, base, cache fs.FS, onBase func(string) bool, mainIx, ix *store.Index, v *view) ([]gitstore.Change, error) {
@@ -44,9 +49,9 @@ func (pub *Publisher) textChanges(ctx context.Context, base, cache fs.FS, onBase
 		if m, ok := mainIx.Current(id); ok && m.SHA256 == e.SHA256 && onBase(botrepo.TextPath(id)) {
 			continue
 		}
-		need = append(need, textNeed{id, e.SHA256})
+		need = append(need, textNeed{id, e.SHA256, e.ContentType})
 	}
-	legacy := botrepo.HashNamedTextDirs(base)
+	legacy := botrepo.StaleTextDirs(base)
 	if len(need) == 0 && len(legacy) == 0 {
 		return nil, nil
 	}
@@ -95,9 +100,28 @@ func (pub *Publisher) textChanges(ctx context.Context, base, cache fs.FS, onBase
 			})
 		}
 	}
+	// Else derived from the bytes, wherever they are held (a new text
+	// version: the sources that did not change this run).
+	if len(later) > 0 {
+		held := pub.heldBlobs(ctx, cache, v)
+		later = slices.DeleteFunc(later, func(n textNeed) bool {
+			doc, err := outputs.BlobDoc(held, string(n.sum), n.contentType)
+			if err != nil {
+				return false
+			}
+			if _, _, err := textview.DeriveDoc(ctx, pub.o.Snapshots, string(n.sum), doc, textview.Limits{}); err != nil {
+				return false
+			}
+			t, ok := botrepo.LocalText(pub.o.Snapshots, n.sum)
+			if ok {
+				out = append(out, t.Changes(n.id, n.sum)...)
+			}
+			return ok
+		})
+	}
 	for _, n := range later {
 		out = append(out, botrepo.NoText(n.id, n.sum)...)
-		pub.logf("publish: the text of %s's %.12s is held neither here, on %s's pending/, on %s nor on %s: %s keeps no text of %s until a runner that holds its bytes derives it",
+		pub.logf("publish: neither the text of %s's %.12s nor its bytes are held here, on %s, %s, %s or in the stores: %s keeps no text of %s until a runner that holds its bytes derives it",
 			n.id, n.sum, botrepo.CacheBranch, botrepo.BotBranch, botrepo.BaseBranch, botrepo.BaseBranch, n.id)
 	}
 	for _, d := range legacy {
@@ -112,7 +136,7 @@ func (pub *Publisher) textChanges(ctx context.Context, base, cache fs.FS, onBase
 // branch, one per such folder the tree no longer has.
 func textMoves(mainTree, bot fs.FS) []string {
 	var keys []string
-	for _, d := range botrepo.HashNamedTextDirs(mainTree) {
+	for _, d := range botrepo.StaleTextDirs(mainTree) {
 		if bot != nil {
 			if _, err := fs.Stat(bot, d); err == nil {
 				continue
